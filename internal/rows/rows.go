@@ -1,0 +1,121 @@
+// Package rows defines the JSONL row types that artifacts hold (see
+// registry/kinds.go) and reads and writes them. Readers report the file and
+// line of a malformed row.
+package rows
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Sentence is a row of a sentences artifact.
+type Sentence struct {
+	Text string `json:"text"`
+}
+
+// STSPair is a gold-scored sentence pair of an STS task.
+type STSPair struct {
+	Task      string  `json:"task"`   // "sts12".."sts16", "stsb", "sickr"
+	Subset    string  `json:"subset"` // "MSRpar", ..., or the split for stsb/sickr
+	Sentence1 string  `json:"sentence1"`
+	Sentence2 string  `json:"sentence2"`
+	Score     float64 `json:"score"`
+}
+
+// Triplet is an NLI-style training triplet; Negative may be empty.
+type Triplet struct {
+	Anchor   string `json:"anchor"`
+	Positive string `json:"positive"`
+	Negative string `json:"negative,omitempty"`
+}
+
+// Pair is a generic training pair with a label (1 = positive, or a score).
+type Pair struct {
+	Sentence1 string  `json:"sentence1"`
+	Sentence2 string  `json:"sentence2"`
+	Label     float64 `json:"label"`
+}
+
+// Document is a document of sentences (BBC News, Brown).
+type Document struct {
+	ID        string   `json:"id"`
+	Category  string   `json:"category,omitempty"`
+	Headline  string   `json:"headline,omitempty"`
+	Sentences []string `json:"sentences"`
+}
+
+// RerankQuery is one reranking query with its positive and negative candidates.
+type RerankQuery struct {
+	ID       string   `json:"id"`
+	Query    string   `json:"query"`
+	Positive []string `json:"positive"`
+	Negative []string `json:"negative"`
+}
+
+// Write writes rows as JSONL to path (creating or truncating it).
+func Write[T any](path string, rs []T) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range rs {
+		if err := enc.Encode(&rs[i]); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: row %d: %w", path, i+1, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Read reads a JSONL file of T. Unknown fields are an error, so a row of the
+// wrong kind is caught at its line.
+func Read[T any](path string) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Decode[T](f, path)
+}
+
+// Decode reads JSONL of T from r; name is used in error messages.
+func Decode[T any](r io.Reader, name string) ([]T, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<28)
+	var out []T
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		var v T
+		if err := strictUnmarshal(b, &v); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
+	}
+	return out, nil
+}
+
+func strictUnmarshal(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+

@@ -1,0 +1,42 @@
+// Package backend is the seam between repro's tensor operators and the
+// hardware: a Backend performs the dense kernels (sgemm first of all) that the
+// batched autograd operators in internal/tensor call. The pure-Go CPU
+// backend is the default; OpenBLAS (build tag openblas) and CUDA (build tag
+// cuda) are alternatives selected at build time and by Use.
+package backend
+
+import "sync"
+
+// Backend performs dense float32 kernels on row-major matrices.
+type Backend interface {
+	Name() string
+	// Sgemm computes C = alpha*op(A)*op(B) + beta*C, where op(X) is X or
+	// its transpose; op(A) is m x k, op(B) is k x n, C is m x n, all
+	// row-major with leading dimensions lda, ldb, ldc. Results must be
+	// bit-identical run after run for the same inputs (fixed partitioning
+	// and reduction order).
+	Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+}
+
+var (
+	mu      sync.RWMutex
+	current Backend
+)
+
+// Use selects the backend every operator calls from now on.
+func Use(b Backend) {
+	mu.Lock()
+	current = b
+	mu.Unlock()
+}
+
+// Current returns the selected backend (the CPU backend unless Use was called).
+func Current() Backend {
+	mu.RLock()
+	b := current
+	mu.RUnlock()
+	if b == nil {
+		return CPU()
+	}
+	return b
+}

@@ -1,0 +1,46 @@
+package registry
+
+// Artifact kinds. Every artifact is a directory; the constants' docs say
+// which files it holds. JSONL rows are UTF-8 JSON objects, one per line, so a
+// user can open every artifact without repro.
+const (
+	// KindSentences: sentences.jsonl, rows {"text": str}.
+	KindSentences Kind = "sentences"
+	// KindSTS: pairs.jsonl, rows {"task": str, "subset": str,
+	// "sentence1": str, "sentence2": str, "score": float}, for one or more
+	// STS tasks and one split.
+	KindSTS Kind = "sts_pairs"
+	// KindTriplets: triplets.jsonl, rows {"anchor", "positive", "negative"}
+	// (negative may be "").
+	KindTriplets Kind = "triplets"
+	// KindPairs: pairs.jsonl, rows {"sentence1", "sentence2", "label": float}
+	// (training pairs: positives, scored pairs, masked pairs carry more keys).
+	KindPairs Kind = "pairs"
+	// KindDocuments: documents.jsonl, rows {"id", "category", "headline",
+	// "sentences": [str]}.
+	KindDocuments Kind = "documents"
+	// KindRerank: queries.jsonl, rows {"id", "query", "positive": [str],
+	// "negative": [str]}.
+	KindRerank Kind = "rerank"
+	// KindEncoder: encoder.json ({"type": ..., ...}) plus the files that
+	// encoder type needs (vectors, safetensors weights, tokenizer files).
+	// Opened with internal/embed.Open.
+	KindEncoder Kind = "encoder"
+	// KindMetrics: metrics.json, a JSON object of numbers (possibly nested
+	// objects of numbers); `stage.S.metrics.a.b` in HCL reads key a, then b.
+	KindMetrics Kind = "metrics"
+	// KindReport: report.md plus any figures (PNG) it links to.
+	KindReport Kind = "report"
+)
+
+// Conventional file names inside artifacts of the kinds above.
+const (
+	FileSentences = "sentences.jsonl"
+	FilePairs     = "pairs.jsonl"
+	FileTriplets  = "triplets.jsonl"
+	FileDocuments = "documents.jsonl"
+	FileQueries   = "queries.jsonl"
+	FileEncoder   = "encoder.json"
+	FileMetrics   = "metrics.json"
+	FileReport    = "report.md"
+)
