@@ -118,4 +118,3 @@ func strictUnmarshal(b []byte, v any) error {
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
 }
-
