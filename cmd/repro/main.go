@@ -1,0 +1,52 @@
+// Command repro reproduces the tables of sentence-embedding papers from
+// declarative HCL experiments: `repro run experiments/simcse.hcl --profile mini`.
+//
+// One file per subcommand; each parses its flags and calls into dsl/, runner/
+// and internal/report, which do the work and the rendering.
+//
+// Exit codes: 0 success; 1 an error (bad input, a failed stage, a missing
+// value); 2 a regression found by `repro check`.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes the CLI and returns the process exit code (a function so the
+// CLI's tests can call it in-process).
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(os.Stderr, ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(os.Stderr, "repro:", err)
+	return 1
+}
+
+// exitError carries an exit code chosen by a subcommand; msg (possibly empty
+// when the command already printed its explanation) goes to stderr.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func exitCode(code int, format string, args ...any) error {
+	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+}

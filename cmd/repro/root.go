@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+)
+
+// version is the repro version recorded in every stage run's provenance.
+var version = "0.1.0-dev"
+
+// globalFlags are shared by every subcommand.
+type globalFlags struct {
+	cacheDir string // --cache-dir, else REPRO_CACHE, else .repro beside the experiment
+	plain    bool   // --plain: no terminal redraws (implied when stdout is not a terminal or CI=true)
+}
+
+var global globalFlags
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "repro",
+		Short: "Reproduce sentence-embedding papers' tables from declarative HCL experiments",
+		Long: `repro runs an experiment's HCL file as a DAG of registered stages, caching every
+stage's output by content hash so that only what changed runs again, and prints the
+paper's table beside the reproduced one.
+
+  repro run experiments/simcse.hcl --profile mini
+  repro plan experiments/paser.hcl --set stage.mask.top_k=1,2,3
+  repro check experiments/*.hcl --profile mini`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.PersistentFlags().StringVar(&global.cacheDir, "cache-dir", "", "cache directory (default: $REPRO_CACHE, else .repro/ beside the experiment file)")
+	root.PersistentFlags().BoolVar(&global.plain, "plain", false, "plain line-by-line progress, no terminal redraws")
+	root.AddCommand(
+		newStagesCmd(),
+	)
+	return root
+}
+
+// cacheDirFor resolves the cache directory for an experiment file.
+func cacheDirFor(file string) string {
+	if global.cacheDir != "" {
+		return global.cacheDir
+	}
+	if env := os.Getenv("REPRO_CACHE"); env != "" {
+		return env
+	}
+	return filepath.Join(filepath.Dir(file), ".repro")
+}

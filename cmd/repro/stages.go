@@ -1,0 +1,181 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"repro/registry"
+	"repro/registry/builtin"
+
+	"github.com/spf13/cobra"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+func newStagesCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "stages [TYPE]",
+		Short: "List the registered stage types, or describe one: parameters, inputs, outputs",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg := builtin.Default()
+			out := cmd.OutOrStdout()
+			if len(args) == 0 {
+				writeStageList(out, reg)
+				return nil
+			}
+			t, ok := reg.Lookup(args[0])
+			if !ok {
+				return exitCode(1, "repro stages: unknown stage type %q%s", args[0], suggest(args[0], reg.Names()))
+			}
+			return writeStage(out, t)
+		},
+	}
+}
+
+func writeStageList(w io.Writer, reg *registry.Registry) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TYPE\tVERSION\tSUMMARY")
+	for _, name := range reg.Names() {
+		t, _ := reg.Lookup(name)
+		fmt.Fprintf(tw, "%s\tv%d\t%s\n", name, t.Version, firstSentence(t.Doc))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\n`repro stages TYPE` shows a type's parameters, inputs and outputs.")
+}
+
+func writeStage(w io.Writer, t *registry.StageType) error {
+	fmt.Fprintf(w, "%s (version %d)\n\n", t.Name, t.Version)
+	if t.Doc != "" {
+		fmt.Fprintf(w, "%s\n\n", wrap(t.Doc, 88, ""))
+	}
+	var flags []string
+	if t.Seeded {
+		flags = append(flags, "seeded (the stage's seed is part of its cache key)")
+	}
+	if t.Tensor {
+		flags = append(flags, "tensor work (runs on the selected device)")
+	}
+	if len(flags) > 0 {
+		fmt.Fprintf(w, "%s\n\n", strings.Join(flags, "; "))
+	}
+	ps, err := t.ParamSchema()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "Parameters:")
+	if len(ps) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, p := range ps {
+		def := "required"
+		if !p.Required {
+			def = "default " + ctyString(p.Default)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.Name, p.Type.FriendlyName(), def, p.Doc)
+	}
+	tw.Flush()
+	ports := func(title string, pp []registry.Port) {
+		fmt.Fprintf(w, "\n%s:\n", title)
+		if len(pp) == 0 {
+			fmt.Fprintln(w, "  (none)")
+			return
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, p := range pp {
+			opt := ""
+			if p.Optional {
+				opt = " (optional)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s%s\t%s\n", p.Name, p.Kind, opt, p.Doc)
+		}
+		tw.Flush()
+	}
+	ports("Inputs", t.Inputs)
+	ports("Outputs", t.Outputs)
+	return nil
+}
+
+func ctyString(v cty.Value) string {
+	if v.IsNull() {
+		return "null"
+	}
+	b, err := ctyjson.Marshal(v, v.Type())
+	if err != nil {
+		return v.GoString()
+	}
+	return string(b)
+}
+
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// wrap re-flows text to width columns, keeping blank-line paragraph breaks.
+func wrap(s string, width int, indent string) string {
+	var out []string
+	for _, para := range strings.Split(strings.TrimSpace(s), "\n\n") {
+		words := strings.Fields(para)
+		line := indent
+		var lines []string
+		for _, wd := range words {
+			if len(line)+len(wd)+1 > width && strings.TrimSpace(line) != "" {
+				lines = append(lines, line)
+				line = indent
+			}
+			if strings.TrimSpace(line) != "" {
+				line += " "
+			}
+			line += wd
+		}
+		if strings.TrimSpace(line) != "" {
+			lines = append(lines, line)
+		}
+		out = append(out, strings.Join(lines, "\n"))
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// suggest returns ` (did you mean "x"?)` for the closest name, or "".
+func suggest(name string, names []string) string {
+	best, bestD := "", 1<<30
+	for _, n := range names {
+		if d := levenshtein(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best != "" && bestD <= len(name)/2+1 {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

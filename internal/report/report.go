@@ -1,0 +1,408 @@
+// Package report builds and renders an experiment's table -- every expected
+// cell with the paper's value, ours, the difference and a verdict -- and the
+// ablation grids, and judges a run against the paper (paper profile) or
+// against a recorded baseline (other profiles).
+//
+// The verdict rules, in one place so `repro run`, `repro results` and
+// `repro check` agree:
+//   - paper profile (no profile): |ours - paper| <= tolerance is "ok", below is
+//     "below paper", above is "above paper". Both out-of-tolerance verdicts
+//     count as failures for check: a reproduction that beats the paper by more
+//     than the stated tolerance is as suspicious as one that falls short.
+//   - other profiles: the paper column is shown for reference; the cell is
+//     judged against the recorded baseline: within its tolerance is "ok",
+//     worse (lower, or higher when lower is better) is "regressed" (exit 2),
+//     better is "improved" (reported, not a failure: record a new baseline).
+//   - a cell with no value (its stage failed or never ran) is "missing" (exit 1).
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Cell is one cell of a paper's table.
+type Cell struct {
+	Name      string  `json:"name"`
+	Row       string  `json:"row"`
+	Column    string  `json:"column"`
+	Paper     float64 `json:"paper"`
+	HasPaper  bool    `json:"has_paper"`
+	Tolerance float64 `json:"tolerance"`
+	// LowerIsBetter flips the direction of "regressed" (uniformity, say).
+	LowerIsBetter bool    `json:"lower_is_better,omitempty"`
+	Ours          float64 `json:"ours"`
+	HasOurs       bool    `json:"has_ours"`
+	Missing       string  `json:"missing,omitempty"` // why there is no value
+	// Source names where the value came from: "stage.eval.metrics.avg".
+	Source string `json:"source,omitempty"`
+}
+
+// Ablation is a rendered ablation grid: one row per variant, one column per
+// reported metric.
+type Ablation struct {
+	Name    string      `json:"name"`
+	Title   string      `json:"title"`
+	Columns []string    `json:"columns"`
+	Rows    []AblRow    `json:"rows"`
+}
+
+// AblRow is one variant of an ablation.
+type AblRow struct {
+	Label  string    `json:"label"`
+	Values []float64 `json:"values"` // NaN where missing
+}
+
+// MarshalJSON writes NaN as null.
+func (r AblRow) MarshalJSON() ([]byte, error) {
+	vs := make([]*float64, len(r.Values))
+	for i := range r.Values {
+		if !math.IsNaN(r.Values[i]) {
+			v := r.Values[i]
+			vs[i] = &v
+		}
+	}
+	return json.Marshal(struct {
+		Label  string     `json:"label"`
+		Values []*float64 `json:"values"`
+	}{r.Label, vs})
+}
+
+// UnmarshalJSON reads null as NaN.
+func (r *AblRow) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Label  string     `json:"label"`
+		Values []*float64 `json:"values"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	r.Label = v.Label
+	r.Values = make([]float64, len(v.Values))
+	for i, p := range v.Values {
+		if p == nil {
+			r.Values[i] = math.NaN()
+		} else {
+			r.Values[i] = *p
+		}
+	}
+	return nil
+}
+
+// Report is what a run produces and `repro results` shows.
+type Report struct {
+	Experiment string    `json:"experiment"`
+	Title      string    `json:"title"`
+	Table      string    `json:"table"`
+	File       string    `json:"file"`
+	Profile    string    `json:"profile"`
+	Time       time.Time `json:"time"`
+	Cells      []Cell    `json:"cells"`
+	Ablation   *Ablation `json:"ablation,omitempty"`
+}
+
+// Baseline is a recorded result of one profile, under results/.
+type Baseline struct {
+	Experiment string                  `json:"experiment"`
+	Profile    string                  `json:"profile"`
+	Recorded   string                  `json:"recorded"`
+	Seeds      []int64                 `json:"seeds,omitempty"`
+	Note       string                  `json:"note,omitempty"`
+	Cells      map[string]BaselineCell `json:"cells"`
+}
+
+// BaselineCell is the recorded value of one cell and how far a later run may
+// drift from it. Tolerance comes from the spread over seeds.
+type BaselineCell struct {
+	Value      float64   `json:"value"`
+	Tolerance  float64   `json:"tolerance"`
+	SeedValues []float64 `json:"seed_values,omitempty"`
+	Std        float64   `json:"std,omitempty"`
+}
+
+// ReadBaseline reads a baseline file.
+func ReadBaseline(path string) (*Baseline, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var bl Baseline
+	if err := json.Unmarshal(b, &bl); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &bl, nil
+}
+
+// Write writes the baseline as indented JSON.
+func (b *Baseline) Write(path string) error {
+	out, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(out, '\n'), 0o644)
+}
+
+// Verdict is the judgement of one cell.
+type Verdict string
+
+// Verdicts.
+const (
+	OK         Verdict = "ok"
+	BelowPaper Verdict = "below paper"
+	AbovePaper Verdict = "above paper"
+	Regressed  Verdict = "regressed"
+	Improved   Verdict = "improved"
+	Missing    Verdict = "missing"
+	NoBaseline Verdict = "no baseline"
+)
+
+// Failing says whether the verdict fails `repro check`.
+func (v Verdict) Failing() bool {
+	switch v {
+	case OK, Improved:
+		return false
+	}
+	return true
+}
+
+// Judged is a cell with its verdict.
+type Judged struct {
+	Cell
+	Verdict  Verdict
+	Baseline *BaselineCell
+}
+
+// Judge judges every cell of r: against the paper when profile is "", else
+// against bl (which may be nil: every cell is then "no baseline").
+func Judge(r *Report, bl *Baseline) []Judged {
+	out := make([]Judged, 0, len(r.Cells))
+	for _, c := range r.Cells {
+		j := Judged{Cell: c}
+		switch {
+		case !c.HasOurs:
+			j.Verdict = Missing
+		case r.Profile == "":
+			d := c.Ours - c.Paper
+			switch {
+			case !c.HasPaper || math.Abs(d) <= c.Tolerance+1e-9:
+				j.Verdict = OK
+			case d < 0:
+				j.Verdict = BelowPaper
+			default:
+				j.Verdict = AbovePaper
+			}
+		default:
+			var bc *BaselineCell
+			if bl != nil {
+				if v, ok := bl.Cells[c.Name]; ok {
+					bc = &v
+				}
+			}
+			j.Baseline = bc
+			if bc == nil {
+				j.Verdict = NoBaseline
+				break
+			}
+			d := c.Ours - bc.Value
+			if c.LowerIsBetter {
+				d = -d
+			}
+			switch {
+			case math.Abs(d) <= bc.Tolerance+1e-9:
+				j.Verdict = OK
+			case d < 0:
+				j.Verdict = Regressed
+			default:
+				j.Verdict = Improved
+			}
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func num(v float64, ok bool) string {
+	if !ok || math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func signed(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.2f", v)
+}
+
+// WriteText prints the judged table for a terminal or a log.
+func WriteText(w io.Writer, r *Report, js []Judged) {
+	title := r.Experiment
+	if r.Table != "" {
+		title += ": " + r.Table
+	}
+	prof := r.Profile
+	if prof == "" {
+		prof = "paper"
+	}
+	fmt.Fprintf(w, "\n%s (profile %s)\n", title, prof)
+	if len(js) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		if r.Profile == "" {
+			fmt.Fprintln(tw, "row\tcolumn\tpaper\tours\tdiff\ttol\tverdict")
+		} else {
+			fmt.Fprintln(tw, "row\tcolumn\tpaper\tours\tdiff\tbaseline\ttol\tverdict")
+		}
+		for _, j := range js {
+			diff := math.NaN()
+			if j.HasOurs && j.HasPaper {
+				diff = j.Ours - j.Paper
+			}
+			if r.Profile == "" {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t\n", j.Row, j.Column,
+					num(j.Paper, j.HasPaper), num(j.Ours, j.HasOurs), signed(diff), j.Tolerance, j.Verdict)
+				continue
+			}
+			base, tol := "-", "-"
+			if j.Baseline != nil {
+				base = fmt.Sprintf("%.2f", j.Baseline.Value)
+				tol = fmt.Sprintf("%.2f", j.Baseline.Tolerance)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.Row, j.Column,
+				num(j.Paper, j.HasPaper), num(j.Ours, j.HasOurs), signed(diff), base, tol, verdictText(j))
+		}
+		tw.Flush()
+	}
+	if r.Ablation != nil {
+		WriteAblationText(w, r.Ablation)
+	}
+}
+
+func verdictText(j Judged) string {
+	if j.Verdict == Missing && j.Missing != "" {
+		return "missing: " + j.Missing
+	}
+	return string(j.Verdict)
+}
+
+// WriteAblationText prints an ablation grid.
+func WriteAblationText(w io.Writer, a *Ablation) {
+	t := a.Name
+	if a.Title != "" {
+		t = a.Title
+	}
+	fmt.Fprintf(w, "\nablation %s\n", t)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "variant\t%s\t\n", strings.Join(a.Columns, "\t"))
+	for _, r := range a.Rows {
+		vs := make([]string, len(r.Values))
+		for i, v := range r.Values {
+			vs[i] = num(v, true)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t\n", r.Label, strings.Join(vs, "\t"))
+	}
+	tw.Flush()
+}
+
+// WriteMarkdown writes the table as a paper-shaped grid (rows x columns,
+// each cell "ours (paper)") followed by the ablation, for README files and
+// report artifacts.
+func WriteMarkdown(w io.Writer, r *Report) {
+	var rows, cols []string
+	seenR, seenC := map[string]bool{}, map[string]bool{}
+	cell := map[[2]string]Cell{}
+	for _, c := range r.Cells {
+		if !seenR[c.Row] {
+			seenR[c.Row] = true
+			rows = append(rows, c.Row)
+		}
+		if !seenC[c.Column] {
+			seenC[c.Column] = true
+			cols = append(cols, c.Column)
+		}
+		cell[[2]string{c.Row, c.Column}] = c
+	}
+	if len(cols) > 0 {
+		fmt.Fprintf(w, "| %s | %s |\n", "", strings.Join(cols, " | "))
+		fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(cols)))
+		for _, rw := range rows {
+			vals := make([]string, len(cols))
+			for i, cl := range cols {
+				c, ok := cell[[2]string{rw, cl}]
+				switch {
+				case !ok:
+					vals[i] = ""
+				case c.HasPaper:
+					vals[i] = fmt.Sprintf("%s (%s)", num(c.Ours, c.HasOurs), num(c.Paper, true))
+				default:
+					vals[i] = num(c.Ours, c.HasOurs)
+				}
+			}
+			fmt.Fprintf(w, "| %s | %s |\n", rw, strings.Join(vals, " | "))
+		}
+		fmt.Fprintln(w, "\nEach cell: ours (paper).")
+	}
+	if a := r.Ablation; a != nil {
+		fmt.Fprintf(w, "\n**%s**\n\n| variant | %s |\n|---|%s\n", a.Title, strings.Join(a.Columns, " | "), strings.Repeat("---|", len(a.Columns)))
+		for _, rw := range a.Rows {
+			vs := make([]string, len(rw.Values))
+			for i, v := range rw.Values {
+				vs[i] = num(v, true)
+			}
+			fmt.Fprintf(w, "| %s | %s |\n", rw.Label, strings.Join(vs, " | "))
+		}
+	}
+}
+
+// BaselineFromRuns builds a baseline from reports of the same experiment and
+// profile run with different seeds. The recorded value is the first report's
+// (the default seed, which CI reproduces bit for bit on CPU); the tolerance
+// is max(3 x the sample standard deviation over seeds, floor).
+func BaselineFromRuns(reports []*Report, seeds []int64, floor float64) (*Baseline, error) {
+	if len(reports) == 0 {
+		return nil, fmt.Errorf("no runs to record")
+	}
+	first := reports[0]
+	bl := &Baseline{Experiment: first.Experiment, Profile: first.Profile,
+		Recorded: time.Now().UTC().Format(time.RFC3339), Seeds: seeds, Cells: map[string]BaselineCell{}}
+	names := make([]string, 0, len(first.Cells))
+	for _, c := range first.Cells {
+		names = append(names, c.Name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		var vals []float64
+		for _, r := range reports {
+			for _, c := range r.Cells {
+				if c.Name == name && c.HasOurs {
+					vals = append(vals, c.Ours)
+				}
+			}
+		}
+		if len(vals) == 0 {
+			return nil, fmt.Errorf("cell %s has no value in the first run", name)
+		}
+		std := 0.0
+		if len(vals) > 1 {
+			var m float64
+			for _, v := range vals {
+				m += v
+			}
+			m /= float64(len(vals))
+			for _, v := range vals {
+				std += (v - m) * (v - m)
+			}
+			std = math.Sqrt(std / float64(len(vals)-1))
+		}
+		tol := math.Max(3*std, floor)
+		bl.Cells[name] = BaselineCell{Value: vals[0], Tolerance: math.Round(tol*100) / 100, SeedValues: vals, Std: std}
+	}
+	return bl, nil
+}

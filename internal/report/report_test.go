@@ -1,0 +1,109 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func sample(profile string) *Report {
+	return &Report{Experiment: "simcse", Table: "Table 1: unsupervised STS", Profile: profile, Cells: []Cell{
+		{Name: "unsup_sts12", Row: "SimCSE-BERT-base (unsup)", Column: "STS12", Paper: 68.40, HasPaper: true, Tolerance: 1, Ours: 68.9, HasOurs: true},
+		{Name: "unsup_sts13", Row: "SimCSE-BERT-base (unsup)", Column: "STS13", Paper: 82.41, HasPaper: true, Tolerance: 1, Ours: 79.0, HasOurs: true},
+		{Name: "unsup_avg", Row: "SimCSE-BERT-base (unsup)", Column: "Avg", Paper: 76.25, HasPaper: true, Tolerance: 1, Missing: "stage eval failed"},
+		{Name: "uniformity", Row: "SimCSE-BERT-base (unsup)", Column: "uniformity", LowerIsBetter: true, Ours: -2.1, HasOurs: true},
+	}}
+}
+
+func TestJudgePaper(t *testing.T) {
+	js := Judge(sample(""), nil)
+	want := []Verdict{OK, BelowPaper, Missing, OK}
+	for i, j := range js {
+		if j.Verdict != want[i] {
+			t.Errorf("%s: verdict %q, want %q", j.Name, j.Verdict, want[i])
+		}
+	}
+	var buf bytes.Buffer
+	WriteText(&buf, sample(""), js)
+	golden(t, "paper.txt", buf.Bytes())
+}
+
+func TestJudgeBaseline(t *testing.T) {
+	bl := &Baseline{Cells: map[string]BaselineCell{
+		"unsup_sts12": {Value: 70, Tolerance: 0.5}, // ours 68.9: regressed
+		"unsup_sts13": {Value: 78.8, Tolerance: 0.5},
+		"uniformity":  {Value: -1.5, Tolerance: 0.2}, // ours -2.1, lower is better: improved
+	}}
+	js := Judge(sample("mini"), bl)
+	want := []Verdict{Regressed, OK, Missing, Improved}
+	for i, j := range js {
+		if j.Verdict != want[i] {
+			t.Errorf("%s: verdict %q, want %q", j.Name, j.Verdict, want[i])
+		}
+		if j.Verdict.Failing() != (want[i] == Regressed || want[i] == Missing) {
+			t.Errorf("%s: Failing() = %v", j.Name, j.Verdict.Failing())
+		}
+	}
+	var buf bytes.Buffer
+	WriteText(&buf, sample("mini"), js)
+	golden(t, "mini.txt", buf.Bytes())
+	if v := Judge(sample("mini"), nil)[0].Verdict; v != NoBaseline || !v.Failing() {
+		t.Errorf("no baseline: verdict %q", v)
+	}
+}
+
+func TestBaselineFromRuns(t *testing.T) {
+	mk := func(v float64) *Report {
+		return &Report{Experiment: "x", Profile: "mini", Cells: []Cell{{Name: "a", Ours: v, HasOurs: true}}}
+	}
+	bl, err := BaselineFromRuns([]*Report{mk(50), mk(51), mk(49)}, []int64{1, 2, 3}, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := bl.Cells["a"]
+	if c.Value != 50 || math.Abs(c.Std-1) > 1e-12 || c.Tolerance != 3 {
+		t.Errorf("baseline cell %+v, want value 50, std 1, tolerance 3", c)
+	}
+	bl, _ = BaselineFromRuns([]*Report{mk(50), mk(50)}, nil, 0.5)
+	if bl.Cells["a"].Tolerance != 0.5 {
+		t.Errorf("floor not applied: %+v", bl.Cells["a"])
+	}
+}
+
+func TestMarkdownAndAblationJSON(t *testing.T) {
+	r := sample("mini")
+	r.Ablation = &Ablation{Name: "top_k", Title: "Table 5", Columns: []string{"STS-B"}, Rows: []AblRow{{Label: "1", Values: []float64{70.1}}, {Label: "2", Values: []float64{math.NaN()}}}}
+	var buf bytes.Buffer
+	WriteMarkdown(&buf, r)
+	golden(t, "table.md", buf.Bytes())
+	b, err := r.Ablation.Rows[1].MarshalJSON()
+	if err != nil || string(b) != `{"label":"2","values":[null]}` {
+		t.Fatalf("NaN row JSON = %s, %v", b, err)
+	}
+	var back AblRow
+	if err := back.UnmarshalJSON(b); err != nil || !math.IsNaN(back.Values[0]) {
+		t.Fatalf("round trip: %+v %v", back, err)
+	}
+}

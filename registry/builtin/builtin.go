@@ -1,0 +1,19 @@
+// Package builtin builds the registry of every stage type repro ships. Each
+// family package exports a Register function; Default calls them in turn, so
+// the set of types is explicit here rather than spread over init functions.
+package builtin
+
+import (
+	"repro/registry"
+)
+
+// Default returns a registry holding every built-in stage type.
+func Default() *registry.Registry {
+	r := registry.New()
+	for _, register := range families {
+		register(r)
+	}
+	return r
+}
+
+var families = []func(*registry.Registry){}
