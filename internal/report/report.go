@@ -48,10 +48,10 @@ type Cell struct {
 // Ablation is a rendered ablation grid: one row per variant, one column per
 // reported metric.
 type Ablation struct {
-	Name    string      `json:"name"`
-	Title   string      `json:"title"`
-	Columns []string    `json:"columns"`
-	Rows    []AblRow    `json:"rows"`
+	Name    string   `json:"name"`
+	Title   string   `json:"title"`
+	Columns []string `json:"columns"`
+	Rows    []AblRow `json:"rows"`
 }
 
 // AblRow is one variant of an ablation.
