@@ -1,0 +1,43 @@
+package chunk
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func render(tags string, np, vp bool) string {
+	ts := strings.Fields(tags)
+	var parts []string
+	for _, c := range Find(ts, np, vp) {
+		parts = append(parts, fmt.Sprintf("%s[%d,%d)", c.Label, c.From, c.To))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestFind(t *testing.T) {
+	for _, tc := range []struct {
+		tags   string
+		np, vp bool
+		want   string
+	}{
+		// "The old man can not run to the big house ."
+		{"DET ADJ NOUN MD NEG VERB ADP DET ADJ NOUN .", true, false, "NP[0,3) NP[7,10)"},
+		{"DET ADJ NOUN MD NEG VERB ADP DET ADJ NOUN .", false, true, "VP[3,6)"},
+		{"DET ADJ NOUN MD NEG VERB ADP DET ADJ NOUN .", true, true, "NP[0,3) VP[3,6) NP[7,10)"},
+		// "She wants to go home": pronoun NP, verb group across "to".
+		{"PRON VERB PRT VERB NOUN", true, true, "NP[0,1) VP[1,4) NP[4,5)"},
+		// "They gave up": trailing particle.
+		{"PRON VERB PRT .", false, true, "VP[1,3)"},
+		// Adjectives without a noun are not an NP; a lone determiner neither.
+		{"DET ADJ ADJ .", true, false, ""},
+		// "has already been done"
+		{"VERB ADV VERB VERB", false, true, "VP[0,4)"},
+		// Numbers before a noun: "three big dogs"
+		{"NUM ADJ NOUN", true, false, "NP[0,3)"},
+	} {
+		if got := render(tc.tags, tc.np, tc.vp); got != tc.want {
+			t.Errorf("Find(%q, np=%v, vp=%v) = %q, want %q", tc.tags, tc.np, tc.vp, got, tc.want)
+		}
+	}
+}

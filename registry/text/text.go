@@ -1,0 +1,233 @@
+// Package text registers the text-processing stage types of PaSeR's data
+// preparation (paper section 3.1):
+//
+//	text.mask_phrases  sentences -> masked pairs (duplicate and mask)
+//	text.eda           masked pairs -> masked pairs (EDA on s and s')
+//
+// The stage types only decode parameters and move rows; the algorithms are
+// in internal/text and its sub-packages. Masked pairs are a kind of their
+// own (KindMaskedPairs): rows {"sentence", "masked", "targets"} in
+// pairs.jsonl, the row type internal/text.MaskedPair.
+//
+// The noun/verb-phrase methods train a part-of-speech tagger on the Brown
+// Corpus from the data directory when they run (about five seconds, once
+// per process) rather than shipping a model file: the training is
+// deterministic, so the corpus and the code fix the model, and nothing
+// opaque enters the repository. WordNet is read from REPRO_WORDNET_DIR or
+// /usr/share/wordnet.
+package text
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"sync"
+
+	"repro/internal/datadir"
+	"repro/internal/rows"
+	itext "repro/internal/text"
+	"repro/internal/text/chunk"
+	"repro/internal/text/eda"
+	"repro/internal/text/postag"
+	"repro/internal/text/rake"
+	"repro/internal/text/wordnet"
+	"repro/registry"
+)
+
+// KindMaskedPairs: pairs.jsonl, rows {"sentence": s, "masked": s' (masked
+// phrases replaced by one "[MASK]" per word), "targets": [phrase, ...] most
+// important first}.
+const KindMaskedPairs registry.Kind = "masked_pairs"
+
+// FileMaskedPairs is the file inside a masked-pairs artifact.
+const FileMaskedPairs = registry.FilePairs
+
+// MaskParams are text.mask_phrases's parameters.
+type MaskParams struct {
+	Method string `cty:"method" doc:"phrases to mask: rake (top_k best RAKE phrases), np, vp or np+vp (all noun phrases / verb groups of a Brown-trained tagger and chunker)"`
+	TopK   int    `cty:"top_k" doc:"RAKE only: how many of the best phrases to mask (paper: 1-5, best 3)"`
+}
+
+// EDAParams are text.eda's parameters. Defaults are the paper's best
+// setting (Table 4: synonym replacement alone) with EDA's alpha 0.1, since
+// the paper gives no strengths.
+type EDAParams struct {
+	SynonymReplacement float64 `cty:"synonym_replacement" doc:"EDA alpha_sr: fraction of words replaced by WordNet synonyms (0 disables)"`
+	RandomDeletion     float64 `cty:"random_deletion" doc:"EDA p_rd: per-word deletion probability (0 disables)"`
+	RandomSwap         float64 `cty:"random_swap" doc:"EDA alpha_rs: random swaps as a fraction of words (0 disables)"`
+}
+
+// Register adds the text stage types to r.
+func Register(r *registry.Registry) {
+	r.Add(&registry.StageType{
+		Name:    "text.mask_phrases",
+		Version: 1,
+		Doc:     "Duplicate each sentence and mask its important phrases (PaSeR 3.1.2): RAKE top-k, or noun/verb phrases.",
+		Params:  MaskParams{Method: "rake", TopK: 3},
+		Inputs:  []registry.Port{{Name: "input", Kind: registry.KindSentences, Doc: "sentences to duplicate and mask"}},
+		Outputs: []registry.Port{{Name: "pairs", Kind: KindMaskedPairs, Doc: "rows {sentence, masked, targets}"}},
+		Run:     runMask,
+	})
+	r.Add(&registry.StageType{
+		Name:    "text.eda",
+		Version: 1,
+		Doc:     "EDA (Wei and Zou 2019) on both the sentence and its masked duplicate, masks untouched (PaSeR 3.1.3).",
+		Params:  EDAParams{SynonymReplacement: 0.1},
+		Inputs:  []registry.Port{{Name: "input", Kind: KindMaskedPairs, Doc: "masked pairs"}},
+		Outputs: []registry.Port{{Name: "pairs", Kind: KindMaskedPairs, Doc: "augmented masked pairs; targets unchanged"}},
+		Seeded:  true,
+		Run:     runEDA,
+	})
+}
+
+func report(env *registry.Env, done, total int) {
+	if env.Progress != nil {
+		env.Progress.Update(done, total, "")
+	}
+}
+
+func runMask(ctx context.Context, env *registry.Env) error {
+	p, ok := env.Params.(*MaskParams)
+	if !ok {
+		return fmt.Errorf("text.mask_phrases: parameters of type %T", env.Params)
+	}
+	var maskOne func(string) (itext.MaskedPair, error)
+	switch p.Method {
+	case "rake":
+		if p.TopK < 1 {
+			return fmt.Errorf("text.mask_phrases: top_k = %d, must be at least 1", p.TopK)
+		}
+		maskOne = func(s string) (itext.MaskedPair, error) { return rake.MaskTopK(s, p.TopK) }
+	case "np", "vp", "np+vp":
+		tg, err := brownTagger()
+		if err != nil {
+			return fmt.Errorf("text.mask_phrases: method %q: %w", p.Method, err)
+		}
+		np, vp := p.Method != "vp", p.Method != "np"
+		maskOne = func(s string) (itext.MaskedPair, error) { return chunk.Mask(s, tg, np, vp) }
+	default:
+		return fmt.Errorf("text.mask_phrases: method %q: must be rake, np, vp or np+vp", p.Method)
+	}
+	in, err := env.Input("input")
+	if err != nil {
+		return err
+	}
+	sents, err := rows.Read[rows.Sentence](in.Path(registry.FileSentences))
+	if err != nil {
+		return err
+	}
+	out := make([]itext.MaskedPair, len(sents))
+	for i, s := range sents {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			report(env, i, len(sents))
+		}
+		if out[i], err = maskOne(s.Text); err != nil {
+			return fmt.Errorf("%s:%d: %v", in.Path(registry.FileSentences), i+1, err)
+		}
+	}
+	report(env, len(sents), len(sents))
+	return rows.Write(filepath.Join(env.Output("pairs"), FileMaskedPairs), out)
+}
+
+func runEDA(ctx context.Context, env *registry.Env) error {
+	p, ok := env.Params.(*EDAParams)
+	if !ok {
+		return fmt.Errorf("text.eda: parameters of type %T", env.Params)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"synonym_replacement", p.SynonymReplacement}, {"random_deletion", p.RandomDeletion}, {"random_swap", p.RandomSwap}} {
+		if f.v < 0 || f.v > 1 {
+			return fmt.Errorf("text.eda: %s = %g, must be in [0, 1]", f.name, f.v)
+		}
+	}
+	var syn eda.Synonyms = noSynonyms{}
+	if p.SynonymReplacement > 0 {
+		wn, err := openWordNet()
+		if err != nil {
+			return fmt.Errorf("text.eda: synonym_replacement needs WordNet: %w", err)
+		}
+		syn = wn
+	}
+	aug := eda.New(syn)
+	opt := eda.Options{SynonymReplacement: p.SynonymReplacement, RandomDeletion: p.RandomDeletion, RandomSwap: p.RandomSwap}
+	in, err := env.Input("input")
+	if err != nil {
+		return err
+	}
+	path := in.Path(FileMaskedPairs)
+	pairs, err := rows.Read[itext.MaskedPair](path)
+	if err != nil {
+		return err
+	}
+	for i := range pairs {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			report(env, i, len(pairs))
+		}
+		// One generator per row, from the seed and the row number: a row's
+		// augmentation does not depend on the rows before it.
+		rng := rand.New(rand.NewPCG(uint64(env.Seed), uint64(i)))
+		pairs[i].Sentence = aug.Augment(pairs[i].Sentence, opt, rng)
+		pairs[i].Masked = aug.Augment(pairs[i].Masked, opt, rng)
+	}
+	report(env, len(pairs), len(pairs))
+	return rows.Write(filepath.Join(env.Output("pairs"), FileMaskedPairs), pairs)
+}
+
+type noSynonyms struct{}
+
+func (noSynonyms) Synonyms(string) []string { return nil }
+
+// The tagger and WordNet are loaded once per process and shared: both are
+// read-only once built.
+var (
+	tagMu    sync.Mutex
+	taggers  = map[string]*postag.Tagger{}
+	wnMu     sync.Mutex
+	wordnets = map[string]*wordnet.WordNet{}
+)
+
+func brownTagger() (*postag.Tagger, error) {
+	dir := datadir.Find(postag.BrownFile)
+	if dir == "" {
+		return nil, fmt.Errorf("the Brown Corpus (%s) is not in the data directory (set %s; looked in %v)", postag.BrownFile, datadir.Env, datadir.Candidates())
+	}
+	path := filepath.Join(dir, postag.BrownFile)
+	tagMu.Lock()
+	defer tagMu.Unlock()
+	if tg, ok := taggers[path]; ok {
+		return tg, nil
+	}
+	tg, err := postag.TrainBrown(path, postag.DefaultOptions)
+	if err != nil {
+		return nil, err
+	}
+	taggers[path] = tg
+	return tg, nil
+}
+
+func openWordNet() (*wordnet.WordNet, error) {
+	dir, err := wordnet.Dir()
+	if err != nil {
+		return nil, err
+	}
+	wnMu.Lock()
+	defer wnMu.Unlock()
+	if wn, ok := wordnets[dir]; ok {
+		return wn, nil
+	}
+	wn, err := wordnet.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	wordnets[dir] = wn
+	return wn, nil
+}
