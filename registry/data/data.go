@@ -1,0 +1,341 @@
+// Package data holds the data.* stage types: they load datasets of the
+// catalogue (repro/internal/dataset, which verifies every file's sha256)
+// into artifacts (registry/kinds.go). They take no inputs, so their cache
+// key is their parameters and version alone; the data files themselves are
+// pinned by the catalogue's checksums, which makes that key sound: a file
+// that changed is an error, never a silent new result.
+//
+// Order is always deterministic (catalogue order, then file order), so the
+// same parameters give byte-identical artifacts.
+package data
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"repro/internal/dataset"
+	"repro/internal/rows"
+	"repro/registry"
+)
+
+// Register adds the data.* stage types to r.
+func Register(r *registry.Registry) {
+	r.Add(stsType())
+	r.Add(stsSentencesType())
+	r.Add(nliType())
+	r.Add(sentencesType())
+	r.Add(documentsType())
+	r.Add(rerankType())
+}
+
+// catalogue is the catalogue stages read; a variable so tests can point it
+// at a temporary directory.
+var catalogue = dataset.Default
+
+// STSParams are data.sts's parameters.
+type STSParams struct {
+	Tasks []string `cty:"tasks" doc:"STS tasks: sts12, sts13, sts14, sts15, sts16, stsb, sickr"`
+	Split string   `cty:"split" doc:"test (every task), or train/dev (stsb and sickr only)"`
+}
+
+func stsType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "data.sts",
+		Version: 1,
+		Doc:     "Gold-scored STS pairs of one split for a list of tasks (STS12-16: every subset of the year's test set).",
+		Params:  STSParams{Tasks: append([]string(nil), dataset.STSTasks...), Split: "test"},
+		Outputs: []registry.Port{{Name: "pairs", Kind: registry.KindSTS, Doc: "pairs.jsonl: task, subset, sentence1, sentence2, score"}},
+		Run: func(ctx context.Context, env *registry.Env) error {
+			p := env.Params.(*STSParams)
+			if err := checkTasks(p.Tasks); err != nil {
+				return err
+			}
+			c := catalogue()
+			var out []rows.STSPair
+			for i, task := range p.Tasks {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				ps, err := c.STS(task, p.Split)
+				if err != nil {
+					return err
+				}
+				out = append(out, ps...)
+				progress(env, i+1, len(p.Tasks), task)
+			}
+			return rows.Write(filepath.Join(env.Output("pairs"), registry.FilePairs), out)
+		},
+	}
+}
+
+func checkTasks(tasks []string) error {
+	if len(tasks) == 0 {
+		return fmt.Errorf("tasks: empty list (choose from %s)", strings.Join(dataset.STSTasks, ", "))
+	}
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		if _, err := dataset.STSSplits(t); err != nil {
+			return fmt.Errorf("tasks: %v", err)
+		}
+		if seen[t] {
+			return fmt.Errorf("tasks: %s listed twice", t)
+		}
+		seen[t] = true
+	}
+	return nil
+}
+
+// STSSentencesParams are data.sts_sentences's parameters.
+type STSSentencesParams struct {
+	Tasks  []string `cty:"tasks" doc:"STS tasks whose sentences to collect"`
+	Splits []string `cty:"splits" doc:"splits of stsb and sickr to include (sts12-16 have only test, always included)"`
+}
+
+func stsSentencesType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "data.sts_sentences",
+		Version: 1,
+		Doc: "The unlabeled sentences of a set of STS tasks, without scores (the unsupervised corpus of ConSERT and PaSeR): " +
+			"sentence1 then sentence2 of each pair in task, subset and file order, each distinct sentence kept at its first occurrence.",
+		Params:  STSSentencesParams{Tasks: append([]string(nil), dataset.STSTasks...), Splits: []string{"train", "dev", "test"}},
+		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
+		Run: func(ctx context.Context, env *registry.Env) error {
+			p := env.Params.(*STSSentencesParams)
+			if err := checkTasks(p.Tasks); err != nil {
+				return err
+			}
+			if len(p.Splits) == 0 {
+				return fmt.Errorf("splits: empty list (choose from train, dev, test)")
+			}
+			for _, s := range p.Splits {
+				if s != "train" && s != "dev" && s != "test" {
+					return fmt.Errorf("splits: unknown split %q (choose from train, dev, test)", s)
+				}
+			}
+			c := catalogue()
+			seen := map[string]bool{}
+			var out []rows.Sentence
+			add := func(s string) {
+				if !seen[s] {
+					seen[s] = true
+					out = append(out, rows.Sentence{Text: s})
+				}
+			}
+			for i, task := range p.Tasks {
+				has, _ := dataset.STSSplits(task)
+				for _, split := range has {
+					if !contains(p.Splits, split) && len(has) > 1 {
+						continue
+					}
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					ps, err := c.STS(task, split)
+					if err != nil {
+						return err
+					}
+					for _, pr := range ps {
+						add(pr.Sentence1)
+						add(pr.Sentence2)
+					}
+				}
+				progress(env, i+1, len(p.Tasks), task)
+			}
+			return rows.Write(filepath.Join(env.Output("sentences"), registry.FileSentences), out)
+		},
+	}
+}
+
+// progress reports to env.Progress when the runner gave one.
+func progress(env *registry.Env, done, total int, status string) {
+	if env.Progress != nil {
+		env.Progress.Update(done, total, status)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// NLIParams are data.nli's parameters.
+type NLIParams struct {
+	Files []string `cty:"files" doc:"NLI files: snli_dev, mnli_dev_matched, snli_test_ptbtok"`
+}
+
+func nliType() *registry.StageType {
+	d, _ := dataset.Lookup("nli")
+	return &registry.StageType{
+		Name:    "data.nli",
+		Version: 1,
+		Doc:     "NLI triplets (anchor, entailment, contradiction) from the dev/test-derived SNLI and MNLI files, in the order listed.",
+		Params:  NLIParams{Files: d.Keys()},
+		Outputs: []registry.Port{{Name: "triplets", Kind: registry.KindTriplets, Doc: "triplets.jsonl"}},
+		Run: func(ctx context.Context, env *registry.Env) error {
+			p := env.Params.(*NLIParams)
+			if len(p.Files) == 0 {
+				return fmt.Errorf("files: empty list (choose from %s)", strings.Join(d.Keys(), ", "))
+			}
+			c := catalogue()
+			var out []rows.Triplet
+			for i, f := range p.Files {
+				if _, ok := d.File(f); !ok {
+					return fmt.Errorf("files: unknown NLI file %q (choose from %s)", f, strings.Join(d.Keys(), ", "))
+				}
+				if contains(p.Files[:i], f) {
+					return fmt.Errorf("files: %s listed twice", f)
+				}
+				ts, err := c.NLI(f)
+				if err != nil {
+					return err
+				}
+				out = append(out, ts...)
+				progress(env, i+1, len(p.Files), f)
+			}
+			return rows.Write(filepath.Join(env.Output("triplets"), registry.FileTriplets), out)
+		},
+	}
+}
+
+// SentencesParams are data.sentences's parameters.
+type SentencesParams struct {
+	Source string `cty:"source" doc:"wiki (SimCSE wiki1m, first 11,914 lines) or brown (Brown Corpus sentences, tokens joined by spaces)"`
+	Limit  int    `cty:"limit" doc:"keep only the first N sentences (0: all)"`
+}
+
+func sentencesType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "data.sentences",
+		Version: 1,
+		Doc: "A plain sentence corpus in file order. Wiki lines are kept as they are (duplicates included, as in SimCSE's file); " +
+			"Brown sentences are their tokens joined by single spaces, with the corpus's quote tokens written as a plain double quote.",
+		Params:  SentencesParams{Source: "wiki"},
+		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
+		Run: func(ctx context.Context, env *registry.Env) error {
+			p := env.Params.(*SentencesParams)
+			if p.Limit < 0 {
+				return fmt.Errorf("limit: %d is negative (0 means all)", p.Limit)
+			}
+			c := catalogue()
+			var texts []string
+			switch p.Source {
+			case "wiki":
+				ls, err := c.Wiki()
+				if err != nil {
+					return err
+				}
+				texts = ls
+			case "brown":
+				docs, err := c.Brown()
+				if err != nil {
+					return err
+				}
+				for _, d := range docs {
+					for _, s := range d.Sentences {
+						texts = append(texts, s.Text())
+					}
+				}
+			default:
+				return fmt.Errorf("source: unknown corpus %q (choose wiki or brown)", p.Source)
+			}
+			if p.Limit > 0 && p.Limit < len(texts) {
+				texts = texts[:p.Limit]
+			}
+			out := make([]rows.Sentence, len(texts))
+			for i, s := range texts {
+				out[i] = rows.Sentence{Text: s}
+			}
+			return rows.Write(filepath.Join(env.Output("sentences"), registry.FileSentences), out)
+		},
+	}
+}
+
+// DocumentsParams are data.documents's parameters.
+type DocumentsParams struct {
+	Source         string `cty:"source" doc:"bbc (BBC News, with headlines) or brown (Brown Corpus)"`
+	DropDuplicates bool   `cty:"drop_duplicates" doc:"bbc: leave out the 136 articles whose body repeats an earlier one (dup_of set)"`
+	Limit          int    `cty:"limit" doc:"keep only the first N documents (0: all)"`
+}
+
+func documentsType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "data.documents",
+		Version: 1,
+		Doc: "Documents of sentences in file order: BBC News (id category/NNN, category, headline; duplicates dropped by default, " +
+			"leaving 2,089) or the Brown Corpus (id ca01.., category, no headline).",
+		Params:  DocumentsParams{Source: "bbc", DropDuplicates: true},
+		Outputs: []registry.Port{{Name: "documents", Kind: registry.KindDocuments, Doc: "documents.jsonl"}},
+		Run: func(ctx context.Context, env *registry.Env) error {
+			p := env.Params.(*DocumentsParams)
+			if p.Limit < 0 {
+				return fmt.Errorf("limit: %d is negative (0 means all)", p.Limit)
+			}
+			c := catalogue()
+			var out []rows.Document
+			switch p.Source {
+			case "bbc":
+				docs, err := c.BBC()
+				if err != nil {
+					return err
+				}
+				for _, d := range docs {
+					if p.DropDuplicates && d.DupOf != "" {
+						continue
+					}
+					out = append(out, rows.Document{ID: d.ID, Category: d.Category, Headline: d.Headline, Sentences: d.Sentences})
+				}
+			case "brown":
+				docs, err := c.Brown()
+				if err != nil {
+					return err
+				}
+				for _, d := range docs {
+					ss := make([]string, len(d.Sentences))
+					for i, s := range d.Sentences {
+						ss[i] = s.Text()
+					}
+					out = append(out, rows.Document{ID: d.ID, Category: d.Category, Sentences: ss})
+				}
+			default:
+				return fmt.Errorf("source: unknown document corpus %q (choose bbc or brown)", p.Source)
+			}
+			if p.Limit > 0 && p.Limit < len(out) {
+				out = out[:p.Limit]
+			}
+			return rows.Write(filepath.Join(env.Output("documents"), registry.FileDocuments), out)
+		},
+	}
+}
+
+// RerankParams are data.rerank's parameters.
+type RerankParams struct {
+	Split string `cty:"split" doc:"dev (41 queries, the reliable split, used as the test set) or train_part2 (57 queries, for tuning)"`
+}
+
+func rerankType() *registry.StageType {
+	d, _ := dataset.Lookup("semeval2016_cqa")
+	return &registry.StageType{
+		Name:    "data.rerank",
+		Version: 1,
+		Doc:     "SemEval-2016 Task 3 subtask B question reranking (Qatar Living): query, relevant and irrelevant related questions.",
+		Params:  RerankParams{Split: "dev"},
+		Outputs: []registry.Port{{Name: "queries", Kind: registry.KindRerank, Doc: "queries.jsonl"}},
+		Run: func(ctx context.Context, env *registry.Env) error {
+			p := env.Params.(*RerankParams)
+			if _, ok := d.File(p.Split); !ok {
+				return fmt.Errorf("split: unknown split %q (choose from %s)", p.Split, strings.Join(d.Keys(), ", "))
+			}
+			qs, err := catalogue().Rerank(p.Split)
+			if err != nil {
+				return err
+			}
+			return rows.Write(filepath.Join(env.Output("queries"), registry.FileQueries), qs)
+		},
+	}
+}
