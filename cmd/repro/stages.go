@@ -111,12 +111,12 @@ func ctyString(v cty.Value) string {
 }
 
 func firstSentence(s string) string {
-	s = strings.TrimSpace(s)
+	s = strings.Join(strings.Fields(s), " ")
 	if i := strings.Index(s, ". "); i >= 0 {
 		s = s[:i+1]
 	}
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+	if len(s) > 110 {
+		s = s[:strings.LastIndexByte(s[:107], ' ')] + " ..."
 	}
 	return s
 }

@@ -5,6 +5,10 @@ package builtin
 
 import (
 	"repro/registry"
+	"repro/registry/data"
+	"repro/registry/encode"
+	"repro/registry/evaluate"
+	"repro/registry/text"
 )
 
 // Default returns a registry holding every built-in stage type.
@@ -16,4 +20,9 @@ func Default() *registry.Registry {
 	return r
 }
 
-var families = []func(*registry.Registry){}
+var families = []func(*registry.Registry){
+	data.Register,
+	encode.Register,
+	evaluate.Register,
+	text.Register,
+}

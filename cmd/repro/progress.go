@@ -1,0 +1,202 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"repro/runner"
+
+	"golang.org/x/term"
+)
+
+// display renders runner events. On a terminal it redraws one line per
+// stage in place; in a log (no TTY, CI=true or --plain) it prints a plain
+// line per state change and throttled progress lines, so CI logs stay short
+// and readable.
+type display struct {
+	w     io.Writer
+	tty   bool
+	start time.Time
+
+	mu       sync.Mutex
+	order    []string
+	state    map[string]runner.Event
+	lastLine map[string]time.Time // plain mode: last progress line per node
+	drawn    int                  // tty mode: lines drawn last time
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+// plainOutput says whether progress must be plain lines.
+func plainOutput(f *os.File) bool {
+	if global.plain || os.Getenv("CI") == "true" || os.Getenv("TERM") == "dumb" {
+		return true
+	}
+	return !term.IsTerminal(int(f.Fd()))
+}
+
+func newDisplay(w io.Writer, tty bool, order []string) *display {
+	d := &display{w: w, tty: tty, start: time.Now(), order: order,
+		state: map[string]runner.Event{}, lastLine: map[string]time.Time{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+	if tty {
+		go d.loop()
+	} else {
+		close(d.done)
+	}
+	return d
+}
+
+func (d *display) loop() {
+	defer close(d.done)
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.stop:
+			d.mu.Lock()
+			d.redraw()
+			d.mu.Unlock()
+			return
+		case <-t.C:
+			d.mu.Lock()
+			d.redraw()
+			d.mu.Unlock()
+		}
+	}
+}
+
+// Close stops redrawing and leaves the final state on screen.
+func (d *display) Close() {
+	if d.tty {
+		close(d.stop)
+	}
+	<-d.done
+}
+
+// Event is the runner's callback.
+func (d *display) Event(ev runner.Event) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	prev, seen := d.state[ev.Node]
+	d.state[ev.Node] = ev
+	if !seen {
+		known := false
+		for _, id := range d.order {
+			if id == ev.Node {
+				known = true
+			}
+		}
+		if !known {
+			d.order = append(d.order, ev.Node)
+		}
+	}
+	if d.tty {
+		return
+	}
+	// Plain lines: every state change; progress at most every 15 seconds.
+	if seen && prev.Kind == ev.Kind && ev.Kind != runner.EventRunning {
+		return
+	}
+	if ev.Kind == runner.EventRunning && seen && prev.Kind == runner.EventRunning {
+		if time.Since(d.lastLine[ev.Node]) < 15*time.Second && !(ev.Total > 0 && ev.Done >= ev.Total) {
+			return
+		}
+	}
+	if ev.Kind == runner.EventWaiting {
+		return // too chatty for a log; the display shows it on a terminal
+	}
+	d.lastLine[ev.Node] = time.Now()
+	fmt.Fprintf(d.w, "[%7s] %s\n", shortDur(time.Since(d.start)), d.line(ev))
+}
+
+func (d *display) redraw() {
+	var b strings.Builder
+	if d.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", d.drawn)
+	}
+	n := 0
+	for _, id := range d.order {
+		ev, ok := d.state[id]
+		if !ok {
+			ev = runner.Event{Kind: runner.EventWaiting, Node: id}
+		}
+		fmt.Fprintf(&b, "\x1b[2K%s\n", d.line(ev))
+		n++
+	}
+	d.drawn = n
+	io.WriteString(d.w, b.String())
+}
+
+func (d *display) line(ev runner.Event) string {
+	name := ev.Node
+	if ev.Type != "" {
+		name += " (" + ev.Type + ")"
+	}
+	switch ev.Kind {
+	case runner.EventWaiting:
+		s := fmt.Sprintf("%-8s %s", "waiting", name)
+		if ev.Status != "" {
+			s += ": " + ev.Status
+		}
+		return s
+	case runner.EventCached:
+		return fmt.Sprintf("%-8s %s", "cached", name)
+	case runner.EventRunning:
+		s := fmt.Sprintf("%-8s %s", "running", name)
+		if ev.Device != "" && ev.Device != "cpu" {
+			s += " on " + ev.Device
+		}
+		if ev.Total > 0 {
+			s += fmt.Sprintf(" %s %d/%d", bar(ev.Done, ev.Total, 20), ev.Done, ev.Total)
+		} else if ev.Done > 0 {
+			s += fmt.Sprintf(" %d", ev.Done)
+		}
+		if ev.Status != "" {
+			s += " " + ev.Status
+		}
+		s += " " + shortDur(ev.Elapsed)
+		if ev.ETA > 0 {
+			s += ", ETA " + shortDur(ev.ETA)
+		}
+		return s
+	case runner.EventDone:
+		return fmt.Sprintf("%-8s %s in %s", "done", name, shortDur(ev.Elapsed))
+	case runner.EventFailed:
+		s := fmt.Sprintf("%-8s %s: %v", "FAILED", name, ev.Err)
+		if ev.Log != "" {
+			s += " (log: " + ev.Log + ")"
+		}
+		return s
+	case runner.EventSkipped:
+		return fmt.Sprintf("%-8s %s: %v", "skipped", name, ev.Err)
+	}
+	return name
+}
+
+func bar(done, total, width int) string {
+	if total <= 0 {
+		return ""
+	}
+	f := done * width / total
+	if f > width {
+		f = width
+	}
+	return "[" + strings.Repeat("#", f) + strings.Repeat(".", width-f) + "]"
+}
+
+func shortDur(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}

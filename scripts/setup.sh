@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the system packages repro needs (Debian 12; as root, or with sudo):
+# WordNet's database for PaSeR's synonym replacement. gcc (cgo, for SQLite) and Go
+# are expected on the machine.
+set -euo pipefail
+need=()
+[ -f /usr/share/wordnet/data.noun ] || need+=(wordnet-base)
+command -v gcc >/dev/null || need+=(gcc)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  echo "setup: installing ${need[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
