@@ -37,6 +37,7 @@ paper's table beside the reproduced one.
 	root.PersistentFlags().BoolVar(&global.plain, "plain", false, "plain line-by-line progress, no terminal redraws")
 	root.AddCommand(
 		newStagesCmd(),
+		newDataCmd(),
 	)
 	return root
 }
