@@ -1,0 +1,125 @@
+package train
+
+import (
+	"math"
+	"runtime"
+	"sync"
+)
+
+// LinearSchedule is Hugging Face's get_linear_schedule_with_warmup: the
+// learning-rate multiplier for optimizer update number step (0-based) rises
+// linearly from 0 to 1 over warmup updates, then falls linearly to 0 at
+// total. As in HF (scheduler.step() after optimizer.step()), update 0 uses
+// multiplier 0 when warmup > 0.
+func LinearSchedule(step, warmup, total int) float64 {
+	if step < warmup {
+		return float64(step) / float64(max(1, warmup))
+	}
+	return math.Max(0, float64(total-step)/float64(max(1, total-warmup)))
+}
+
+// ClipGradNorm scales the gradients so their global L2 norm is at most
+// maxNorm (PyTorch's clip_grad_norm_: coefficient maxNorm/(norm+1e-6),
+// applied only when below 1) and returns the norm before clipping. The
+// norm is accumulated in float64 in slice order, so it is reproducible.
+// maxNorm <= 0 only measures.
+func ClipGradNorm(grads [][]float32, maxNorm float64) float64 {
+	var ss float64
+	for _, g := range grads {
+		for _, v := range g {
+			ss += float64(v) * float64(v)
+		}
+	}
+	norm := math.Sqrt(ss)
+	if maxNorm > 0 && !math.IsNaN(norm) {
+		if c := maxNorm / (norm + 1e-6); c < 1 {
+			cf := float32(c)
+			for _, g := range grads {
+				for i := range g {
+					g[i] *= cf
+				}
+			}
+		}
+	}
+	return norm
+}
+
+// AdamW is PyTorch's torch.optim.AdamW (decoupled weight decay, bias
+// correction, eps outside the square root) in float32 like the weights.
+// Each element is updated by exactly one goroutine over fixed ranges, so
+// results are bit-reproducible. It lives here rather than in
+// internal/tensor/optim because the trainer must snapshot and restore the
+// moments and step counts for resumable training, which that optimiser
+// keeps private.
+type AdamW struct {
+	Beta1, Beta2, Eps float64
+	// M and V are the first and second moments, one slice per parameter.
+	M, V [][]float32
+	// T counts the updates of each parameter (for bias correction); as in
+	// PyTorch a parameter without a gradient is skipped and not counted.
+	T []int
+}
+
+// NewAdamW allocates moments for parameters of the given sizes.
+func NewAdamW(sizes []int, beta1, beta2, eps float64) *AdamW {
+	a := &AdamW{Beta1: beta1, Beta2: beta2, Eps: eps, M: make([][]float32, len(sizes)), V: make([][]float32, len(sizes)), T: make([]int, len(sizes))}
+	for i, n := range sizes {
+		a.M[i] = make([]float32, n)
+		a.V[i] = make([]float32, n)
+	}
+	return a
+}
+
+// Step applies one update with learning rate lr; weightDecay[i] is the
+// decay of parameter i (0 for biases and LayerNorm weights by convention).
+// A nil grads[i] skips parameter i entirely (PyTorch's grad-is-None rule).
+func (a *AdamW) Step(params, grads [][]float32, lr float64, weightDecay []float64) {
+	b1, b2 := float32(a.Beta1), float32(a.Beta2)
+	eps := float32(a.Eps)
+	for i, p := range params {
+		g := grads[i]
+		if g == nil {
+			continue
+		}
+		a.T[i]++
+		bc1 := 1 - math.Pow(a.Beta1, float64(a.T[i]))
+		bc2 := 1 - math.Pow(a.Beta2, float64(a.T[i]))
+		stepSize := float32(lr / bc1)
+		sqrtBC2 := float32(math.Sqrt(bc2))
+		m, v := a.M[i], a.V[i]
+		decay := float32(1 - lr*weightDecay[i])
+		parallelRanges(len(p), func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				if decay != 1 {
+					p[j] *= decay
+				}
+				gj := g[j]
+				m[j] = b1*m[j] + (1-b1)*gj
+				v[j] = b2*v[j] + (1-b2)*gj*gj
+				denom := float32(math.Sqrt(float64(v[j])))/sqrtBC2 + eps
+				p[j] -= stepSize * m[j] / denom
+			}
+		})
+	}
+}
+
+// parallelRanges splits [0, n) into one fixed range per processor; small
+// slices run inline.
+func parallelRanges(n int, f func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n < 1<<15 || workers == 1 {
+		f(0, n)
+		return
+	}
+	chunk := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,547 @@
+// Package train is the training loop every training stage shares: batches
+// drawn from a seeded shuffle, a stage-supplied step function that builds
+// the loss graph, gradient accumulation, clipping by global norm, AdamW
+// with linear warm-up and decay, periodic evaluation with keep-best and
+// early stopping, progress reports, and crash-safe resumption.
+//
+// Design choices:
+//
+//   - The trainer knows nothing about models or data: a dataset is N
+//     examples, a batch is a slice of example indices, and the stage's Step
+//     turns indices into a scalar loss node. Parameters are (name, *nn.Param)
+//     pairs, the names being the Hugging Face names models expose.
+//   - Determinism: the data order comes from a PCG generator seeded from
+//     Config.Seed, Step gets its own PCG generator for dropout and
+//     sampling, gradients are summed by internal/tensor's fixed-order
+//     Backward, and the optimizer and clipping run in parameter order; the
+//     same seed gives bit-identical weights.
+//   - Resumption: every CheckpointEvery updates (and at every evaluation)
+//     the whole state -- weights, AdamW moments, step, both generators,
+//     epoch position, best weights and metric, evaluation history -- goes
+//     into ONE safetensors file (Work/train_state.safetensors, scalars in
+//     its metadata) written atomically (temp file, fsync, rename). One file
+//     means no torn combination of weights and counters after a crash. On
+//     start, Run resumes from it when present; the continuation is
+//     bit-identical to an uninterrupted run. A state from a different
+//     configuration (fingerprint mismatch) is an error, not a silent
+//     restart.
+//   - The loss of micro-batch i is its own graph; gradients of an
+//     accumulated step are summed across micro-batches and divided by their
+//     count, which equals the gradient of the mean loss over the combined
+//     batch when the loss is a per-example mean and micro-batches are equal.
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/nlpodyssey/spago/mat"
+	"github.com/nlpodyssey/spago/nn"
+
+	"repro/internal/model/transformer"
+	"repro/internal/tensor"
+)
+
+// Param is a named trainable parameter.
+type Param struct {
+	Name  string
+	Param *nn.Param
+}
+
+// Config holds the hyperparameters. Zero values take the defaults noted.
+type Config struct {
+	// Epochs over the dataset (default 1). MaxSteps > 0 overrides it as
+	// the number of optimizer updates (cycling epochs as needed).
+	Epochs   int
+	MaxSteps int
+	// BatchSize examples per micro-batch (required).
+	BatchSize int
+	// Accumulate micro-batches per optimizer update (default 1).
+	Accumulate int
+	// DropLast drops an epoch's final short micro-batch.
+	DropLast bool
+	// NoShuffle keeps dataset order (still deterministic).
+	NoShuffle bool
+
+	LR float64 // peak learning rate (required)
+	// Warmup updates; WarmupRatio (of the total) is used when Warmup is 0.
+	Warmup      int
+	WarmupRatio float64
+	// ConstantLR disables warm-up and decay.
+	ConstantLR bool
+
+	WeightDecay float64 // default 0 (HF Trainer's default)
+	// NoDecay says which parameters get no weight decay; default: biases
+	// and LayerNorm weights (the HF/BERT convention).
+	NoDecay           func(name string) bool
+	Beta1, Beta2, Eps float64 // defaults 0.9, 0.999, 1e-8 (torch AdamW)
+	MaxGradNorm       float64 // 0: no clipping
+
+	// EvalEvery updates between evaluations (0: at the end of each epoch);
+	// the final update is always evaluated. Patience: stop after this many
+	// evaluations without improvement (0: never).
+	EvalEvery int
+	Patience  int
+	// KeepLast keeps the final weights instead of restoring the best.
+	KeepLast bool
+
+	// Work is the directory for the resumable state ("" disables it).
+	Work string
+	// CheckpointEvery updates between state snapshots; snapshots are also
+	// taken at every evaluation and epoch end. A snapshot holds weights,
+	// both AdamW moments and the best weights: 4x the model's size.
+	CheckpointEvery int
+
+	Seed uint64
+}
+
+// StepFunc computes the loss of one micro-batch (indices into the dataset)
+// and returns the scalar loss node. rng is the trainer's generator for
+// dropout and sampling; use no other source of randomness.
+type StepFunc func(ctx context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error)
+
+// EvalFunc returns the model-selection metric; higher is better.
+type EvalFunc func(ctx context.Context) (float64, error)
+
+// Progress is reported after every optimizer update.
+type Progress struct {
+	Step, Total int
+	Epoch       int
+	Loss        float64 // mean micro-batch loss of this update
+	LR          float64
+	GradNorm    float64 // before clipping
+	Metric      float64 // latest evaluation (NaN before the first)
+	Best        float64 // best evaluation so far (NaN before the first)
+	Evaluated   bool    // whether this update ran an evaluation
+	Elapsed     time.Duration
+	ETA         time.Duration
+}
+
+// Eval is one evaluation.
+type Eval struct {
+	Step   int     `json:"step"`
+	Metric float64 `json:"metric"`
+}
+
+// Result summarises a run.
+type Result struct {
+	Steps      int     // optimizer updates made in total
+	BestStep   int     // update whose weights were kept (-1: no evaluation)
+	BestMetric float64 // NaN without evaluation
+	Stopped    bool    // early stopping fired
+	Resumed    bool    // started from a saved state
+	LastLoss   float64
+	History    []Eval
+}
+
+// Trainer runs training. Params, Step and N are required.
+type Trainer struct {
+	Params []Param
+	N      int // dataset size
+	Step   StepFunc
+	Eval   EvalFunc         // optional
+	OnStep func(p Progress) // optional progress callback
+	Config Config
+	// Backward back-propagates from the loss (default tensor.Backward,
+	// the fixed-order one; tests of graphs built from other operators
+	// set ag.Backward).
+	Backward func(mat.Tensor) error
+}
+
+// DefaultNoDecay exempts biases and LayerNorm weights from weight decay.
+func DefaultNoDecay(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasSuffix(n, "bias") || strings.Contains(n, "layernorm") || strings.Contains(n, "layer_norm") || strings.Contains(n, "ln_")
+}
+
+func (c *Config) defaults() error {
+	if c.Epochs <= 0 {
+		c.Epochs = 1
+	}
+	if c.Accumulate <= 0 {
+		c.Accumulate = 1
+	}
+	if c.Beta1 == 0 {
+		c.Beta1 = 0.9
+	}
+	if c.Beta2 == 0 {
+		c.Beta2 = 0.999
+	}
+	if c.Eps == 0 {
+		c.Eps = 1e-8
+	}
+	if c.NoDecay == nil {
+		c.NoDecay = DefaultNoDecay
+	}
+	switch {
+	case c.BatchSize <= 0:
+		return fmt.Errorf("train: batch size %d must be positive", c.BatchSize)
+	case !(c.LR > 0):
+		return fmt.Errorf("train: learning rate %g must be positive", c.LR)
+	case c.WarmupRatio < 0 || c.WarmupRatio >= 1:
+		return fmt.Errorf("train: warmup ratio %g must be in [0, 1)", c.WarmupRatio)
+	case c.Warmup < 0 || c.MaxSteps < 0 || c.EvalEvery < 0 || c.Patience < 0 || c.CheckpointEvery < 0:
+		return fmt.Errorf("train: warmup, max steps, eval every, patience and checkpoint every must not be negative")
+	case c.Beta1 < 0 || c.Beta1 >= 1 || c.Beta2 < 0 || c.Beta2 >= 1:
+		return fmt.Errorf("train: AdamW betas (%g, %g) must be in [0, 1)", c.Beta1, c.Beta2)
+	case c.WeightDecay < 0 || c.MaxGradNorm < 0:
+		return fmt.Errorf("train: weight decay and max grad norm must not be negative")
+	}
+	return nil
+}
+
+// plan is the derived geometry of a run.
+type plan struct {
+	microPerEpoch int // micro-batches per epoch
+	stepsPerEpoch int // optimizer updates per epoch
+	total         int // optimizer updates in all
+	warmup        int
+}
+
+func (t *Trainer) plan() (plan, error) {
+	c := t.Config
+	var p plan
+	if c.DropLast {
+		p.microPerEpoch = t.N / c.BatchSize
+	} else {
+		p.microPerEpoch = (t.N + c.BatchSize - 1) / c.BatchSize
+	}
+	if p.microPerEpoch == 0 {
+		return p, fmt.Errorf("train: dataset of %d examples gives no batch of %d", t.N, c.BatchSize)
+	}
+	p.stepsPerEpoch = (p.microPerEpoch + c.Accumulate - 1) / c.Accumulate
+	p.total = c.Epochs * p.stepsPerEpoch
+	if c.MaxSteps > 0 {
+		p.total = c.MaxSteps
+	}
+	p.warmup = c.Warmup
+	if p.warmup == 0 && c.WarmupRatio > 0 {
+		p.warmup = int(math.Ceil(c.WarmupRatio * float64(p.total)))
+	}
+	return p, nil
+}
+
+// fingerprint identifies what a saved state is valid for.
+func (t *Trainer) fingerprint(p plan) string {
+	c := t.Config
+	var b strings.Builder
+	fmt.Fprintf(&b, "n=%d bs=%d acc=%d drop=%v shuf=%v total=%d warm=%d const=%v lr=%g wd=%g b=%g,%g,%g clip=%g eval=%d pat=%d seed=%d",
+		t.N, c.BatchSize, c.Accumulate, c.DropLast, !c.NoShuffle, p.total, p.warmup, c.ConstantLR, c.LR, c.WeightDecay, c.Beta1, c.Beta2, c.Eps, c.MaxGradNorm, c.EvalEvery, c.Patience, c.Seed)
+	for _, pr := range t.Params {
+		fmt.Fprintf(&b, " %s%v", pr.Name, pr.Param.Shape())
+	}
+	return b.String()
+}
+
+// state is everything that changes during a run.
+type state struct {
+	Step        int      `json:"step"`  // updates done
+	Epoch       int      `json:"epoch"` // current epoch (0-based)
+	Micro       int      `json:"micro"` // micro-batches of this epoch consumed
+	EpochRNG    []byte   `json:"epoch_rng"`
+	StepRNG     []byte   `json:"step_rng"`
+	BestMetric  float64  `json:"-"`
+	BestJSON    *float64 `json:"best_metric"` // JSON has no NaN
+	BestStep    int      `json:"best_step"`
+	SinceBest   int      `json:"since_best"`
+	Stopped     bool     `json:"stopped"`
+	Done        bool     `json:"done"`
+	LastLoss    float64  `json:"last_loss"`
+	LastMetric  *float64 `json:"last_metric"`
+	History     []Eval   `json:"history"`
+	AdamT       []int    `json:"adam_t"`
+	Fingerprint string   `json:"fingerprint"`
+}
+
+// values returns the parameters' value slices (aliases, not copies).
+func (t *Trainer) values() [][]float32 {
+	out := make([][]float32, len(t.Params))
+	for i, p := range t.Params {
+		out[i] = mat.Data[float32](p.Param.Value())
+	}
+	return out
+}
+
+// Run trains and returns a summary. The parameters end holding the best
+// evaluated weights (or the last ones with KeepLast or without Eval).
+func (t *Trainer) Run(ctx context.Context) (*Result, error) {
+	if err := t.Config.defaults(); err != nil {
+		return nil, err
+	}
+	if t.Step == nil || len(t.Params) == 0 || t.N <= 0 {
+		return nil, fmt.Errorf("train: Step, Params and a positive N are required (N = %d, %d params)", t.N, len(t.Params))
+	}
+	seen := map[string]bool{}
+	for _, p := range t.Params {
+		if p.Param == nil {
+			return nil, fmt.Errorf("train: parameter %q is nil", p.Name)
+		}
+		if seen[p.Name] {
+			return nil, fmt.Errorf("train: parameter name %q appears twice", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	backward := t.Backward
+	if backward == nil {
+		backward = tensor.Backward
+	}
+	c := t.Config
+	pl, err := t.plan()
+	if err != nil {
+		return nil, err
+	}
+	fp := t.fingerprint(pl)
+
+	params := t.values()
+	sizes := make([]int, len(params))
+	decay := make([]float64, len(params))
+	for i, p := range params {
+		sizes[i] = len(p)
+		if !c.NoDecay(t.Params[i].Name) {
+			decay[i] = c.WeightDecay
+		}
+	}
+	opt := NewAdamW(sizes, c.Beta1, c.Beta2, c.Eps)
+	epochSrc := rand.NewPCG(c.Seed, 0x5eed0001)
+	stepSrc := rand.NewPCG(c.Seed, 0x5eed0002)
+	st := state{BestMetric: math.NaN(), BestStep: -1, Fingerprint: fp}
+	var best [][]float32
+	res := &Result{}
+
+	if c.Work != "" {
+		loaded, lbest, err := t.load(fp, params, opt)
+		if err != nil {
+			return nil, err
+		}
+		if loaded != nil {
+			st = *loaded
+			best = lbest
+			res.Resumed = true
+			if err := epochSrc.UnmarshalBinary(st.EpochRNG); err != nil {
+				return nil, fmt.Errorf("train: resume from %s: epoch generator: %v", t.statePath(), err)
+			}
+			if err := stepSrc.UnmarshalBinary(st.StepRNG); err != nil {
+				return nil, fmt.Errorf("train: resume from %s: step generator: %v", t.statePath(), err)
+			}
+		}
+	}
+	stepRNG := rand.New(stepSrc)
+
+	// order is the current epoch's permutation, drawn from a copy of the
+	// epoch generator as of the epoch's start so a resume redraws it.
+	var order []int
+	newEpoch := func() error {
+		b, err := epochSrc.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		st.EpochRNG = b
+		order = make([]int, t.N)
+		for i := range order {
+			order[i] = i
+		}
+		if !c.NoShuffle {
+			rand.New(epochSrc).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		return nil
+	}
+	if res.Resumed {
+		// Re-derive the permutation from the saved epoch-start state.
+		saved := rand.NewPCG(0, 0)
+		if err := saved.UnmarshalBinary(st.EpochRNG); err != nil {
+			return nil, err
+		}
+		epochSrc = saved
+		if err := newEpoch(); err != nil {
+			return nil, err
+		}
+	} else if err := newEpoch(); err != nil {
+		return nil, err
+	}
+
+	keepBest := func() {
+		if best == nil {
+			best = make([][]float32, len(params))
+			for i, p := range params {
+				best[i] = make([]float32, len(p))
+			}
+		}
+		for i, p := range params {
+			copy(best[i], p)
+		}
+	}
+	finish := func() (*Result, error) {
+		if best != nil && !c.KeepLast {
+			for i, p := range params {
+				copy(p, best[i])
+			}
+		}
+		res.Steps = st.Step
+		res.BestStep = st.BestStep
+		res.BestMetric = st.BestMetric
+		res.Stopped = st.Stopped
+		res.LastLoss = st.LastLoss
+		res.History = st.History
+		return res, nil
+	}
+	if st.Done {
+		return finish()
+	}
+	save := func() error {
+		if c.Work == "" {
+			return nil
+		}
+		b, err := stepSrc.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		st.StepRNG = b
+		st.AdamT = append([]int(nil), opt.T...)
+		return t.save(&st, params, opt, best)
+	}
+
+	lastMetric := math.NaN()
+	if st.LastMetric != nil {
+		lastMetric = *st.LastMetric
+	}
+	start := time.Now()
+	startStep := st.Step
+	grads := make([][]float32, len(params))
+	for st.Step < pl.total {
+		if err := ctx.Err(); err != nil {
+			if serr := save(); serr != nil {
+				return nil, serr
+			}
+			return nil, err
+		}
+		// One optimizer update: up to Accumulate micro-batches, not
+		// crossing an epoch boundary (as HF's loop).
+		lossSum, micro := 0.0, 0
+		for micro < c.Accumulate && st.Micro < pl.microPerEpoch {
+			lo := st.Micro * c.BatchSize
+			hi := min(lo+c.BatchSize, t.N)
+			batch := order[lo:hi]
+			loss, err := t.Step(ctx, batch, stepRNG)
+			if err != nil {
+				return nil, fmt.Errorf("train: step %d: %w", st.Step+1, err)
+			}
+			if loss == nil || loss.Size() != 1 {
+				return nil, fmt.Errorf("train: step %d: the step function must return a scalar loss", st.Step+1)
+			}
+			lv := float64(mat.Data[float32](loss.Value())[0])
+			if math.IsNaN(lv) || math.IsInf(lv, 0) {
+				return nil, fmt.Errorf("train: step %d (epoch %d, micro-batch %d): loss is %v", st.Step+1, st.Epoch+1, st.Micro+1, lv)
+			}
+			if err := backward(loss); err != nil {
+				return nil, fmt.Errorf("train: step %d: backward: %w", st.Step+1, err)
+			}
+			lossSum += lv
+			micro++
+			st.Micro++
+		}
+		for i, p := range t.Params {
+			if p.Param.HasGrad() {
+				grads[i] = mat.Data[float32](p.Param.Grad())
+				if micro > 1 {
+					s := 1 / float32(micro)
+					for j := range grads[i] {
+						grads[i][j] *= s
+					}
+				}
+			} else {
+				grads[i] = nil // unused this step: AdamW skips it
+			}
+		}
+		norm := ClipGradNorm(grads, c.MaxGradNorm)
+		if math.IsNaN(norm) || math.IsInf(norm, 0) {
+			return nil, fmt.Errorf("train: step %d: gradient norm is %v", st.Step+1, norm)
+		}
+		lr := c.LR
+		if !c.ConstantLR {
+			lr *= LinearSchedule(st.Step, pl.warmup, pl.total)
+		}
+		opt.Step(params, grads, lr, decay)
+		for _, p := range t.Params {
+			p.Param.ZeroGrad()
+		}
+		st.Step++
+		st.LastLoss = lossSum / float64(micro)
+		if st.Micro >= pl.microPerEpoch {
+			st.Epoch++
+			st.Micro = 0
+			if err := newEpoch(); err != nil {
+				return nil, err
+			}
+		}
+
+		evalNow := t.Eval != nil && (st.Step == pl.total ||
+			(c.EvalEvery > 0 && st.Step%c.EvalEvery == 0) ||
+			(c.EvalEvery == 0 && st.Micro == 0))
+		if evalNow {
+			m, err := t.Eval(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("train: evaluation after step %d: %w", st.Step, err)
+			}
+			if math.IsNaN(m) {
+				return nil, fmt.Errorf("train: evaluation after step %d returned NaN", st.Step)
+			}
+			lastMetric = m
+			st.LastMetric = &m
+			st.History = append(st.History, Eval{Step: st.Step, Metric: m})
+			if math.IsNaN(st.BestMetric) || m > st.BestMetric {
+				st.BestMetric, st.BestStep, st.SinceBest = m, st.Step, 0
+				keepBest()
+			} else {
+				st.SinceBest++
+				if c.Patience > 0 && st.SinceBest >= c.Patience {
+					st.Stopped = true
+				}
+			}
+		}
+		if t.OnStep != nil {
+			el := time.Since(start)
+			done := st.Step - startStep
+			eta := time.Duration(float64(el) / float64(done) * float64(pl.total-st.Step))
+			t.OnStep(Progress{Step: st.Step, Total: pl.total, Epoch: st.Epoch, Loss: st.LastLoss, LR: lr, GradNorm: norm,
+				Metric: lastMetric, Best: st.BestMetric, Evaluated: evalNow, Elapsed: el, ETA: eta})
+		}
+		if st.Stopped || st.Step == pl.total {
+			break
+		}
+		if evalNow || st.Micro == 0 || (c.CheckpointEvery > 0 && st.Step%c.CheckpointEvery == 0) {
+			if err := save(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	st.Done = true
+	if err := save(); err != nil {
+		return nil, err
+	}
+	return finish()
+}
+
+// marshalState encodes st for the safetensors metadata.
+func marshalState(st *state) (string, error) {
+	st.BestJSON = nil
+	if !math.IsNaN(st.BestMetric) {
+		v := st.BestMetric
+		st.BestJSON = &v
+	}
+	b, err := json.Marshal(st)
+	return string(b), err
+}
+
+// FromNamed adapts a model's NamedParams for the trainer.
+func FromNamed(ps []transformer.NamedParam) []Param {
+	out := make([]Param, len(ps))
+	for i, p := range ps {
+		out[i] = Param{Name: p.Name, Param: p.Param}
+	}
+	return out
+}
