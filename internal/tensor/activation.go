@@ -1,0 +1,272 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/nlpodyssey/spago/mat"
+)
+
+// unaryFn is an elementwise operator y = f(x) with dy/dx computed from x
+// and y.
+type unaryFn struct {
+	x     mat.Tensor
+	y     []float32
+	f     func(x float32) float32
+	deriv func(x, y float32) float32
+}
+
+func unary(x mat.Tensor, f func(float32) float32, deriv func(x, y float32) float32) mat.Tensor {
+	return run(&unaryFn{x: x, f: f, deriv: deriv})
+}
+
+func (u *unaryFn) Operands() []mat.Tensor { return []mat.Tensor{u.x} }
+
+func (u *unaryFn) Forward() (mat.Tensor, error) {
+	r, c := Dims(u.x)
+	out := Zeros(r, c)
+	X, Y := Data(u.x), Data(out)
+	parallelFor(len(X), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			Y[i] = u.f(X[i])
+		}
+	})
+	u.y = Y
+	return wrap(out, u), nil
+}
+
+func (u *unaryFn) Backward(gy mat.Tensor) error {
+	if !u.x.RequiresGrad() {
+		return nil
+	}
+	X, G := Data(u.x), Data(gy)
+	gx := make([]float32, len(X))
+	parallelFor(len(X), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			gx[i] = G[i] * u.deriv(X[i], u.y[i])
+		}
+	})
+	accGrad(u.x, gx)
+	return nil
+}
+
+const invSqrt2 = 0.70710678118654752440
+const invSqrt2Pi = 0.39894228040143267794
+
+// GELU is the exact Gaussian error linear unit BERT uses,
+// x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), computed in float32 (erff,
+// expf: absolute error below 1e-6 against float64). Phi(x) is kept from
+// the forward pass so the backward pass needs no second erf.
+func GELU(x mat.Tensor) mat.Tensor { return run(&geluFn{x: x}) }
+
+type geluFn struct {
+	x   mat.Tensor
+	cdf []float32
+}
+
+func (f *geluFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
+
+func (f *geluFn) Forward() (mat.Tensor, error) {
+	r, c := Dims(f.x)
+	out := Zeros(r, c)
+	X, Y := Data(f.x), Data(out)
+	f.cdf = make([]float32, len(X))
+	parallelFor(len(X), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			cdf := 0.5 * (1 + erff(X[i]*invSqrt2))
+			f.cdf[i] = cdf
+			Y[i] = X[i] * cdf
+		}
+	})
+	return wrap(out, f), nil
+}
+
+func (f *geluFn) Backward(gy mat.Tensor) error {
+	if !f.x.RequiresGrad() {
+		return nil
+	}
+	X, G := Data(f.x), Data(gy)
+	gx := make([]float32, len(X))
+	parallelFor(len(X), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x := X[i]
+			gx[i] = G[i] * (f.cdf[i] + x*invSqrt2Pi*expf(-0.5*x*x))
+		}
+	})
+	accGrad(f.x, gx)
+	return nil
+}
+
+// Tanh is the elementwise hyperbolic tangent (BERT's pooler activation).
+func Tanh(x mat.Tensor) mat.Tensor {
+	return unary(x,
+		func(x float32) float32 { return float32(math.Tanh(float64(x))) },
+		func(_, y float32) float32 { return 1 - y*y })
+}
+
+// Abs is the elementwise absolute value; its derivative at 0 is taken as 0.
+func Abs(x mat.Tensor) mat.Tensor {
+	return unary(x,
+		func(x float32) float32 { return float32(math.Abs(float64(x))) },
+		func(x, _ float32) float32 {
+			switch {
+			case x > 0:
+				return 1
+			case x < 0:
+				return -1
+			}
+			return 0
+		})
+}
+
+// Scale multiplies every element by s.
+func Scale(x mat.Tensor, s float32) mat.Tensor {
+	return unary(x,
+		func(x float32) float32 { return x * s },
+		func(_, _ float32) float32 { return s })
+}
+
+type rowSoftmaxFn struct {
+	x   mat.Tensor
+	y   []float32
+	log bool
+}
+
+// Softmax applies softmax to each row of x separately.
+func Softmax(x mat.Tensor) mat.Tensor { return run(&rowSoftmaxFn{x: x}) }
+
+// LogSoftmax applies log-softmax to each row of x separately.
+func LogSoftmax(x mat.Tensor) mat.Tensor { return run(&rowSoftmaxFn{x: x, log: true}) }
+
+func (f *rowSoftmaxFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
+
+func (f *rowSoftmaxFn) Forward() (mat.Tensor, error) {
+	r, c := Dims(f.x)
+	out := Zeros(r, c)
+	X, Y := Data(f.x), Data(out)
+	parallelFor(r, 16, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			logSoftmaxRow(X[i*c:(i+1)*c], Y[i*c:(i+1)*c])
+			if !f.log {
+				row := Y[i*c : (i+1)*c]
+				for j, v := range row {
+					row[j] = expf(v)
+				}
+			}
+		}
+	})
+	f.y = Y
+	return wrap(out, f), nil
+}
+
+// logSoftmaxRow writes log softmax(x) into y (float64 sum for accuracy).
+func logSoftmaxRow(x, y []float32) {
+	mx := x[0]
+	for _, v := range x[1:] {
+		mx = max(mx, v)
+	}
+	var sum float64
+	for _, v := range x {
+		sum += math.Exp(float64(v - mx))
+	}
+	lse := mx + float32(math.Log(sum))
+	for j, v := range x {
+		y[j] = v - lse
+	}
+}
+
+func (f *rowSoftmaxFn) Backward(gy mat.Tensor) error {
+	if !f.x.RequiresGrad() {
+		return nil
+	}
+	r, c := Dims(f.x)
+	G := Data(gy)
+	gx := make([]float32, r*c)
+	parallelFor(r, 16, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			y, g, d := f.y[i*c:(i+1)*c], G[i*c:(i+1)*c], gx[i*c:(i+1)*c]
+			if f.log { // dx = g - softmax * sum(g)
+				var s float32
+				for _, v := range g {
+					s += v
+				}
+				for j := range d {
+					d[j] = g[j] - expf(y[j])*s
+				}
+			} else { // dx = y * (g - <g, y>)
+				var s float32
+				for j := range g {
+					s += g[j] * y[j]
+				}
+				for j := range d {
+					d[j] = y[j] * (g[j] - s)
+				}
+			}
+		}
+	})
+	accGrad(f.x, gx)
+	return nil
+}
+
+// dropoutMask draws n multipliers, each 0 with probability p and 1/(1-p)
+// otherwise, sequentially from rng.
+func dropoutMask(rng *rand.Rand, n int, p float32) []float32 {
+	m := make([]float32, n)
+	keep := 1 / (1 - p)
+	// One 64-bit draw gives two 32-bit uniforms: half the generator calls.
+	thr := uint32(float64(p) * (1 << 32))
+	for i := 0; i < n; i += 2 {
+		u := rng.Uint64()
+		if uint32(u) >= thr {
+			m[i] = keep
+		}
+		if i+1 < n && uint32(u>>32) >= thr {
+			m[i+1] = keep
+		}
+	}
+	return m
+}
+
+type dropoutFn struct {
+	x    mat.Tensor
+	mask []float32
+}
+
+// Dropout zeroes each element with probability p and scales the rest by
+// 1/(1-p) (inverted dropout), drawing from rng. With rng nil or p 0 it
+// returns x itself (evaluation mode).
+func Dropout(x mat.Tensor, p float32, rng *rand.Rand) mat.Tensor {
+	if rng == nil || p == 0 {
+		return x
+	}
+	if p < 0 || p >= 1 {
+		panic(fmt.Sprintf("tensor.Dropout: probability %v outside [0, 1)", p))
+	}
+	return run(&dropoutFn{x: x, mask: dropoutMask(rng, x.Size(), p)})
+}
+
+func (f *dropoutFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
+
+func (f *dropoutFn) Forward() (mat.Tensor, error) {
+	r, c := Dims(f.x)
+	out := Zeros(r, c)
+	X, Y := Data(f.x), Data(out)
+	for i, m := range f.mask {
+		Y[i] = X[i] * m
+	}
+	return wrap(out, f), nil
+}
+
+func (f *dropoutFn) Backward(gy mat.Tensor) error {
+	if !f.x.RequiresGrad() {
+		return nil
+	}
+	G := Data(gy)
+	gx := make([]float32, len(G))
+	for i, m := range f.mask {
+		gx[i] = G[i] * m
+	}
+	accGrad(f.x, gx)
+	return nil
+}

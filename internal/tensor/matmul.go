@@ -1,0 +1,157 @@
+package tensor
+
+import (
+	"fmt"
+
+	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/tensor/backend"
+)
+
+// sgemm is the one place operators reach the backend.
+func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		if beta == 0 {
+			for i := 0; i < m; i++ {
+				clear(c[i*ldc : i*ldc+n])
+			}
+		}
+		return
+	}
+	backend.Current().Sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+type matMulFn struct {
+	a, b           mat.Tensor
+	transA, transB bool
+	m, n, k        int
+}
+
+// MatMul returns op(a) * op(b), where op transposes when the flag is set.
+func MatMul(a, b mat.Tensor, transA, transB bool) mat.Tensor {
+	ar, ac := Dims(a)
+	br, bc := Dims(b)
+	m, k := ar, ac
+	if transA {
+		m, k = ac, ar
+	}
+	k2, n := br, bc
+	if transB {
+		k2, n = bc, br
+	}
+	if k != k2 {
+		panic(fmt.Sprintf("tensor.MatMul: inner dimensions differ: %dx%d (trans %v) times %dx%d (trans %v)", ar, ac, transA, br, bc, transB))
+	}
+	return run(&matMulFn{a: a, b: b, transA: transA, transB: transB, m: m, n: n, k: k})
+}
+
+func (f *matMulFn) Operands() []mat.Tensor { return []mat.Tensor{f.a, f.b} }
+
+func (f *matMulFn) Forward() (mat.Tensor, error) {
+	out := Zeros(f.m, f.n)
+	_, ac := Dims(f.a)
+	_, bc := Dims(f.b)
+	sgemm(f.transA, f.transB, f.m, f.n, f.k, 1, Data(f.a), ac, Data(f.b), bc, 0, Data(out), f.n)
+	return wrap(out, f), nil
+}
+
+func (f *matMulFn) Backward(gy mat.Tensor) error {
+	g := Data(gy)
+	m, n, k := f.m, f.n, f.k
+	A, B := Data(f.a), Data(f.b)
+	_, lda := Dims(f.a)
+	_, ldb := Dims(f.b)
+	if f.a.RequiresGrad() {
+		ga := make([]float32, m*k)
+		switch {
+		case !f.transA && !f.transB: // dA = G B^T
+			sgemm(false, true, m, k, n, 1, g, n, B, ldb, 0, ga, k)
+		case !f.transA && f.transB: // dA = G B
+			sgemm(false, false, m, k, n, 1, g, n, B, ldb, 0, ga, k)
+		case f.transA && !f.transB: // dA (k x m) = B G^T
+			sgemm(false, true, k, m, n, 1, B, ldb, g, n, 0, ga, m)
+		default: // dA = B^T G^T
+			sgemm(true, true, k, m, n, 1, B, ldb, g, n, 0, ga, m)
+		}
+		accGrad(f.a, ga)
+	}
+	if f.b.RequiresGrad() {
+		gb := make([]float32, k*n)
+		switch {
+		case !f.transA && !f.transB: // dB = A^T G
+			sgemm(true, false, k, n, m, 1, A, lda, g, n, 0, gb, n)
+		case f.transA && !f.transB: // dB = A G
+			sgemm(false, false, k, n, m, 1, A, lda, g, n, 0, gb, n)
+		case !f.transA && f.transB: // dB (n x k) = G^T A
+			sgemm(true, false, n, k, m, 1, g, n, A, lda, 0, gb, k)
+		default: // dB = G^T A^T
+			sgemm(true, true, n, k, m, 1, g, n, A, lda, 0, gb, k)
+		}
+		accGrad(f.b, gb)
+	}
+	return nil
+}
+
+type linearFn struct {
+	x, w, b mat.Tensor
+	n, in   int
+	out     int
+}
+
+// Linear returns x * w^T + b for x [N, in], w [out, in] (Hugging Face's
+// layout) and b of out values (nil for no bias): the bias add is fused into
+// the sgemm's output.
+func Linear(x, w, b mat.Tensor) mat.Tensor {
+	n, in := Dims(x)
+	out, win := Dims(w)
+	if win != in {
+		panic(fmt.Sprintf("tensor.Linear: input is %dx%d but weight is %dx%d (want [out, %d])", n, in, out, win, in))
+	}
+	if b != nil && b.Size() != out {
+		panic(fmt.Sprintf("tensor.Linear: bias has %d values, want %d", b.Size(), out))
+	}
+	return run(&linearFn{x: x, w: w, b: b, n: n, in: in, out: out})
+}
+
+func (f *linearFn) Operands() []mat.Tensor {
+	if f.b == nil {
+		return []mat.Tensor{f.x, f.w}
+	}
+	return []mat.Tensor{f.x, f.w, f.b}
+}
+
+func (f *linearFn) Forward() (mat.Tensor, error) {
+	y := Zeros(f.n, f.out)
+	yd := Data(y)
+	var beta float32
+	if f.b != nil {
+		bd := Data(f.b)
+		for i := 0; i < f.n; i++ {
+			copy(yd[i*f.out:(i+1)*f.out], bd)
+		}
+		beta = 1
+	}
+	sgemm(false, true, f.n, f.out, f.in, 1, Data(f.x), f.in, Data(f.w), f.in, beta, yd, f.out)
+	return wrap(y, f), nil
+}
+
+func (f *linearFn) Backward(gy mat.Tensor) error {
+	g := Data(gy)
+	if f.x.RequiresGrad() {
+		gx := make([]float32, f.n*f.in)
+		sgemm(false, false, f.n, f.in, f.out, 1, g, f.out, Data(f.w), f.in, 0, gx, f.in)
+		accGrad(f.x, gx)
+	}
+	if f.w.RequiresGrad() {
+		gw := make([]float32, f.out*f.in)
+		sgemm(true, false, f.out, f.in, f.n, 1, g, f.out, Data(f.x), f.in, 0, gw, f.in)
+		accGrad(f.w, gw)
+	}
+	if f.b != nil && f.b.RequiresGrad() {
+		accGrad(f.b, colSums(g, f.n, f.out))
+	}
+	return nil
+}

@@ -1,0 +1,262 @@
+package tensor
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/nlpodyssey/spago/ag"
+	"github.com/nlpodyssey/spago/mat"
+)
+
+// Matrix is the concrete matrix type every operator produces and expects.
+type Matrix = mat.Dense[float32]
+
+// node is the value an operator's Forward returns: the result matrix plus
+// the function that produced it. spago keeps an Operator's function
+// private; carrying it in the value is what lets Backward walk the graph
+// itself, in a fixed order.
+type node struct {
+	*Matrix
+	fn ag.AutoGradFunction
+
+	mu   sync.Mutex
+	grad *Matrix
+}
+
+// ownedGrad marks a gradient matrix that its producer hands over: a node
+// keeps it as its gradient instead of cloning it (spago's Dense.AccGrad
+// clones every first contribution), which saves an allocation and a copy
+// per intermediate gradient. It is a full Matrix, so parameters and other
+// tensors accumulate it as usual.
+type ownedGrad struct{ *Matrix }
+
+// AccGrad sums g into the node's gradient (safe for concurrent use, as
+// ag.Backward needs).
+func (n *node) AccGrad(g mat.Tensor) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.grad == nil {
+		if o, ok := g.(ownedGrad); ok {
+			n.grad = o.Matrix
+			return
+		}
+		n.grad = g.(mat.Matrix).Clone().(*Matrix)
+		return
+	}
+	n.grad.AddInPlace(g.(mat.Matrix))
+}
+
+// Grad returns the accumulated gradient, nil when there is none.
+func (n *node) Grad() mat.Tensor {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.grad == nil {
+		return nil
+	}
+	return n.grad
+}
+
+// HasGrad reports whether a gradient has been accumulated.
+func (n *node) HasGrad() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.grad != nil
+}
+
+// ZeroGrad drops the gradient.
+func (n *node) ZeroGrad() {
+	n.mu.Lock()
+	n.grad = nil
+	n.mu.Unlock()
+}
+
+// run starts fn as a spago operator (synchronously: the operators
+// parallelise internally, and a synchronous forward keeps graph creation
+// order, which Backward relies on, equal to program order).
+func run(fn ag.AutoGradFunction) *ag.Operator {
+	return ag.NewOperator(fn).Run()
+}
+
+// wrap packages an operator's result for Forward.
+func wrap(m *Matrix, fn ag.AutoGradFunction) mat.Tensor {
+	return &node{Matrix: m, fn: fn}
+}
+
+// New returns a rows x cols matrix holding data (copied when data is not
+// nil; zeros otherwise). It is a constant: it requires no gradient.
+func New(rows, cols int, data []float32) *Matrix {
+	m := mat.NewDense[float32](mat.WithShape(rows, cols))
+	if data != nil {
+		if len(data) != rows*cols {
+			panic(fmt.Sprintf("tensor.New: %d values for a %dx%d matrix", len(data), rows, cols))
+		}
+		copy(mat.Data[float32](m), data)
+	}
+	return m
+}
+
+// Zeros returns a rows x cols zero matrix.
+func Zeros(rows, cols int) *Matrix { return mat.NewDense[float32](mat.WithShape(rows, cols)) }
+
+// Data returns the float32 values of t, row-major, without copying.
+func Data(t mat.Tensor) []float32 {
+	switch v := t.(type) {
+	case *Matrix:
+		return mat.Data[float32](v)
+	case *node:
+		return mat.Data[float32](v.Matrix)
+	}
+	return mat.Data[float32](t.Value())
+}
+
+// GradData returns t's accumulated gradient values, or nil when it has
+// none.
+func GradData(t mat.Tensor) []float32 {
+	if !t.HasGrad() {
+		return nil
+	}
+	return Data(t.Grad())
+}
+
+// Dims returns the rows and columns of t. A one-dimensional tensor of n
+// values counts as n x 1 (spago's convention).
+func Dims(t mat.Tensor) (rows, cols int) {
+	s := t.Shape()
+	switch len(s) {
+	case 1:
+		return s[0], 1
+	case 2:
+		return s[0], s[1]
+	}
+	panic(fmt.Sprintf("tensor: unsupported shape %v", s))
+}
+
+// accGrad adds g (same shape as x's value, freshly allocated by the
+// caller, which must not touch it afterwards) to x's gradient.
+func accGrad(x mat.Tensor, g []float32) {
+	x.AccGrad(ownedGrad{mat.NewDense[float32](mat.WithShape(x.Shape()...), mat.WithBacking(g))})
+}
+
+// Backward back-propagates from root: a scalar root gets gradient 1, any
+// other root must already hold its output gradient (AccGrad). Operators
+// run one at a time in reverse creation order, so gradients are summed in
+// a fixed order and results are bit-reproducible. Gradients are summed
+// into the existing gradients of leaves (parameters, inputs that require
+// gradients); the gradients of intermediate operators are released once
+// propagated to keep peak memory down.
+func Backward(root mat.Tensor) error {
+	rop, ok := root.(*ag.Operator)
+	if !ok {
+		return nil // a leaf: nothing to propagate
+	}
+	if !rop.RequiresGrad() {
+		return nil
+	}
+	order := topoOrder(rop)
+	if !rop.HasGrad() {
+		if rop.Size() != 1 {
+			return fmt.Errorf("tensor.Backward: root is %v, not a scalar, and has no output gradient", rop.Shape())
+		}
+		rop.AccGrad(New(1, 1, []float32{1}))
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		op := order[i]
+		if !op.RequiresGrad() || !op.HasGrad() {
+			continue
+		}
+		n, ok := op.Value().(*node)
+		if !ok {
+			return fmt.Errorf("tensor.Backward: operator with value %T was not built by package tensor; use tensor's operators throughout a graph", op.Value())
+		}
+		if err := n.fn.Backward(op.Grad()); err != nil {
+			return err
+		}
+		op.ZeroGrad()
+	}
+	return nil
+}
+
+// topoOrder returns the operators reachable from root in post-order (every
+// operator after its operands), visiting operands in their listed order.
+func topoOrder(root *ag.Operator) []*ag.Operator {
+	seen := map[*ag.Operator]bool{}
+	var order []*ag.Operator
+	type frame struct {
+		op   *ag.Operator
+		next int
+	}
+	stack := []frame{{op: root}}
+	seen[root] = true
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		ops := top.op.Operands()
+		if top.next < len(ops) {
+			child, ok := ops[top.next].(*ag.Operator)
+			top.next++
+			if ok && !seen[child] {
+				seen[child] = true
+				stack = append(stack, frame{op: child})
+			}
+			continue
+		}
+		order = append(order, top.op)
+		stack = stack[:len(stack)-1]
+	}
+	return order
+}
+
+// parallelFor calls f on consecutive ranges covering [0, n), concurrently.
+// Callers must make each index's result independent of the split (no
+// cross-range reductions), which keeps results independent of the number
+// of goroutines.
+func parallelFor(n, grain int, f func(lo, hi int)) {
+	if grain < 1 {
+		grain = 1
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if w := (n + grain - 1) / grain; w < workers {
+		workers = w
+	}
+	if workers <= 1 {
+		if n > 0 {
+			f(0, n)
+		}
+		return
+	}
+	chunk := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// colSums returns the sum over rows of each column of the rows x cols
+// matrix g, each column summed in row order (parallel over columns).
+func colSums(g []float32, rows, cols int) []float32 {
+	out := make([]float32, cols)
+	parallelFor(cols, 64, func(lo, hi int) {
+		acc := out[lo:hi]
+		for i := 0; i < rows; i++ {
+			row := g[i*cols+lo : i*cols+hi]
+			for j, v := range row {
+				acc[j] += v
+			}
+		}
+	})
+	return out
+}
+
+func mustSameShape(op string, a, b mat.Tensor) {
+	ar, ac := Dims(a)
+	br, bc := Dims(b)
+	if ar != br || ac != bc {
+		panic(fmt.Sprintf("tensor.%s: shapes %dx%d and %dx%d differ", op, ar, ac, br, bc))
+	}
+}

@@ -1,0 +1,164 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/nlpodyssey/spago/mat"
+)
+
+type layerNormFn struct {
+	x, g, b mat.Tensor
+	eps     float32
+	xhat    []float32
+	rstd    []float32
+}
+
+// LayerNorm normalises each row of x to zero mean and unit variance
+// (biased variance, eps inside the square root, as BERT), then applies
+// the per-column gain g and bias b (each of x's width).
+func LayerNorm(x, g, b mat.Tensor, eps float32) mat.Tensor {
+	_, c := Dims(x)
+	if g.Size() != c || b.Size() != c {
+		panic(fmt.Sprintf("tensor.LayerNorm: width %d but gain has %d values and bias %d", c, g.Size(), b.Size()))
+	}
+	return run(&layerNormFn{x: x, g: g, b: b, eps: eps})
+}
+
+func (f *layerNormFn) Operands() []mat.Tensor { return []mat.Tensor{f.x, f.g, f.b} }
+
+func (f *layerNormFn) Forward() (mat.Tensor, error) {
+	r, c := Dims(f.x)
+	out := Zeros(r, c)
+	X, Y, G, B := Data(f.x), Data(out), Data(f.g), Data(f.b)
+	f.xhat = make([]float32, r*c)
+	f.rstd = make([]float32, r)
+	parallelFor(r, 8, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x := X[i*c : (i+1)*c]
+			var sum float64
+			for _, v := range x {
+				sum += float64(v)
+			}
+			mean := sum / float64(c)
+			var ss float64
+			for _, v := range x {
+				d := float64(v) - mean
+				ss += d * d
+			}
+			rstd := 1 / math.Sqrt(ss/float64(c)+float64(f.eps))
+			f.rstd[i] = float32(rstd)
+			xh, y := f.xhat[i*c:(i+1)*c], Y[i*c:(i+1)*c]
+			for j, v := range x {
+				h := float32((float64(v) - mean) * rstd)
+				xh[j] = h
+				y[j] = h*G[j] + B[j]
+			}
+		}
+	})
+	return wrap(out, f), nil
+}
+
+func (f *layerNormFn) Backward(gy mat.Tensor) error {
+	r, c := Dims(f.x)
+	Gy, G := Data(gy), Data(f.g)
+	if f.x.RequiresGrad() {
+		gx := make([]float32, r*c)
+		parallelFor(r, 8, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				gyr, xh, d := Gy[i*c:(i+1)*c], f.xhat[i*c:(i+1)*c], gx[i*c:(i+1)*c]
+				var s1, s2 float32
+				for j, g := range gyr {
+					dh := g * G[j]
+					s1 += dh
+					s2 += dh * xh[j]
+				}
+				m1, m2 := s1/float32(c), s2/float32(c)
+				rs := f.rstd[i]
+				for j, g := range gyr {
+					d[j] = rs * (g*G[j] - m1 - xh[j]*m2)
+				}
+			}
+		})
+		accGrad(f.x, gx)
+	}
+	if f.g.RequiresGrad() {
+		prod := make([]float32, r*c)
+		parallelFor(r*c, 4096, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				prod[i] = Gy[i] * f.xhat[i]
+			}
+		})
+		accGrad(f.g, colSums(prod, r, c))
+	}
+	if f.b.RequiresGrad() {
+		accGrad(f.b, colSums(Gy, r, c))
+	}
+	return nil
+}
+
+type l2NormFn struct {
+	x    mat.Tensor
+	y    []float32
+	norm []float32
+	eps  float32
+}
+
+// L2Normalize divides each row by its Euclidean norm (floored at 1e-12,
+// as torch.nn.functional.normalize).
+func L2Normalize(x mat.Tensor) mat.Tensor { return run(&l2NormFn{x: x, eps: 1e-12}) }
+
+func (f *l2NormFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
+
+func (f *l2NormFn) Forward() (mat.Tensor, error) {
+	r, c := Dims(f.x)
+	out := Zeros(r, c)
+	X, Y := Data(f.x), Data(out)
+	f.norm = make([]float32, r)
+	parallelFor(r, 16, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x := X[i*c : (i+1)*c]
+			var ss float64
+			for _, v := range x {
+				ss += float64(v) * float64(v)
+			}
+			n := max(float32(math.Sqrt(ss)), f.eps)
+			f.norm[i] = n
+			for j, v := range x {
+				Y[i*c+j] = v / n
+			}
+		}
+	})
+	f.y = Y
+	return wrap(out, f), nil
+}
+
+func (f *l2NormFn) Backward(gy mat.Tensor) error {
+	if !f.x.RequiresGrad() {
+		return nil
+	}
+	r, c := Dims(f.x)
+	G := Data(gy)
+	gx := make([]float32, r*c)
+	parallelFor(r, 16, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			y, g, d := f.y[i*c:(i+1)*c], G[i*c:(i+1)*c], gx[i*c:(i+1)*c]
+			n := f.norm[i]
+			if n <= f.eps { // the floor is active: y = x / eps, linear
+				for j := range d {
+					d[j] = g[j] / n
+				}
+				continue
+			}
+			var dot float32
+			for j := range g {
+				dot += g[j] * y[j]
+			}
+			for j := range d {
+				d[j] = (g[j] - y[j]*dot) / n
+			}
+		}
+	})
+	accGrad(f.x, gx)
+	return nil
+}
