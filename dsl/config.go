@@ -1,7 +1,3 @@
-// Package dsl turns an experiment's HCL file into evaluated stage instances,
-// expectations and ablation grids, with diagnostics (file:line:column and a
-// source snippet) for every static error, all collected in one pass. It knows
-// nothing of how stages run.
 package dsl
 
 import (
@@ -33,6 +29,24 @@ type Config struct {
 	Ablation  *Ablation // the selected ablation, if any
 	Profiles  []string  // profile names declared in the file
 	Ablations []string  // ablation names declared in the file
+
+	// Varied lists, in axis order, the paths that vary across Variants
+	// (the keys of Variant.Label): the columns of an ablation table.
+	Varied []string
+	// Variables holds the value of every declared variable in the first
+	// variant (after -var and profile overrides).
+	Variables map[string]cty.Value
+	// Repeats describes each repeat block as evaluated in the first variant.
+	Repeats []*Repeat
+}
+
+// Repeat is an evaluated repeat block.
+type Repeat struct {
+	Name   string
+	Rounds int
+	// Outputs are the names usable as repeat.NAME.last.X (the keys of next).
+	Outputs []string
+	Range   hcl.Range
 }
 
 // Experiment is the experiment block.
@@ -47,8 +61,22 @@ type Experiment struct {
 type Variant struct {
 	// Label maps each varied path ("stage.mask.top_k") to this cell's
 	// value; empty for the default pipeline.
-	Label  map[string]cty.Value
+	Label map[string]cty.Value
+	// Name is a short label for people: an explicit variant block's name,
+	// "top_k=3" for a grid cell, both joined by ", "; "" for the default
+	// pipeline.
+	Name   string
 	Stages []*Stage // topological order
+}
+
+// Stage returns the stage instance with that name, or nil.
+func (v *Variant) Stage(name string) *Stage {
+	for _, s := range v.Stages {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
 }
 
 // Stage is one evaluated stage instance.
@@ -59,6 +87,10 @@ type Stage struct {
 	Inputs map[string]Ref
 	Seed   int64
 	Range  hcl.Range // the stage block's header
+
+	Block  string // the stage block's name ("train" for "idc[2].train")
+	Repeat string // the enclosing repeat block, "" at top level
+	Round  int    // 1-based round inside Repeat, 0 at top level
 }
 
 // Ref points at an output of another stage, and optionally at a path of keys

@@ -1,0 +1,64 @@
+// Package dsl turns an experiment's HCL file into evaluated stage instances,
+// expectations and ablation grids, with diagnostics (file:line:column and a
+// source snippet) for every static error, all collected in one pass. It knows
+// nothing of how stages run: it needs only a *registry.Registry for stage
+// types, their parameter schemas and their typed input/output ports.
+//
+// # Pipeline
+//
+// Load parses (hclsyntax), decodes the top level with Body.Content into a
+// static model of unevaluated expressions (decode.go, after Terraform's
+// configs package), then evaluates that model once per variant (eval.go):
+// variables, locals, stage parameters, input references, repeat rounds, and
+// finally a topological sort of the stage instances (graph.go). Syntax errors
+// stop the load before decoding, since a broken tree only yields misleading
+// follow-up errors; from decoding on, every error is collected, deduplicated
+// (each variant and round re-evaluates the same expressions) and sorted by
+// position.
+//
+// # Stage attributes
+//
+// In a stage block, `uses` names the type and `seed` overrides the
+// experiment's seed; every other attribute is an input (its name is a
+// declared input port: the value must be a reference, and the referenced
+// output's kind must equal the port's kind) or a parameter (evaluated with
+// var., local. and go-cty's pure stdlib functions, converted to the schema
+// type; null means "use the default"). Params is the complete parameter
+// object in canonical form: it is decoded into the type's Go struct and
+// encoded back, so `lr = 3e-5`, `lr = 0.00003` and an omitted default of
+// 3e-5 are the same value, and formatting, comments, attribute order and
+// other stages' names never change it (the runner's cache key hashes it).
+//
+// # References
+//
+//	stage.S.OUT[.key...]           an output of stage S (keys only for metrics)
+//	previous.X                     inside a repeat: start.X in round 1, else next.X of the round before
+//	repeat.R.last.X[.key...]       next.X of the last round
+//	repeat.R.round[N].X[.key...]   next.X of round N
+//
+// Edges of the DAG come from these references alone. Stage names are one
+// namespace across the file, including stages inside repeat blocks; inside a
+// repeat, stage.S for an inner S means this round's instance, named
+// "R[round].S". Because a round's instances depend only on earlier rounds,
+// raising `rounds` adds instances and leaves earlier rounds' instances
+// (names, parameters, inputs) unchanged. `next` keys without a `start`
+// counterpart are per-round results (metrics) that are never carried.
+// `until` (stop when a metric stops improving) is reserved syntax and reports
+// "Not implemented": it needs run-time values the dsl does not have.
+//
+// # Overrides and variants
+//
+// Profiles, ablations, -var and --set all produce (path, expression)
+// overrides, evaluated exactly like attributes written in the file. Paths are
+// stage.S.ATTR (any input, parameter or seed), repeat.R.rounds and var.NAME.
+// Precedence, lowest first: the file, the selected profile (stage blocks,
+// repeat blocks, `variables = {...}`), -var, the grid cell (ablation `vary`
+// axes, explicit `variant` blocks as one more axis, --set lists), then
+// single-valued --set. A --set list on a path the ablation varies replaces
+// that axis. Each cell of the cartesian product is a full Variant; identical
+// stage instances across variants are the same cached unit.
+//
+// Command-line values live in synthetic files ("--set", "-var",
+// "--profile", "--ablation"), one flag per line, so their diagnostics carry
+// ranges and snippets like any other (see Loader.Files and Render).
+package dsl

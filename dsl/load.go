@@ -1,0 +1,460 @@
+package dsl
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"repro/registry"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// DefaultTolerance is an expect block's tolerance (in the metric's units,
+// e.g. Spearman x 100) when it gives none.
+const DefaultTolerance = 1.0
+
+// MaxVariants bounds a variant grid: each variant is a full evaluation, and
+// a typo in a --set list must not exhaust memory.
+const MaxVariants = 4096
+
+// Loader loads configuration files against one registry and keeps every
+// source it read (including synthetic files holding the command-line flags)
+// so that Render can show snippets.
+type Loader struct {
+	Registry *registry.Registry
+	files    map[string]*hcl.File
+}
+
+// NewLoader returns a loader for stage types in reg.
+func NewLoader(reg *registry.Registry) *Loader {
+	return &Loader{Registry: reg, files: map[string]*hcl.File{}}
+}
+
+// Files returns the sources read so far, by file name, for Render.
+func (l *Loader) Files() map[string]*hcl.File { return l.files }
+
+// Load reads and evaluates one file. The Config is nil when the
+// diagnostics hold an error.
+func Load(path string, reg *registry.Registry, opts Options) (*Config, hcl.Diagnostics) {
+	return NewLoader(reg).Load(path, opts)
+}
+
+// LoadSource is Load for source text already in memory (tests, stdin).
+func LoadSource(filename string, src []byte, reg *registry.Registry, opts Options) (*Config, hcl.Diagnostics) {
+	return NewLoader(reg).LoadSource(filename, src, opts)
+}
+
+// Load reads and evaluates the file at path.
+func (l *Loader) Load(path string, opts Options) (*Config, hcl.Diagnostics) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Cannot read configuration file",
+			Detail: fmt.Sprintf("%s: %v.", path, err),
+		}}
+	}
+	return l.LoadSource(path, src, opts)
+}
+
+// choice is one value of an axis: the overrides of one grid coordinate.
+type choice struct {
+	name      string // explicit variant name, else ""
+	overrides []override
+}
+
+// axis is one dimension of the variant grid.
+type axis struct {
+	path     string // the varied path; "" for an axis of explicit variants
+	explicit bool
+	choices  []choice
+}
+
+// LoadSource parses src as filename and evaluates it. Syntax errors stop
+// the load (a broken parse tree only yields confusing follow-up errors);
+// past that point every error in the file is collected in one pass.
+func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config, hcl.Diagnostics) {
+	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	if f != nil {
+		l.files[filename] = f
+	}
+	if diags.HasErrors() || f == nil {
+		return nil, diags
+	}
+	m, dd := decodeModule(filename, src, f.Body, l.Registry)
+	diags = append(diags, dd...)
+	dec := &decoder{reg: l.Registry, m: m}
+	if m.experiment == nil {
+		rng := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
+		dec.errorf(rng, "Missing experiment block", `A file declares its experiment: experiment "name" { title = "..." }.`)
+	}
+
+	var base []override // profile, then -var
+	if opts.Profile != "" {
+		ff := &flagFile{name: "--profile"}
+		pos := ff.add(opts.Profile)
+		l.files[ff.name] = ff.file()
+		if p, ok := m.profiles[opts.Profile]; ok {
+			base = append(base, p.overrides...)
+		} else {
+			dec.errorf(span(ff.name, pos, opts.Profile, 0, len(opts.Profile)), "Unknown profile",
+				"%s declares no profile %q.%s Declared: %s.", filename, opts.Profile,
+				suggest(opts.Profile, m.profOrder), listOrNone(m.profOrder))
+		}
+	}
+	if len(opts.Vars) > 0 {
+		ff := &flagFile{name: "-var"}
+		for _, name := range keys(opts.Vars) {
+			text := name + "=" + opts.Vars[name]
+			pos := ff.add(text)
+			if t, ok := dec.target("var."+name, span(ff.name, pos, text, 0, len(name))); ok {
+				vpos := span(ff.name, pos, text, len(name)+1, len(text)).Start
+				base = append(base, override{target: t, expr: flagValue(ff.name, opts.Vars[name], vpos)})
+			}
+		}
+		l.files[ff.name] = ff.file()
+	}
+
+	var axes []axis
+	var ablation *ablationBlock
+	if opts.Ablation != "" {
+		ff := &flagFile{name: "--ablation"}
+		pos := ff.add(opts.Ablation)
+		l.files[ff.name] = ff.file()
+		ab, ok := m.ablations[opts.Ablation]
+		if !ok {
+			dec.errorf(span(ff.name, pos, opts.Ablation, 0, len(opts.Ablation)), "Unknown ablation",
+				"%s declares no ablation %q.%s Declared: %s.", filename, opts.Ablation,
+				suggest(opts.Ablation, m.ablOrder), listOrNone(m.ablOrder))
+		} else {
+			ablation = ab
+			for _, ad := range ab.axes {
+				a := axis{path: ad.target.path}
+				for _, v := range ad.values {
+					a.choices = append(a.choices, choice{overrides: []override{{target: ad.target, expr: v, rng: v.Range(), label: true}}})
+				}
+				axes = append(axes, a)
+			}
+			if len(ab.variants) > 0 {
+				a := axis{explicit: true}
+				for _, v := range ab.variants {
+					c := choice{name: v.name}
+					for _, o := range v.sets {
+						o.label = true
+						c.overrides = append(c.overrides, o)
+					}
+					a.choices = append(a.choices, c)
+				}
+				axes = append(axes, a)
+			}
+		}
+	}
+
+	var fixed []override // single-valued --set: applied last, to every variant
+	if len(opts.Sets) > 0 {
+		ff := &flagFile{name: "--set"}
+		for _, text := range opts.Sets {
+			ps, d := parseSet(ff, text)
+			dec.diags = append(dec.diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			t, ok := dec.target(ps.path, ps.pathRng)
+			if !ok {
+				continue
+			}
+			var cs []choice
+			for _, v := range ps.values {
+				cs = append(cs, choice{overrides: []override{{target: t, expr: v, rng: v.Range(), label: true}}})
+			}
+			replaced := false
+			for i := range axes {
+				if axes[i].path == t.path {
+					axes[i].choices = cs // the flag wins over the ablation's values
+					replaced = true
+				}
+			}
+			switch {
+			case replaced:
+			case len(cs) > 1:
+				axes = append(axes, axis{path: t.path, choices: cs})
+			default:
+				o := cs[0].overrides[0]
+				o.label = false
+				fixed = append(fixed, o)
+			}
+		}
+		l.files[ff.name] = ff.file()
+	}
+	diags = append(diags, dec.diags...)
+
+	cells := 1
+	for _, a := range axes {
+		cells *= len(a.choices)
+		if cells > MaxVariants {
+			rng := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
+			if ablation != nil {
+				rng = ablation.rng
+			}
+			dec.errorf(rng, "Too many variants",
+				"The ablation and --set lists expand into more than %d variants; split the grid.", MaxVariants)
+			diags = append(diags, dec.diags[len(dec.diags)-1])
+			axes = nil
+			break
+		}
+	}
+
+	cfg := &Config{File: filename, Profiles: m.profOrder, Ablations: m.ablOrder}
+	var evals []*evaluator
+	var cellList [][]int
+	for _, cell := range product(axes) {
+		ovrs := append([]override(nil), base...)
+		for i, a := range axes {
+			ovrs = append(ovrs, a.choices[cell[i]].overrides...)
+		}
+		ovrs = append(ovrs, fixed...)
+		e := evaluate(m, ovrs)
+		v := &Variant{Label: e.labels, Stages: e.stages, Name: cellName(m, axes, cell, e.labels)}
+		cfg.Variants = append(cfg.Variants, v)
+		evals = append(evals, e)
+		cellList = append(cellList, cell)
+	}
+	e0 := evals[0]
+	cfg.Variables = e0.vars
+	for _, it := range m.items {
+		if r := it.repeat; r != nil {
+			cfg.Repeats = append(cfg.Repeats, &Repeat{Name: r.name, Rounds: e0.rounds[r], Outputs: r.nextOrder, Range: r.defRange})
+		}
+	}
+	if x := m.experiment; x != nil {
+		cfg.Experiment = Experiment{Name: x.name, Title: e0.str(x.attrs, "title"), Table: e0.str(x.attrs, "table"), Paper: e0.str(x.attrs, "paper")}
+	}
+	for _, x := range m.expects {
+		cfg.Expects = append(cfg.Expects, e0.expect(x))
+	}
+	cfg.Varied = varied(axes, ablation)
+	if ablation != nil {
+		cfg.Ablation = &Ablation{Name: ablation.name, Range: ablation.rng}
+		if ablation.title != nil {
+			cfg.Ablation.Title = e0.str(hcl.Attributes{"title": {Name: "title", Expr: ablation.title}}, "title")
+		}
+		for _, r := range ablation.report {
+			if ref, ok := e0.metric(r); ok {
+				cfg.Ablation.Report = append(cfg.Ablation.Report, ref)
+			}
+		}
+		for i, a := range axes {
+			if a.explicit {
+				continue
+			}
+			ax := Axis{Path: a.path}
+			for j := range a.choices {
+				for k, cell := range cellList {
+					if cell[i] == j {
+						ax.Values = append(ax.Values, evals[k].labels[a.path])
+						break
+					}
+				}
+			}
+			cfg.Ablation.Vary = append(cfg.Ablation.Vary, ax)
+		}
+	}
+	for _, e := range evals {
+		diags = append(diags, e.diags...)
+	}
+	diags = dedupe(diags)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return cfg, diags
+}
+
+func (e *evaluator) expect(x *expectBlock) *Expect {
+	out := &Expect{Name: x.name, Range: x.rng, Tolerance: DefaultTolerance}
+	if a, ok := x.attrs["value"]; ok {
+		out.Value, _ = e.metric(a.Expr)
+	}
+	out.Paper = e.num(x.attrs, "paper", 0)
+	out.Tolerance = e.num(x.attrs, "tolerance", DefaultTolerance)
+	if out.Tolerance < 0 {
+		e.errorf(x.attrs["tolerance"].Expr.Range(), "Invalid tolerance", "A tolerance is at least 0.")
+	}
+	out.Row = e.str(x.attrs, "row")
+	out.Column = e.str(x.attrs, "column")
+	out.Profile = e.str(x.attrs, "profile")
+	if out.Profile != "" {
+		if _, ok := e.m.profiles[out.Profile]; !ok {
+			e.errorf(x.attrs["profile"].Expr.Range(), "Unknown profile",
+				"There is no profile %q.%s Declared: %s.", out.Profile, suggest(out.Profile, e.m.profOrder), listOrNone(e.m.profOrder))
+		}
+	}
+	return out
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// product enumerates the grid cells, the first axis varying slowest; no
+// axes gives one empty cell (the default pipeline).
+func product(axes []axis) [][]int {
+	cells := [][]int{{}}
+	for _, a := range axes {
+		var next [][]int
+		for _, c := range cells {
+			for j := range a.choices {
+				next = append(next, append(append([]int(nil), c...), j))
+			}
+		}
+		cells = next
+	}
+	return cells
+}
+
+// varied lists the label paths in axis order.
+func varied(axes []axis, ab *ablationBlock) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, a := range axes {
+		if !a.explicit {
+			add(a.path)
+			continue
+		}
+		for _, c := range a.choices {
+			for _, o := range c.overrides {
+				add(o.target.path)
+			}
+		}
+	}
+	return out
+}
+
+func cellName(m *module, axes []axis, cell []int, labels map[string]cty.Value) string {
+	var parts []string
+	for i, a := range axes {
+		c := a.choices[cell[i]]
+		if a.explicit {
+			parts = append(parts, c.name)
+			continue
+		}
+		short := strings.TrimPrefix(a.path, "stage.")
+		short = strings.TrimPrefix(short, "repeat.")
+		if v, ok := labels[a.path]; ok {
+			parts = append(parts, short+"="+formatValue(v))
+		} else {
+			parts = append(parts, short+"="+exprText(m, c.overrides[0].expr))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// formatValue writes a value as HCL source (3, 0.1, "rake", [1, 2]).
+func formatValue(v cty.Value) string {
+	if v == cty.NilVal || !v.IsWhollyKnown() {
+		return "?"
+	}
+	if v.Type() == cty.String && !v.IsNull() {
+		return v.AsString()
+	}
+	return hclValue(v)
+}
+
+// hclValue writes a known value in HCL syntax.
+func hclValue(v cty.Value) string {
+	ty := v.Type()
+	switch {
+	case v.IsNull():
+		return "null"
+	case ty == cty.String:
+		return strconv.Quote(v.AsString())
+	case ty == cty.Number:
+		return v.AsBigFloat().Text('g', -1)
+	case ty == cty.Bool:
+		return strconv.FormatBool(v.True())
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		var parts []string
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			parts = append(parts, hclValue(e))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case ty.IsMapType() || ty.IsObjectType():
+		var parts []string
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			parts = append(parts, k.AsString()+" = "+hclValue(e))
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	}
+	return v.GoString()
+}
+
+// dedupe drops repeated diagnostics (every variant and every round
+// re-evaluates the same expressions) and sorts them by position.
+func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
+	seen := map[string]bool{}
+	var out hcl.Diagnostics
+	for _, d := range diags {
+		key := d.Summary
+		if d.Subject != nil {
+			key += "@" + d.Subject.String() + fmt.Sprint(d.Subject.Start.Byte, d.Subject.End.Byte)
+		} else {
+			key += "|" + d.Detail
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, d)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Subject, out[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a == nil && b != nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		case a.Start.Byte != b.Start.Byte:
+			return a.Start.Byte < b.Start.Byte
+		}
+		return false
+	})
+	return out
+}
+
+// Validate loads the file at path with opts, then once more under each
+// declared profile and each declared ablation, so that a value that is
+// wrong only under some profile or grid cell is reported too (`repro
+// validate`). The diagnostics are merged and deduplicated.
+func (l *Loader) Validate(path string, opts Options) hcl.Diagnostics {
+	cfg, diags := l.Load(path, opts)
+	if cfg == nil {
+		return diags
+	}
+	for _, p := range cfg.Profiles {
+		o := opts
+		o.Profile = p
+		_, d := l.Load(path, o)
+		diags = append(diags, d...)
+	}
+	for _, a := range cfg.Ablations {
+		o := opts
+		o.Ablation = a
+		_, d := l.Load(path, o)
+		diags = append(diags, d...)
+	}
+	return dedupe(diags)
+}

@@ -1,0 +1,4 @@
+stage "s" { # ERROR: Missing experiment block
+  uses = "data.sentences"
+  path = "x"
+}

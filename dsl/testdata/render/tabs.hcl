@@ -1,0 +1,6 @@
+experiment "x" {
+}
+
+stage "t" {
+	uses = "data.sentencs"
+}

@@ -1,0 +1,100 @@
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// lastInput is one input of a node as it was when the node last ran.
+type lastInput struct {
+	Node   string `json:"node"`
+	Output string `json:"output"`
+	Digest string `json:"digest"`
+}
+
+// lastRun is what a scope remembers of a node's latest finished (or found
+// cached) run, to explain later why the node is stale.
+type lastRun struct {
+	NodeID  string
+	Key     string
+	Type    string
+	Version int
+	Params  json.RawMessage
+	Inputs  map[string]lastInput
+	Seed    int64
+	Seeded  bool
+}
+
+type execer interface {
+	Exec(query string, args ...any) (sql.Result, error)
+}
+
+func putLastRun(tx execer, scope string, r *lastRun, now int64) error {
+	inputs, _ := json.Marshal(r.Inputs)
+	if r.Inputs == nil {
+		inputs = []byte("{}")
+	}
+	_, err := tx.Exec(`INSERT OR REPLACE INTO last_runs
+		(scope, node_id, key, stage_type, version, params, inputs, seed, seeded, updated_ns)
+		VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		scope, r.NodeID, r.Key, r.Type, r.Version, string(r.Params), string(inputs), r.Seed, r.Seeded, now)
+	return err
+}
+
+// putLastRuns writes several records in one transaction and, when keep is
+// not nil, forgets the scope's records of nodes not in keep (nodes removed
+// from the experiment), so they no longer keep objects alive in GC.
+func (c *Cache) putLastRuns(ctx context.Context, scope string, rs []*lastRun, keep []string) error {
+	if scope == "" || (len(rs) == 0 && keep == nil) {
+		return nil
+	}
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := time.Now().UnixNano()
+	for _, r := range rs {
+		if err := putLastRun(tx, scope, r, now); err != nil {
+			return err
+		}
+	}
+	if keep != nil {
+		ids, _ := json.Marshal(keep)
+		if _, err := tx.Exec(`DELETE FROM last_runs WHERE scope = ? AND node_id NOT IN (SELECT value FROM json_each(?))`,
+			scope, string(ids)); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// lastRuns returns the scope's records by node ID.
+func (c *Cache) lastRuns(ctx context.Context, scope string) (map[string]*lastRun, error) {
+	out := map[string]*lastRun{}
+	if scope == "" {
+		return out, nil
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT node_id, key, stage_type, version, params, inputs, seed, seeded
+		FROM last_runs WHERE scope = ?`, scope)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r lastRun
+		var params, inputs string
+		if err := rows.Scan(&r.NodeID, &r.Key, &r.Type, &r.Version, &params, &inputs, &r.Seed, &r.Seeded); err != nil {
+			return nil, err
+		}
+		r.Params = json.RawMessage(params)
+		if err := json.Unmarshal([]byte(inputs), &r.Inputs); err != nil {
+			return nil, fmt.Errorf("last run of %s in scope %q: %v", r.NodeID, scope, err)
+		}
+		out[r.NodeID] = &r
+	}
+	return out, rows.Err()
+}

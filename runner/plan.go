@@ -1,0 +1,248 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// PlanStatus says whether a node would run.
+type PlanStatus int
+
+const (
+	PlanCached PlanStatus = iota // its key is in the cache
+	PlanRun                      // it would run
+)
+
+func (s PlanStatus) String() string {
+	if s == PlanCached {
+		return "cached"
+	}
+	return "will run"
+}
+
+// ReasonKind classifies why a node would run.
+type ReasonKind int
+
+const (
+	ReasonNeverRun       ReasonKind = iota // no run of this node is recorded for the scope
+	ReasonTypeChanged                      // the node now uses another stage type
+	ReasonVersionChanged                   // the stage type's version changed
+	ReasonParamChanged                     // a parameter changed (Name, Old, New: JSON values; "" = absent)
+	ReasonSeedChanged                      // a Seeded type's seed changed
+	ReasonInputRuns                        // input Name comes from a stage that will run first
+	ReasonInputChanged                     // input Name's artifact differs from the last run's
+	ReasonInputAdded                       // input Name is newly connected
+	ReasonInputRemoved                     // input Name is no longer connected
+	ReasonMissing                          // same key as the last run, but its result is no longer in the cache (gc?)
+)
+
+// Reason is one cause of a node being stale.
+type Reason struct {
+	Kind     ReasonKind
+	Name     string // parameter or input port
+	Old, New string
+}
+
+func (r Reason) String() string {
+	switch r.Kind {
+	case ReasonNeverRun:
+		return "never run"
+	case ReasonTypeChanged:
+		return fmt.Sprintf("stage type changed (%s -> %s)", r.Old, r.New)
+	case ReasonVersionChanged:
+		return fmt.Sprintf("stage version changed (%s -> %s)", r.Old, r.New)
+	case ReasonParamChanged:
+		return fmt.Sprintf("parameter %s changed (%s -> %s)", r.Name, orAbsent(r.Old), orAbsent(r.New))
+	case ReasonSeedChanged:
+		return fmt.Sprintf("seed changed (%s -> %s)", r.Old, r.New)
+	case ReasonInputRuns:
+		return fmt.Sprintf("input %s changed (upstream %s will run)", r.Name, r.New)
+	case ReasonInputChanged:
+		return fmt.Sprintf("input %s changed (%s -> %s)", r.Name, short(r.Old), short(r.New))
+	case ReasonInputAdded:
+		return fmt.Sprintf("input %s added (%s)", r.Name, r.New)
+	case ReasonInputRemoved:
+		return fmt.Sprintf("input %s removed (was %s)", r.Name, r.Old)
+	case ReasonMissing:
+		return "result no longer in the cache"
+	}
+	return "unknown reason"
+}
+
+func orAbsent(s string) string {
+	if s == "" {
+		return "absent"
+	}
+	return s
+}
+
+func short(digest string) string {
+	if len(digest) > 12 {
+		return digest[:12]
+	}
+	return digest
+}
+
+// PlanEntry is what Plan says about one node.
+type PlanEntry struct {
+	ID     string
+	Type   string
+	Key    string // "" when an input's stage will run first (its digest is not known yet)
+	Status PlanStatus
+	// Reasons explains a PlanRun entry; empty for PlanCached.
+	Reasons []Reason
+}
+
+// Plan says, without running anything, which nodes of g are cached and why
+// each other node would run, comparing with the scope's last-run records.
+// A node whose inputs are all cached has a key; a node downstream of one
+// that will run has none (early cut-off may still leave it cached once its
+// input is computed, so Plan says "will run" with the upstream as reason).
+func (c *Cache) Plan(ctx context.Context, g *Graph, scope string) ([]PlanEntry, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	last, err := c.lastRuns(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	type known struct {
+		run     bool
+		outputs map[string]string // port -> digest, when cached
+	}
+	state := map[string]known{}
+	var plan []PlanEntry
+	for _, n := range g.Nodes {
+		e := PlanEntry{ID: n.ID, Type: n.Type.Name}
+		params, err := CanonicalParams(n.Params)
+		if err != nil {
+			return nil, err
+		}
+		digests := map[string]string{}
+		var upRuns []Reason
+		for _, port := range sortedPorts(n.Inputs) {
+			in := n.Inputs[port]
+			up := state[in.Node]
+			if up.run {
+				upRuns = append(upRuns, Reason{Kind: ReasonInputRuns, Name: port, New: in.Node})
+				continue
+			}
+			digests[port] = up.outputs[in.Output]
+		}
+		lr := last[n.ID]
+		if len(upRuns) > 0 {
+			e.Status = PlanRun
+			e.Reasons = append(explain(n, params, nil, lr), upRuns...)
+			if lr == nil {
+				e.Reasons = []Reason{{Kind: ReasonNeverRun}}
+			}
+			state[n.ID] = known{run: true}
+			plan = append(plan, e)
+			continue
+		}
+		e.Key = keyOf(n, params, digests)
+		outs, err := c.outputDigests(ctx, e.Key)
+		if err != nil {
+			return nil, err
+		}
+		if outs != nil && objectsPresent(outs) {
+			e.Status = PlanCached
+			m := map[string]string{}
+			for p, a := range outs {
+				m[p] = a.Digest
+			}
+			state[n.ID] = known{outputs: m}
+			plan = append(plan, e)
+			continue
+		}
+		e.Status = PlanRun
+		e.Reasons = explain(n, params, digests, lr)
+		if len(e.Reasons) == 0 {
+			e.Reasons = []Reason{{Kind: ReasonMissing}}
+		}
+		state[n.ID] = known{run: true}
+		plan = append(plan, e)
+	}
+	return plan, nil
+}
+
+// explain compares a node with its last-run record. digests holds the
+// inputs whose digests are known; nil means compare no input digests.
+func explain(n *Node, params []byte, digests map[string]string, lr *lastRun) []Reason {
+	if lr == nil {
+		return []Reason{{Kind: ReasonNeverRun}}
+	}
+	var rs []Reason
+	if lr.Type != n.Type.Name {
+		return []Reason{{Kind: ReasonTypeChanged, Old: lr.Type, New: n.Type.Name}}
+	}
+	if lr.Version != n.Type.Version {
+		rs = append(rs, Reason{Kind: ReasonVersionChanged, Old: fmt.Sprint(lr.Version), New: fmt.Sprint(n.Type.Version)})
+	}
+	rs = append(rs, diffParams(lr.Params, params)...)
+	if n.Type.Seeded && (!lr.Seeded || lr.Seed != n.Seed) {
+		old := fmt.Sprint(lr.Seed)
+		if !lr.Seeded {
+			old = "none"
+		}
+		rs = append(rs, Reason{Kind: ReasonSeedChanged, Old: old, New: fmt.Sprint(n.Seed)})
+	}
+	for _, port := range sortedPorts(n.Inputs) {
+		old, had := lr.Inputs[port]
+		in := n.Inputs[port]
+		switch {
+		case !had:
+			rs = append(rs, Reason{Kind: ReasonInputAdded, Name: port, New: in.Node + "." + in.Output})
+		case digests != nil:
+			if d, ok := digests[port]; ok && d != old.Digest {
+				rs = append(rs, Reason{Kind: ReasonInputChanged, Name: port, Old: old.Digest, New: d})
+			}
+		}
+	}
+	var removed []string
+	for port := range lr.Inputs {
+		if _, ok := n.Inputs[port]; !ok {
+			removed = append(removed, port)
+		}
+	}
+	sort.Strings(removed)
+	for _, port := range removed {
+		old := lr.Inputs[port]
+		rs = append(rs, Reason{Kind: ReasonInputRemoved, Name: port, Old: old.Node + "." + old.Output})
+	}
+	return rs
+}
+
+// diffParams lists the top-level parameters whose canonical JSON differs,
+// sorted by name, with their old and new JSON values.
+func diffParams(oldJSON, newJSON []byte) []Reason {
+	var o, n map[string]json.RawMessage
+	if json.Unmarshal(oldJSON, &o) != nil || json.Unmarshal(newJSON, &n) != nil {
+		if !bytes.Equal(oldJSON, newJSON) {
+			return []Reason{{Kind: ReasonParamChanged, Name: "(all)", Old: string(oldJSON), New: string(newJSON)}}
+		}
+		return nil
+	}
+	names := map[string]bool{}
+	for k := range o {
+		names[k] = true
+	}
+	for k := range n {
+		names[k] = true
+	}
+	var sorted []string
+	for k := range names {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var rs []Reason
+	for _, k := range sorted {
+		if !bytes.Equal(o[k], n[k]) {
+			rs = append(rs, Reason{Kind: ReasonParamChanged, Name: k, Old: string(o[k]), New: string(n[k])})
+		}
+	}
+	return rs
+}

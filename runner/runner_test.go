@@ -1,0 +1,508 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"repro/registry"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+func TestCanonicalParams(t *testing.T) {
+	v := cty.ObjectVal(map[string]cty.Value{
+		"z":    cty.NumberIntVal(3),
+		"a":    cty.StringVal("x\"y"),
+		"lr":   cty.NumberFloatVal(3e-5),
+		"tags": cty.ListVal([]cty.Value{cty.StringVal("b"), cty.StringVal("a")}),
+		"m":    cty.MapVal(map[string]cty.Value{"k2": cty.True, "k1": cty.False}),
+		"n":    cty.NullVal(cty.String),
+		"big":  cty.NumberIntVal(1 << 60),
+	})
+	got, err := CanonicalParams(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"a":"x\"y","big":1152921504606846976,"lr":3e-05,"m":{"k1":false,"k2":true},"n":null,"tags":["b","a"],"z":3}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	// A number parsed at HCL's 512-bit precision and the float64 a stage
+	// decodes it into give the same canonical form.
+	parsed, err := cty.ParseNumberVal("0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := CanonicalParams(cty.ObjectVal(map[string]cty.Value{"x": parsed}))
+	b, _ := CanonicalParams(cty.ObjectVal(map[string]cty.Value{"x": cty.NumberFloatVal(0.1)}))
+	if string(a) != string(b) || string(a) != `{"x":0.1}` {
+		t.Errorf("0.1: parsed %s, float %s", a, b)
+	}
+	if _, err := CanonicalParams(cty.ObjectVal(map[string]cty.Value{"u": cty.UnknownVal(cty.String)})); err == nil || !strings.Contains(err.Error(), "u") {
+		t.Errorf("unknown value: err = %v", err)
+	}
+}
+
+// TestKeyComponents changes each key component alone and checks that it,
+// and nothing else, changes the key.
+func TestKeyComponents(t *testing.T) {
+	ts := testTypes(newCounter(""))
+	base := func() *Node {
+		n := node(t, "train", ts["seeded"], map[string]cty.Value{"suffix": cty.StringVal("!")}, map[string]Edge{"in": {Node: "src", Output: "out"}})
+		n.Seed = 42
+		return n
+	}
+	digests := map[string]string{"in": strings.Repeat("a", 64)}
+	key := func(n *Node, d map[string]string) string {
+		k, err := NodeKey(n, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	k0 := key(base(), digests)
+	misses := map[string]func(n *Node, d map[string]string) map[string]string{
+		"type name": func(n *Node, d map[string]string) map[string]string {
+			st := *n.Type
+			st.Name = "test.other"
+			n.Type = &st
+			return d
+		},
+		"type version": func(n *Node, d map[string]string) map[string]string {
+			st := *n.Type
+			st.Version++
+			n.Type = &st
+			return d
+		},
+		"parameter": func(n *Node, d map[string]string) map[string]string {
+			n.Params = params(t, n.Type, map[string]cty.Value{"suffix": cty.StringVal("?")})
+			return d
+		},
+		"input digest": func(n *Node, d map[string]string) map[string]string {
+			return map[string]string{"in": strings.Repeat("b", 64)}
+		},
+		"input port": func(n *Node, d map[string]string) map[string]string {
+			return map[string]string{"extra": d["in"]}
+		},
+		"seed (seeded type)": func(n *Node, d map[string]string) map[string]string {
+			n.Seed = 43
+			return d
+		},
+	}
+	for name, change := range misses {
+		n := base()
+		d := change(n, digests)
+		if k := key(n, d); k == k0 {
+			t.Errorf("changing the %s did not change the key", name)
+		}
+	}
+	hits := map[string]func(n *Node){
+		"node ID":            func(n *Node) { n.ID = "renamed" },
+		"upstream node name": func(n *Node) { n.Inputs = map[string]Edge{"in": {Node: "other", Output: "out"}} },
+		"stage doc":          func(n *Node) { st := *n.Type; st.Doc = "new doc"; n.Type = &st },
+	}
+	for name, change := range hits {
+		n := base()
+		change(n)
+		if k := key(n, digests); k != k0 {
+			t.Errorf("changing the %s changed the key", name)
+		}
+	}
+	// The seed of an unseeded type is not part of its key.
+	u := node(t, "u", ts["transform"], nil, nil)
+	u.Seed = 1
+	ku := key(u, nil)
+	u.Seed = 2
+	if key(u, nil) != ku {
+		t.Error("the seed changed the key of an unseeded type")
+	}
+}
+
+func linear(t *testing.T, ts map[string]*registry.StageType, text string) *Graph {
+	return &Graph{Nodes: []*Node{
+		node(t, "src", ts["source"], map[string]cty.Value{"text": cty.StringVal(text)}, nil),
+		node(t, "mid", ts["constant"], nil, map[string]Edge{"in": {Node: "src", Output: "out"}}),
+		node(t, "end", ts["transform"], nil, map[string]Edge{"in": {Node: "mid", Output: "out"}}),
+		node(t, "side", ts["transform"], map[string]cty.Value{"suffix": cty.StringVal("#")}, map[string]Edge{"in": {Node: "src", Output: "out"}}),
+	}}
+}
+
+func TestRunCacheAndEarlyCutoff(t *testing.T) {
+	cnt := newCounter("")
+	ts := testTypes(cnt)
+	c := openTemp(t)
+	ctx := context.Background()
+	res, err := c.Run(ctx, linear(t, ts, "a"), Options{Scope: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cnt.total() != 4 {
+		t.Fatalf("first run executed %d stages, want 4", cnt.total())
+	}
+	out := res.Node("side").Outputs["out"]
+	if b, err := os.ReadFile(out.Path("data.txt")); err != nil || string(b) != "a#" {
+		t.Fatalf("side output = %q, %v", b, err)
+	}
+	if got, _, _ := DigestDir(out.Dir); got != out.Digest {
+		t.Errorf("stored digest %s, recomputed %s", out.Digest, got)
+	}
+
+	// Everything cached; renaming a node changes nothing.
+	cnt.reset()
+	g := linear(t, ts, "a")
+	g.Nodes[3].ID = "side_renamed"
+	res, err = c.Run(ctx, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cnt.total() != 0 {
+		t.Fatalf("cached run executed %v", cnt.n)
+	}
+	for id, s := range statuses(res) {
+		if s != "cached" {
+			t.Errorf("%s: %s, want cached", id, s)
+		}
+	}
+
+	// Changing the source's text re-runs src, mid (its input digest
+	// changed) and side; mid writes the same bytes, so end stays cached.
+	cnt.reset()
+	res, err = c.Run(ctx, linear(t, ts, "b"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"src": "ran", "mid": "ran", "end": "cached", "side": "ran"}
+	for id, s := range statuses(res) {
+		if want[id] != s {
+			t.Errorf("%s: %s, want %s", id, s, want[id])
+		}
+	}
+	// A param change of an unrelated stage runs only that stage.
+	cnt.reset()
+	g = linear(t, ts, "b")
+	g.Nodes[3].Params = params(t, ts["transform"], map[string]cty.Value{"suffix": cty.StringVal("%")})
+	if _, err := c.Run(ctx, g, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if cnt.total() != 1 || cnt.get("side") != 1 {
+		t.Errorf("executed %v, want only side", cnt.n)
+	}
+	// Targets: only the named node and its upstream.
+	cnt.reset()
+	res, err = c.Run(ctx, linear(t, ts, "c"), Options{Targets: []string{"mid"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Nodes) != 2 || cnt.total() != 2 {
+		t.Errorf("targets: %d nodes, executed %v", len(res.Nodes), cnt.n)
+	}
+	if probs, err := c.Verify(ctx); err != nil || len(probs) != 0 {
+		t.Errorf("verify: %v %v", probs, err)
+	}
+}
+
+func TestProvenance(t *testing.T) {
+	ts := testTypes(newCounter(""))
+	c := openTemp(t)
+	g := &Graph{Nodes: []*Node{
+		node(t, "src", ts["source"], nil, nil),
+		node(t, "s", ts["seeded"], nil, map[string]Edge{"in": {Node: "src", Output: "out"}}),
+	}}
+	g.Nodes[1].Seed = 7
+	res, err := c.Run(context.Background(), g, Options{Backend: "cpu", Version: "v0.1.0", Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, ok, err := c.Lookup(context.Background(), res.Node("s").Key)
+	if err != nil || !ok {
+		t.Fatalf("lookup: %v %v", ok, err)
+	}
+	host, _ := os.Hostname()
+	if info.Type != "test.seeded" || info.Version != 1 || info.NodeID != "s" || !info.Seeded || info.Seed != 7 ||
+		info.Backend != "cpu" || info.ReproVersion != "v0.1.0" || !info.Partial || info.Host != host ||
+		info.Device != "cpu" || info.Duration <= 0 || time.Since(info.Time) > time.Minute {
+		t.Errorf("provenance: %+v", info)
+	}
+	if info.Inputs["in"] != res.Node("src").Outputs["out"].Digest {
+		t.Errorf("input digest %q, want %q", info.Inputs["in"], res.Node("src").Outputs["out"].Digest)
+	}
+	if string(info.Params) != `{"sleep_ms":0,"suffix":"!"}` {
+		t.Errorf("params %s", info.Params)
+	}
+	if info.Outputs["out"].Digest != res.Node("s").Outputs["out"].Digest || info.Size != int64(len("hello!7")) {
+		t.Errorf("outputs %+v size %d", info.Outputs, info.Size)
+	}
+	b, _ := os.ReadFile(info.Outputs["out"].Path("data.txt"))
+	if string(b) != "hello!7" {
+		t.Errorf("content %q", b)
+	}
+	list, err := c.List(context.Background())
+	if err != nil || len(list) != 2 {
+		t.Fatalf("list: %d %v", len(list), err)
+	}
+}
+
+func TestFailuresKeepGoing(t *testing.T) {
+	cnt := newCounter("")
+	ts := testTypes(cnt)
+	c := openTemp(t)
+	g := &Graph{Nodes: []*Node{
+		node(t, "src", ts["source"], nil, nil),
+		node(t, "bad", ts["fail"], nil, map[string]Edge{"in": {Node: "src", Output: "out"}}),
+		node(t, "after_bad", ts["transform"], nil, map[string]Edge{"in": {Node: "bad", Output: "out"}}),
+		node(t, "after_after", ts["transform"], nil, map[string]Edge{"in": {Node: "after_bad", Output: "out"}}),
+		node(t, "boom", ts["panic"], nil, nil),
+		node(t, "good", ts["transform"], nil, map[string]Edge{"in": {Node: "src", Output: "out"}}),
+	}}
+	var events []Event
+	res, err := c.Run(context.Background(), g, Options{Events: func(e Event) { events = append(events, e) }})
+	var rerr *RunError
+	if !errors.As(err, &rerr) {
+		t.Fatalf("err = %v, want *RunError", err)
+	}
+	want := map[string]string{"src": "ran", "bad": "failed", "after_bad": "skipped", "after_after": "skipped", "boom": "failed", "good": "ran"}
+	for id, s := range statuses(res) {
+		if want[id] != s {
+			t.Errorf("%s: %s, want %s", id, s, want[id])
+		}
+	}
+	msg := err.Error()
+	for _, s := range []string{"2 stage(s) failed, 2 skipped", "bad (test.fail): bad row at data.txt:3", "boom (test.panic): panic: assignment to entry in nil map",
+		res.Node("bad").Log, res.Node("boom").Log, "after_bad (test.transform): skipped"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("error lacks %q:\n%s", s, msg)
+		}
+	}
+	logb, _ := os.ReadFile(res.Node("boom").Log)
+	if !strings.Contains(string(logb), "PANIC") || !strings.Contains(string(logb), "goroutine") {
+		t.Errorf("panic log lacks the stack:\n%s", logb)
+	}
+	// Nothing of the failed stage is cached, and no temp dir is left.
+	if _, ok, _ := c.Lookup(context.Background(), res.Node("bad").Key); ok {
+		t.Error("failed stage was recorded")
+	}
+	if ents, _ := os.ReadDir(filepath.Join(c.Dir(), tmpDir)); len(ents) != 0 {
+		t.Errorf("temp dirs left: %v", ents)
+	}
+	kinds := map[EventKind]int{}
+	for _, e := range events {
+		kinds[e.Kind]++
+	}
+	if kinds[EventFailed] != 2 || kinds[EventSkipped] != 2 || kinds[EventDone] != 2 || kinds[EventWaiting] < 6 {
+		t.Errorf("events by kind: %v", kinds)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	cnt := newCounter("")
+	ts := testTypes(cnt)
+	c := openTemp(t)
+	g := &Graph{Nodes: []*Node{
+		node(t, "w", ts["wait"], nil, nil),
+		node(t, "after", ts["transform"], nil, map[string]Edge{"in": {Node: "w", Output: "out"}}),
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	res, err := c.Run(ctx, g, Options{Events: func(e Event) {
+		if e.Kind == EventRunning && e.Node == "w" {
+			close(started)
+			go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+		}
+	}})
+	<-started
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if res.Node("w").Status != StatusFailed || res.Node("after").Status != StatusSkipped {
+		t.Errorf("statuses %v", statuses(res))
+	}
+	if ents, _ := os.ReadDir(filepath.Join(c.Dir(), tmpDir)); len(ents) != 0 {
+		t.Errorf("temp dirs left: %v", ents)
+	}
+	if list, _ := c.List(context.Background()); len(list) != 0 {
+		t.Errorf("cancelled run recorded %d runs", len(list))
+	}
+	if objs, _ := c.objectDirs(); len(objs) != 0 {
+		t.Errorf("cancelled run stored objects %v", objs)
+	}
+}
+
+func TestEventsAndDevices(t *testing.T) {
+	cnt := newCounter("")
+	ts := testTypes(cnt)
+	c := openTemp(t)
+	var g Graph
+	for _, id := range []string{"a", "b", "c"} {
+		g.Nodes = append(g.Nodes, node(t, id, ts["steps"], nil, nil))
+		// Distinct keys: the steps type has no params, so vary by version.
+		st := *ts["steps"]
+		st.Version = len(g.Nodes)
+		g.Nodes[len(g.Nodes)-1].Type = &st
+	}
+	var events []Event
+	running, maxRunning := 0, 0
+	perGPU := map[string]int{}
+	res, err := c.Run(context.Background(), &g, Options{
+		Jobs: 4, Devices: []string{"cuda:0", "cuda:1"}, ProgressInterval: 20 * time.Millisecond,
+		Events: func(e Event) {
+			events = append(events, e)
+			switch {
+			case e.Kind == EventRunning:
+				running++
+				perGPU[e.Device]++
+				maxRunning = max(maxRunning, running)
+			case e.Kind == EventDone:
+				running--
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if maxRunning > 2 {
+		t.Errorf("%d tensor stages ran at once on 2 GPUs", maxRunning)
+	}
+	if len(perGPU) != 2 || perGPU["cpu"] != 0 {
+		t.Errorf("devices used: %v", perGPU)
+	}
+	for _, n := range res.Nodes {
+		b, _ := os.ReadFile(n.Outputs["out"].Path("metrics.json"))
+		if !strings.Contains(string(b), `"cuda:`) || !strings.Contains(string(b), n.Device) {
+			t.Errorf("%s ran on %s, wrote %s", n.ID, n.Device, b)
+		}
+	}
+	// Progress: throttled (no two events closer than the interval, except
+	// the final one, which is always reported), with an ETA once the rate
+	// is known.
+	var prog []Event
+	for _, e := range events {
+		if e.Kind == EventProgress && e.Node == "a" {
+			if e.Total != 20 {
+				t.Errorf("progress total %d", e.Total)
+			}
+			prog = append(prog, e)
+		}
+	}
+	var sawETA bool
+	for i, e := range prog {
+		sawETA = sawETA || e.ETA > 0
+		if i > 0 && e.Done < e.Total && e.Time.Sub(prog[i-1].Time) < 20*time.Millisecond {
+			t.Errorf("progress events %d and %d only %v apart", i-1, i, e.Time.Sub(prog[i-1].Time))
+		}
+	}
+	if len(prog) < 2 || !sawETA || prog[len(prog)-1].Done != 20 || !strings.HasPrefix(prog[len(prog)-1].Status, "loss ") {
+		t.Errorf("progress events %d (eta %v): %+v", len(prog), sawETA, prog)
+	}
+}
+
+func TestCPUTensorSerialised(t *testing.T) {
+	cnt := newCounter("")
+	ts := testTypes(cnt)
+	c := openTemp(t)
+	var g Graph
+	for i, id := range []string{"a", "b", "c"} {
+		st := *ts["steps"]
+		st.Version = i + 1
+		g.Nodes = append(g.Nodes, &Node{ID: id, Type: &st, Params: cty.EmptyObjectVal})
+	}
+	running, maxRunning := 0, 0
+	_, err := c.Run(context.Background(), &g, Options{Jobs: 4, Events: func(e Event) {
+		switch {
+		case e.Kind == EventRunning:
+			running++
+			maxRunning = max(maxRunning, running)
+		case e.Kind == EventDone:
+			running--
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if maxRunning != 1 {
+		t.Errorf("%d CPU tensor stages ran at once, want 1", maxRunning)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ts := testTypes(newCounter(""))
+	g := &Graph{Nodes: []*Node{
+		node(t, "a", ts["transform"], nil, map[string]Edge{"in": {Node: "b", Output: "out"}, "bogus": {Node: "a0", Output: "out"}}),
+		node(t, "b", ts["source"], nil, nil),
+		node(t, "b", ts["source"], nil, nil),
+		node(t, "c", ts["transform"], nil, map[string]Edge{"in": {Node: "b", Output: "nope"}}),
+		node(t, "d", ts["transform"], nil, nil),
+		{ID: "e"},
+	}}
+	err := g.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, s := range []string{
+		`node "a": input "in" comes from "b", which is not an earlier node`,
+		`node "a" (test.transform): no input named "bogus"`,
+		`node "a": input "bogus" comes from unknown node "a0"`,
+		`node "b": duplicate ID`,
+		`input "in" reads output "nope", which "b" (test.source) does not have`,
+		`node "d" (test.transform): required input "in" is not connected`,
+		`node "e": no stage type`,
+	} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error lacks %q:\n%v", s, err)
+		}
+	}
+	if _, err := openTemp(t).Run(context.Background(), g, Options{}); err == nil {
+		t.Error("Run accepted an invalid graph")
+	}
+}
+
+func TestReports(t *testing.T) {
+	c := openTemp(t)
+	ctx := context.Background()
+	if _, _, err := c.LatestReport(ctx, "x"); !errors.Is(err, ErrNoReport) {
+		t.Errorf("err = %v", err)
+	}
+	if err := c.SaveReport(ctx, "x", []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SaveReport(ctx, "x", []byte(`{"a":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SaveReport(ctx, "y", []byte(`{"b":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SaveReport(ctx, "x", []byte(`{"a":`)); err == nil {
+		t.Error("invalid JSON accepted")
+	}
+	b, at, err := c.LatestReport(ctx, "x")
+	if err != nil || string(b) != `{"a":2}` || time.Since(at) > time.Minute {
+		t.Errorf("latest = %s %v %v", b, at, err)
+	}
+}
+
+func TestBadInputsAreErrors(t *testing.T) {
+	ts := testTypes(newCounter(""))
+	c := openTemp(t)
+	// Parameters of the wrong shape fail the stage with a message, not a
+	// panic.
+	g := &Graph{Nodes: []*Node{{ID: "src", Type: ts["source"], Params: cty.ObjectVal(map[string]cty.Value{"text": cty.True})}}}
+	_, err := c.Run(context.Background(), g, Options{})
+	if err == nil || !strings.Contains(err.Error(), "src (test.source): test.source: decoding parameters") {
+		t.Errorf("err = %v", err)
+	}
+	// A cache path that is a file, and an index that is not SQLite.
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, []byte("x"), 0o644)
+	if _, err := Open(file); err == nil || !strings.Contains(err.Error(), file) {
+		t.Errorf("open on a file: %v", err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, indexFile), []byte(strings.Repeat("not a database ", 100)), 0o644)
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, indexFile)) {
+		t.Errorf("open on garbage: %v", err)
+	}
+}
