@@ -83,6 +83,17 @@ func (d *display) Event(ev runner.Event) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	prev, seen := d.state[ev.Node]
+	progress := ev.Kind == runner.EventProgress
+	if progress {
+		// Shown as a running stage, keeping what its start event said.
+		ev.Kind = runner.EventRunning
+		if ev.Device == "" {
+			ev.Device = prev.Device
+		}
+		if ev.Log == "" {
+			ev.Log = prev.Log
+		}
+	}
 	d.state[ev.Node] = ev
 	if !seen {
 		known := false
@@ -102,7 +113,10 @@ func (d *display) Event(ev runner.Event) {
 	if seen && prev.Kind == ev.Kind && ev.Kind != runner.EventRunning {
 		return
 	}
-	if ev.Kind == runner.EventRunning && seen && prev.Kind == runner.EventRunning {
+	if progress {
+		if ev.Total <= 0 && ev.Status == "" && ev.Done == 0 {
+			return // nothing to say beyond "running"
+		}
 		if time.Since(d.lastLine[ev.Node]) < 15*time.Second && !(ev.Total > 0 && ev.Done >= ev.Total) {
 			return
 		}
@@ -159,7 +173,9 @@ func (d *display) line(ev runner.Event) string {
 		if ev.Status != "" {
 			s += " " + ev.Status
 		}
-		s += " " + shortDur(ev.Elapsed)
+		if ev.Elapsed > 0 {
+			s += " " + shortDur(ev.Elapsed)
+		}
 		if ev.ETA > 0 {
 			s += ", ETA " + shortDur(ev.ETA)
 		}

@@ -38,6 +38,13 @@ paper's table beside the reproduced one.
 	root.AddCommand(
 		newStagesCmd(),
 		newDataCmd(),
+		newRunCmd(),
+		newPlanCmd(),
+		newGraphCmd(),
+		newValidateCmd(),
+		newResultsCmd(),
+		newCheckCmd(),
+		newCacheCmd(),
 	)
 	return root
 }

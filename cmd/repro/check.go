@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"repro/internal/report"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of check.
+const (
+	checkOK         = 0
+	checkError      = 1
+	checkRegression = 2
+)
+
+func newCheckCmd() *cobra.Command {
+	var lf loadFlags
+	var reportFile string
+	cmd := &cobra.Command{
+		Use:   "check FILE.hcl... [--profile P]",
+		Short: "Compare recorded results with the paper (paper profile) or the recorded baseline under results/ (other profiles)",
+		Long: `check reads the latest results recorded for each experiment (or --report FILE) and
+judges every table cell: in the paper profile against the paper's value and the expect
+block's tolerance; in another profile against the baseline recorded in
+results/<experiment>.<profile>.json. It prints each failing cell.
+
+Exit status: 0 every cell within tolerance; 1 an error (no results, no baseline, a
+missing value, a bad file); 2 a regression (a value out of tolerance).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if reportFile != "" && len(args) != 1 {
+				return exitCode(checkError, "repro check: --report takes exactly one experiment file")
+			}
+			worst := checkOK
+			out := cmd.OutOrStdout()
+			for _, file := range args {
+				code := checkFile(cmd, out, file, &lf, reportFile)
+				if code == checkRegression || (code == checkError && worst == checkOK) {
+					worst = code
+				}
+			}
+			if worst != checkOK {
+				return &exitError{code: worst}
+			}
+			return nil
+		},
+	}
+	lf.register(cmd)
+	cmd.Flags().StringVar(&reportFile, "report", "", "judge this report (JSON from `repro results --json`) instead of the latest recorded one")
+	return cmd
+}
+
+func checkFile(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags, reportFile string) int {
+	var ex *experiment
+	var rep *report.Report
+	var err error
+	if reportFile != "" {
+		ex, err = loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
+		if err == nil {
+			rep, err = readReportFile(reportFile)
+		}
+	} else {
+		ex, rep, err = latestReport(cmd, file, lf)
+	}
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			fmt.Fprintf(out, "%s: ERROR %s\n", file, ee.msg)
+		} else {
+			fmt.Fprintf(out, "%s: ERROR %v\n", file, err)
+		}
+		return checkError
+	}
+	var bl *report.Baseline
+	if p := profileOf(ex); p != "" {
+		bl, err = report.ReadBaseline(baselinePath(ex))
+		if err != nil {
+			fmt.Fprintf(out, "%s: ERROR no baseline for profile %s: %v (record one with `repro baseline %s --profile %s`)\n", file, p, err, file, p)
+			return checkError
+		}
+	}
+	if rep.Ablation != nil && len(rep.Cells) == 0 {
+		fmt.Fprintf(out, "%s: ERROR the recorded report is an ablation grid; check judges the main table (run without --ablation)\n", file)
+		return checkError
+	}
+	code := checkOK
+	failing := 0
+	for _, j := range report.Judge(rep, bl) {
+		if !j.Verdict.Failing() {
+			continue
+		}
+		failing++
+		ref := "paper"
+		refVal, tol := j.Paper, j.Tolerance
+		if j.Baseline != nil {
+			ref, refVal, tol = "baseline", j.Baseline.Value, j.Baseline.Tolerance
+		}
+		switch j.Verdict {
+		case report.Missing, report.NoBaseline:
+			fmt.Fprintf(out, "%s: %s / %s: %s %s\n", file, j.Row, j.Column, j.Verdict, j.Missing)
+			if code == checkOK {
+				code = checkError
+			}
+		default:
+			fmt.Fprintf(out, "%s: %s / %s: %s: ours %.2f, %s %.2f, diff %+.2f, tolerance %.2f\n",
+				file, j.Row, j.Column, j.Verdict, j.Ours, ref, refVal, j.Ours-refVal, tol)
+			code = checkRegression
+		}
+	}
+	if failing == 0 {
+		fmt.Fprintf(out, "%s: ok (%d cells within tolerance, profile %s)\n", file, len(rep.Cells), orPaper(profileOf(ex)))
+	}
+	return code
+}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func newGraphCmd() *cobra.Command {
+	var lf loadFlags
+	var format string
+	cmd := &cobra.Command{
+		Use:   "graph FILE.hcl",
+		Short: "Print the experiment's stage DAG as Graphviz dot or Mermaid",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "dot" && format != "mermaid" {
+				return exitCode(1, "repro graph: --format %q: want dot or mermaid", format)
+			}
+			ex, err := loadExperiment(args[0], &lf, defaultRegistry(), cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			if format == "dot" {
+				fmt.Fprint(cmd.OutOrStdout(), ex.graph.Dot())
+			} else {
+				fmt.Fprint(cmd.OutOrStdout(), ex.graph.Mermaid())
+			}
+			return nil
+		},
+	}
+	lf.register(cmd)
+	cmd.Flags().StringVar(&format, "format", "dot", "dot or mermaid")
+	return cmd
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"repro/runner"
+
+	"github.com/spf13/cobra"
+)
+
+func newPlanCmd() *cobra.Command {
+	var lf loadFlags
+	cmd := &cobra.Command{
+		Use:   "plan FILE.hcl",
+		Short: "Show each stage in order, its key, and whether it is cached or will run and why; runs nothing",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file := args[0]
+			ex, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			cache, err := openCache(file)
+			if err != nil {
+				return err
+			}
+			defer cache.Close()
+			entries, err := cache.Plan(cmd.Context(), ex.graph, ex.scope)
+			if err != nil {
+				return exitCode(1, "repro plan: %v", err)
+			}
+			out := cmd.OutOrStdout()
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "STAGE\tTYPE\tKEY\tSTATUS\tWHY")
+			run := 0
+			for _, e := range entries {
+				key := "-"
+				if e.Key != "" {
+					key = e.Key[:12]
+				}
+				var why []string
+				for _, r := range e.Reasons {
+					why = append(why, r.String())
+				}
+				if e.Status == runner.PlanRun {
+					run++
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID, e.Type, key, e.Status, strings.Join(why, "; "))
+			}
+			tw.Flush()
+			fmt.Fprintf(out, "\n%d of %d stage(s) will run; %d cached.\n", run, len(entries), len(entries)-run)
+			return nil
+		},
+	}
+	lf.register(cmd)
+	return cmd
+}
