@@ -45,6 +45,7 @@ paper's table beside the reproduced one.
 		newResultsCmd(),
 		newCheckCmd(),
 		newCacheCmd(),
+		newBaselineCmd(),
 	)
 	return root
 }
