@@ -102,14 +102,23 @@ type Ref struct {
 	Range  hcl.Range
 }
 
-// Expect is one cell of a paper's table.
+// Expect is one cell of a paper's table. An expect block with for_each
+// yields one Expect per element, named "BLOCK[KEY]" in source order.
 type Expect struct {
-	Name      string
-	Row       string // table row label (e.g. "SimCSE-BERT-base (unsup)")
-	Column    string // table column label (e.g. "STS12")
-	Value     Ref    // our number
+	Name   string // "sts_avg"; from a for_each block "simcse_unsup[STS12]"
+	Block  string // the expect block's label ("simcse_unsup")
+	Key    string // the for_each key ("STS12"); "" without for_each
+	Row    string // table row label (e.g. "SimCSE-BERT-base (unsup)")
+	Column string // table column label (e.g. "STS12")
+	Value  Ref    // our number
+	// Paper is the paper's number, or NaN when the block gives none (or
+	// `paper = null`): a cell only we report, such as TF-IDF. Test with
+	// math.IsNaN; NaN is never judged against a tolerance.
 	Paper     float64
 	Tolerance float64
+	// LowerIsBetter marks metrics where a smaller number is better
+	// (alignment, uniformity): `lower_is_better = true`.
+	LowerIsBetter bool
 	// Profile restricts the expectation to one profile ("" = every
 	// profile; judged against the paper only in the paper profile).
 	Profile string
@@ -122,6 +131,30 @@ type Ablation struct {
 	Title  string
 	Vary   []Axis
 	Report []Ref
+	// Columns labels the Report columns: the block's `columns`, else each
+	// reference's metric key path ("stsb.spearman"), prefixed by the stage
+	// name ("eval.avg") for all columns when two would read the same.
+	Columns []string
+	// Paper holds the paper's numbers per variant, aligned with Report,
+	// keyed by Variant.Name as the declared grid names it ("none",
+	// "mask.top_k=1", "mask.top_k=1, train.layers=2"). A null in the HCL
+	// list is NaN (a cell the paper leaves empty). Variants that --set
+	// lists add or change have no entry.
+	Paper map[string][]float64
+	// Figure is the plot to draw of Report[0] against the single numeric
+	// axis; nil when the block has no `figure`.
+	Figure *Figure
+	Range  hcl.Range
+}
+
+// Figure describes an ablation's line plot (e.g. PaSeR's decoder-depth
+// figure): the first Report column against the varied axis Axis.
+type Figure struct {
+	File   string // output file name, e.g. "figure4.png"
+	Title  string
+	XLabel string // default: Axis
+	YLabel string // default: Columns[0]
+	Axis   string // the varied path, e.g. "stage.train.decoder_layers"
 	Range  hcl.Range
 }
 

@@ -44,8 +44,9 @@ var repeatSchema = &hcl.BodySchema{
 }
 
 var expectSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "value", Required: true}, {Name: "paper", Required: true}, {Name: "tolerance"},
+	{Name: "value", Required: true}, {Name: "paper"}, {Name: "tolerance"},
 	{Name: "row"}, {Name: "column"}, {Name: "profile"},
+	{Name: "for_each"}, {Name: "lower_is_better"},
 }}
 
 var profileSchema = &hcl.BodySchema{
@@ -59,8 +60,11 @@ var profileSchema = &hcl.BodySchema{
 var profileRepeatSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "rounds"}}}
 
 var ablationSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "title"}, {Name: "vary"}, {Name: "report"}},
-	Blocks:     []hcl.BlockHeaderSchema{{Type: "variant", LabelNames: []string{"name"}}},
+	Attributes: []hcl.AttributeSchema{
+		{Name: "title"}, {Name: "vary"}, {Name: "report"},
+		{Name: "paper"}, {Name: "figure"}, {Name: "columns"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "variant", LabelNames: []string{"name"}}},
 }
 
 var variantSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "set", Required: true}}}
@@ -143,7 +147,10 @@ type ablationBlock struct {
 	axes     []axisDecl
 	variants []variantDecl
 	report   []hcl.Expression
-	rng      hcl.Range
+	// Evaluated only when the ablation is expanded (ablation.go): their
+	// checks need the grid's evaluated values.
+	paper, figure, columns *hcl.Attribute
+	rng                    hcl.Range
 }
 
 type axisDecl struct {
@@ -637,6 +644,9 @@ func (d *decoder) ablation(b *hcl.Block) {
 		}
 		ab.report = exprs
 	}
+	ab.paper = content.Attributes["paper"]
+	ab.figure = content.Attributes["figure"]
+	ab.columns = content.Attributes["columns"]
 }
 
 // pathKey reads an override path written as a string ("stage.a.b") or as a

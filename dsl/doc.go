@@ -46,6 +46,29 @@
 // `until` (stop when a metric stops improving) is reserved syntax and reports
 // "Not implemented": it needs run-time values the dsl does not have.
 //
+// # Expectations
+//
+// An expect block is one cell of a paper's table: `value` (a metrics
+// reference with a key path), optional `paper` (absent or null: Expect.Paper
+// is NaN, a cell only we report), `tolerance`, `row`, `column`, `profile`
+// and `lower_is_better`. With `for_each` (a map or object, Terraform-style)
+// a block is a whole table row: one Expect per element, named BLOCK[KEY],
+// with each.key and each.value in scope; elements keep the order written in
+// an object constructor (directly or as local.NAME), since a paper's column
+// order is meaningful and cty objects have none. In `value`, the keys after
+// stage.NAME.OUTPUT may be computed (metrics[lower(each.key)],
+// metrics[local.metric[each.key]]); the stage and output stay literal, being
+// DAG edges. See expect.go.
+//
+// # Ablation tables
+//
+// An ablation may carry the paper's numbers (`paper`, per variant name,
+// aligned with `report`), column labels (`columns`) and a line figure of the
+// first report column over its single numeric axis (`figure`). They are
+// checked only when the ablation is expanded, against the declared grid
+// (not --set lists), because variant names come from evaluated values. The
+// exact key forms are in ablation.go.
+//
 // # Overrides and variants
 //
 // Profiles, ablations, -var and --set all produce (path, expression)

@@ -228,6 +228,18 @@ func (e *evaluator) checkVars(expr hcl.Expression, what string) bool {
 					"There is no local value %q.%s", attr.Name, suggest(attr.Name, e.m.localOrder))
 				ok = false
 			}
+		case "each":
+			if _, inScope := e.ctx.Variables["each"]; !inScope {
+				e.errorf(t.SourceRange(), "each outside for_each",
+					"each.key and each.value are only defined in an expect block with for_each.")
+				ok = false
+				continue
+			}
+			attr, isAttr := traverseAttr(t)
+			if !isAttr || (attr != "key" && attr != "value") {
+				e.errorf(t.SourceRange(), "Invalid reference", "Write each.key or each.value.")
+				ok = false
+			}
 		case "stage", "repeat", "previous":
 			e.errorf(t.SourceRange(), "Reference not allowed here",
 				"%s cannot refer to stage outputs; only a stage's inputs (and expect values) can.", what)
@@ -235,6 +247,15 @@ func (e *evaluator) checkVars(expr hcl.Expression, what string) bool {
 		}
 	}
 	return ok
+}
+
+// traverseAttr returns the name after a traversal's root (each.NAME).
+func traverseAttr(t hcl.Traversal) (string, bool) {
+	if len(t) < 2 {
+		return "", false
+	}
+	a, ok := t[1].(hcl.TraverseAttr)
+	return a.Name, ok
 }
 
 // int evaluates a whole number.
@@ -825,23 +846,4 @@ func (e *evaluator) num(attrs hcl.Attributes, name string, def float64) float64 
 	}
 	f, _ := v.AsBigFloat().Float64()
 	return f
-}
-
-// metric resolves a reference to a key inside a metrics artifact.
-func (e *evaluator) metric(expr hcl.Expression) (Ref, bool) {
-	ref, kind, ok := e.resolve(expr, scope{}, true)
-	if !ok {
-		return Ref{}, false
-	}
-	if kind != registry.KindMetrics {
-		e.errorf(expr.Range(), "Not a metric",
-			"%s is of kind %s; a table cell reads a key of a metrics output, such as stage.eval.metrics.avg.", exprText(e.m, expr), kind)
-		return Ref{}, false
-	}
-	if len(ref.Path) == 0 {
-		e.errorf(expr.Range(), "Missing metric key",
-			"%s is the whole metrics object; name a key after it, such as %s.avg.", exprText(e.m, expr), exprText(e.m, expr))
-		return Ref{}, false
-	}
-	return ref, true
 }

@@ -233,8 +233,17 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 	if x := m.experiment; x != nil {
 		cfg.Experiment = Experiment{Name: x.name, Title: e0.str(x.attrs, "title"), Table: e0.str(x.attrs, "table"), Paper: e0.str(x.attrs, "paper")}
 	}
+	seenExpect := map[string]hcl.Range{}
 	for _, x := range m.expects {
-		cfg.Expects = append(cfg.Expects, e0.expect(x))
+		for _, ex := range e0.expects(x) {
+			if prev, dup := seenExpect[ex.Name]; dup {
+				e0.errorf(x.rng, "Duplicate expect "+fmt.Sprintf("%q", ex.Name),
+					"An expectation named %q was already declared at %s.", ex.Name, prev.String())
+				continue
+			}
+			seenExpect[ex.Name] = x.rng
+			cfg.Expects = append(cfg.Expects, ex)
+		}
 	}
 	cfg.Varied = varied(axes, ablation)
 	if ablation != nil {
@@ -262,6 +271,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 			}
 			cfg.Ablation.Vary = append(cfg.Ablation.Vary, ax)
 		}
+		e0.ablationExtras(ablation, cfg.Ablation)
 	}
 	for _, e := range evals {
 		diags = append(diags, e.diags...)
@@ -271,28 +281,6 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		return nil, diags
 	}
 	return cfg, diags
-}
-
-func (e *evaluator) expect(x *expectBlock) *Expect {
-	out := &Expect{Name: x.name, Range: x.rng, Tolerance: DefaultTolerance}
-	if a, ok := x.attrs["value"]; ok {
-		out.Value, _ = e.metric(a.Expr)
-	}
-	out.Paper = e.num(x.attrs, "paper", 0)
-	out.Tolerance = e.num(x.attrs, "tolerance", DefaultTolerance)
-	if out.Tolerance < 0 {
-		e.errorf(x.attrs["tolerance"].Expr.Range(), "Invalid tolerance", "A tolerance is at least 0.")
-	}
-	out.Row = e.str(x.attrs, "row")
-	out.Column = e.str(x.attrs, "column")
-	out.Profile = e.str(x.attrs, "profile")
-	if out.Profile != "" {
-		if _, ok := e.m.profiles[out.Profile]; !ok {
-			e.errorf(x.attrs["profile"].Expr.Range(), "Unknown profile",
-				"There is no profile %q.%s Declared: %s.", out.Profile, suggest(out.Profile, e.m.profOrder), listOrNone(e.m.profOrder))
-		}
-	}
-	return out
 }
 
 func listOrNone(names []string) string {

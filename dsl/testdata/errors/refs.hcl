@@ -94,6 +94,7 @@ expect "e3" { # ERROR: Duplicate expect block "e3"
   paper = 1
 }
 
-expect "e4" { # ERROR: The argument "paper" is required
-  value = stage.eval4.metrics.avg
+expect "e4" {
+  value           = stage.eval4.metrics.avg
+  lower_is_better = "sometimes" # ERROR: lower_is_better must be true or false.
 }
