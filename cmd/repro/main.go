@@ -11,18 +11,23 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run executes the CLI and returns the process exit code (a function so the
 // CLI's tests can call it in-process).
-func run(args []string) int {
+func run(args []string, stdout, stderr io.Writer) int {
+	global = globalFlags{}
 	root := newRootCmd()
-	root.SetArgs(args)
+	root.SetArgs(terraformStyle(args))
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
 		return 0
@@ -30,11 +35,11 @@ func run(args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(os.Stderr, ee.msg)
+			fmt.Fprintln(stderr, ee.msg)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(os.Stderr, "repro:", err)
+	fmt.Fprintln(stderr, "repro:", err)
 	return 1
 }
 
@@ -49,4 +54,17 @@ func (e *exitError) Error() string { return e.msg }
 
 func exitCode(code int, format string, args ...any) error {
 	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// terraformStyle accepts Terraform's single-dash -var (pflag would read it
+// as the shorthands -v -a -r) by rewriting it to --var.
+func terraformStyle(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "-var" || strings.HasPrefix(a, "-var=") {
+			a = "-" + a
+		}
+		out[i] = a
+	}
+	return out
 }

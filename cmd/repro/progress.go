@@ -31,12 +31,14 @@ type display struct {
 	done     chan struct{}
 }
 
-// plainOutput says whether progress must be plain lines.
-func plainOutput(f *os.File) bool {
+// isTerminal says whether progress may redraw lines on w: a terminal, and
+// neither --plain, CI=true nor TERM=dumb.
+func isTerminal(w io.Writer) bool {
 	if global.plain || os.Getenv("CI") == "true" || os.Getenv("TERM") == "dumb" {
-		return true
+		return false
 	}
-	return !term.IsTerminal(int(f.Fd()))
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func newDisplay(w io.Writer, tty bool, order []string) *display {

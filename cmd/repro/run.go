@@ -77,7 +77,7 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 	for i, n := range ex.graph.Nodes {
 		order[i] = n.ID
 	}
-	disp := newDisplay(out, !plainOutput(os.Stdout), order)
+	disp := newDisplay(out, isTerminal(out), order)
 	res, runErr := cache.Run(ctx, ex.graph, runner.Options{
 		Jobs: ro.jobs, Devices: ro.devices, Backend: be.Name(), Version: version,
 		Scope: ex.scope, Partial: len(ex.cfg.Variants) > 1, Events: disp.Event,

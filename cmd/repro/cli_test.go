@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"repro/internal/datadir"
+	"repro/internal/report"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// repro runs the CLI in-process and returns its exit code and output.
+func repro(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// workspace copies the test experiment into a temporary project layout
+// (experiments/, results/) with its own cache, and points the data
+// directory at the real data.
+func workspace(t *testing.T) string {
+	t.Helper()
+	t.Setenv(datadir.Env, datadir.ForTest(t))
+	t.Setenv("CI", "true")
+	root := t.TempDir()
+	for _, d := range []string{"experiments", "results"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := os.ReadFile("testdata/tfidf.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, "experiments", "tfidf.hcl")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("REPRO_CACHE", filepath.Join(root, "cache"))
+	return file
+}
+
+func TestRunThenCachedThenPlanWhy(t *testing.T) {
+	file := workspace(t)
+	code, out, errs := repro(t, "run", file)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"done     eval (evaluate.sts)", "TF-IDF", "STS-B", "56.00"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = repro(t, "run", file)
+	if code != 0 || strings.Contains(out, "done ") || strings.Count(out, "cached ") != 4 {
+		t.Errorf("second run should find all 4 stages cached (exit %d):\n%s", code, out)
+	}
+	code, out, errs = repro(t, "plan", file, "--set", "stage.tfidf.max_features=1500")
+	if code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, errs)
+	}
+	lines := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			lines[f[0]] = l
+		}
+	}
+	for stage, want := range map[string]string{
+		"corpus": "cached", "sts": "cached",
+		"tfidf": "parameter max_features changed (2000 -> 1500)",
+		"eval":  "input encoder changed (upstream tfidf will run)",
+	} {
+		if !strings.Contains(lines[stage], want) {
+			t.Errorf("plan line for %s = %q, want it to contain %q", stage, lines[stage], want)
+		}
+	}
+	if code, out, _ := repro(t, "cache", "verify"); code != 0 {
+		t.Errorf("cache verify: exit %d: %s", code, out)
+	}
+}
+
+func TestCheckBaselineAndRegression(t *testing.T) {
+	file := workspace(t)
+	// No baseline yet: an error, not a pass.
+	if code, out, _ := repro(t, "run", file, "--profile", "mini"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	if code, out, _ := repro(t, "check", file, "--profile", "mini"); code != 1 || !strings.Contains(out, "no baseline") {
+		t.Fatalf("check without baseline: exit %d, want 1:\n%s", code, out)
+	}
+	code, out, errs := repro(t, "baseline", file, "--profile", "mini", "--seeds", "42,7")
+	if code != 0 {
+		t.Fatalf("baseline: exit %d\n%s\n%s", code, out, errs)
+	}
+	bl, err := report.ReadBaseline(filepath.Join(filepath.Dir(filepath.Dir(file)), "results", "clitest.mini.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := bl.Cells["stsb"]; c.Tolerance != 0.5 || len(c.SeedValues) != 2 || c.Value < 30 {
+		t.Errorf("baseline cell %+v: want two seeds (TF-IDF is unseeded, so equal values and the 0.5 floor)", c)
+	}
+	if code, out, _ := repro(t, "check", file, "--profile", "mini"); code != 0 || !strings.Contains(out, "ok") {
+		t.Fatalf("check on the recorded baseline: exit %d, want 0:\n%s", code, out)
+	}
+	// A deliberately worse result fails with exit code 2 and names the cell.
+	code, out, _ = repro(t, "results", file, "--profile", "mini", "--json")
+	if code != 0 {
+		t.Fatalf("results --json: exit %d", code)
+	}
+	var rep report.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	rep.Cells[0].Ours -= 3
+	worse := filepath.Join(t.TempDir(), "worse.json")
+	b, _ := json.Marshal(rep)
+	if err := os.WriteFile(worse, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = repro(t, "check", file, "--profile", "mini", "--report", worse)
+	if code != 2 || !strings.Contains(out, "TF-IDF / STS-B: regressed") {
+		t.Fatalf("check on a worse report: exit %d, want 2:\n%s", code, out)
+	}
+	// The paper profile is judged against the paper's numbers.
+	if code, out, _ := repro(t, "check", file); code != 1 || !strings.Contains(out, "no recorded results") {
+		t.Errorf("check of a profile never run: exit %d, want 1:\n%s", code, out)
+	}
+}
+
+func TestValidateDiagnostics(t *testing.T) {
+	code, out, errs := repro(t, "validate", "testdata/errors.hcl", "testdata/tfidf.hcl")
+	if code != 1 {
+		t.Errorf("validate: exit %d, want 1", code)
+	}
+	if !strings.Contains(out, "testdata/tfidf.hcl: ok") {
+		t.Errorf("the valid file should be reported ok:\n%s", out)
+	}
+	golden(t, "errors.golden", errs)
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "testdata/tfidf.hcl", "--set", "stage.nope.max_features=3"}, "--set"},
+		{[]string{"run", "testdata/tfidf.hcl", "--profile", "huge"}, "huge"},
+		{[]string{"run", "testdata/tfidf.hcl", "-var", "novalue"}, "want name=value"},
+		{[]string{"run", "testdata/missing.hcl"}, "missing.hcl"},
+		{[]string{"graph", "testdata/tfidf.hcl", "--format", "png"}, "want dot or mermaid"},
+		{[]string{"run", "testdata/tfidf.hcl", "--bogus"}, "unknown flag"},
+		{[]string{"stages", "evaluate.stss"}, `did you mean "evaluate.sts"`},
+	} {
+		code, out, errs := repro(t, tc.args...)
+		if code != 1 || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("%v: exit %d, output lacks %q:\n%s%s", tc.args, code, tc.want, out, errs)
+		}
+	}
+}
+
+func TestGraphAndStages(t *testing.T) {
+	code, out, _ := repro(t, "graph", "testdata/tfidf.hcl", "--format", "mermaid")
+	if code != 0 {
+		t.Fatalf("graph: exit %d", code)
+	}
+	golden(t, "graph.mmd", out)
+	code, out, _ = repro(t, "stages", "encode.tfidf")
+	if code != 0 {
+		t.Fatalf("stages: exit %d", code)
+	}
+	golden(t, "stages_tfidf.txt", out)
+}
