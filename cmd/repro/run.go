@@ -102,8 +102,18 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 	}
 	js := report.Judge(rep, loadBaselineQuiet(ex))
 	report.WriteText(out, rep, js)
-	if md, err := writeMarkdownReport(cache.Dir(), ex, rep); err == nil {
-		fmt.Fprintf(out, "\nreport: %s\n", md)
+	reports := filepath.Join(cache.Dir(), "reports")
+	if err := os.MkdirAll(reports, 0o755); err == nil {
+		figs, err := writeFigures(reports, ex, rep, res)
+		if err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "repro run: %v\n", err)
+		}
+		if md, err := writeMarkdownReport(reports, ex, rep, figs); err == nil {
+			fmt.Fprintf(out, "\nreport: %s\n", md)
+		}
+		for _, f := range figs {
+			fmt.Fprintf(out, "figure: %s\n", f)
+		}
 	}
 	if runErr != nil {
 		var re *runner.RunError
@@ -152,13 +162,9 @@ func loadBaselineQuiet(ex *experiment) *report.Baseline {
 	return bl
 }
 
-// writeMarkdownReport writes the table as markdown into the cache's reports
-// folder, for pasting into a README or a review.
-func writeMarkdownReport(cacheDir string, ex *experiment, rep *report.Report) (string, error) {
-	dir := filepath.Join(cacheDir, "reports")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
+// writeMarkdownReport writes the table as markdown, with links to the
+// figures beside it, for pasting into a README or a review.
+func writeMarkdownReport(dir string, ex *experiment, rep *report.Report, figures []string) (string, error) {
 	name := ex.cfg.Experiment.Name
 	if p := profileOf(ex); p != "" {
 		name += "." + p
@@ -169,6 +175,9 @@ func writeMarkdownReport(cacheDir string, ex *experiment, rep *report.Report) (s
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n\nprofile: %s\n\n", ex.cfg.Experiment.Title, ex.cfg.Experiment.Table, orPaper(profileOf(ex)))
 	report.WriteMarkdown(&b, rep)
+	for _, f := range figures {
+		fmt.Fprintf(&b, "\n![%s](%s)\n", filepath.Base(f), filepath.Base(f))
+	}
 	path := filepath.Join(dir, name+".md")
 	return path, os.WriteFile(path, []byte(b.String()), 0o644)
 }

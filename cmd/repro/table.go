@@ -28,8 +28,9 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 			}
 			c := report.Cell{Name: e.Name, Row: e.Row, Column: e.Column, Paper: e.Paper, HasPaper: !math.IsNaN(e.Paper),
 				Tolerance: e.Tolerance, Source: refString(e.Value)}
-			if len(e.Value.Path) > 0 {
-				c.LowerIsBetter = lowerIsBetter[e.Value.Path[len(e.Value.Path)-1]]
+			c.LowerIsBetter = e.LowerIsBetter
+			if len(e.Value.Path) > 0 && lowerIsBetter[e.Value.Path[len(e.Value.Path)-1]] {
+				c.LowerIsBetter = true
 			}
 			if c.Row == "" {
 				c.Row = e.Name
@@ -52,12 +53,14 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 	var refs []dsl.Ref
 	var cols []string
 	title := "variants of " + strings.Join(cfg.Varied, ", ")
+	var paper map[string][]float64
 	if a := cfg.Ablation; a != nil {
 		refs = a.Report
 		title = a.Title
 		if title == "" {
 			title = a.Name
 		}
+		paper = a.Paper
 	} else {
 		for _, e := range cfg.Expects {
 			refs = append(refs, e.Value)
@@ -66,12 +69,15 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 	for _, ref := range refs {
 		cols = append(cols, metricLabel(ref))
 	}
+	if cfg.Ablation != nil && len(cfg.Ablation.Columns) == len(refs) {
+		cols = cfg.Ablation.Columns
+	}
 	abl := &report.Ablation{Title: title, Columns: cols}
 	if cfg.Ablation != nil {
 		abl.Name = cfg.Ablation.Name
 	}
 	for i, v := range cfg.Variants {
-		row := report.AblRow{Label: v.Name}
+		row := report.AblRow{Label: v.Name, Paper: paper[v.Name]}
 		if row.Label == "" {
 			row.Label = "(default)"
 		}

@@ -58,21 +58,17 @@ type Ablation struct {
 type AblRow struct {
 	Label  string    `json:"label"`
 	Values []float64 `json:"values"` // NaN where missing
+	Paper  []float64 `json:"paper"`  // the paper's values, aligned with Values; nil or NaN where it has none
 }
 
 // MarshalJSON writes NaN as null.
 func (r AblRow) MarshalJSON() ([]byte, error) {
-	vs := make([]*float64, len(r.Values))
-	for i := range r.Values {
-		if !math.IsNaN(r.Values[i]) {
-			v := r.Values[i]
-			vs[i] = &v
-		}
-	}
+	vs := nanToNull(r.Values)
 	return json.Marshal(struct {
 		Label  string     `json:"label"`
 		Values []*float64 `json:"values"`
-	}{r.Label, vs})
+		Paper  []*float64 `json:"paper,omitempty"`
+	}{r.Label, vs, nanToNull(r.Paper)})
 }
 
 // UnmarshalJSON reads null as NaN.
@@ -80,20 +76,51 @@ func (r *AblRow) UnmarshalJSON(b []byte) error {
 	var v struct {
 		Label  string     `json:"label"`
 		Values []*float64 `json:"values"`
+		Paper  []*float64 `json:"paper"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	r.Label = v.Label
-	r.Values = make([]float64, len(v.Values))
-	for i, p := range v.Values {
-		if p == nil {
-			r.Values[i] = math.NaN()
-		} else {
-			r.Values[i] = *p
-		}
+	r.Values = nullToNaN(v.Values)
+	if v.Paper != nil {
+		r.Paper = nullToNaN(v.Paper)
 	}
 	return nil
+}
+
+func nanToNull(xs []float64) []*float64 {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*float64, len(xs))
+	for i := range xs {
+		if !math.IsNaN(xs[i]) {
+			v := xs[i]
+			out[i] = &v
+		}
+	}
+	return out
+}
+
+func nullToNaN(ps []*float64) []float64 {
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		if p == nil {
+			out[i] = math.NaN()
+		} else {
+			out[i] = *p
+		}
+	}
+	return out
+}
+
+// cellText is "ours (paper)" when the paper has a value, else "ours".
+func cellText(ours float64, paper []float64, i int) string {
+	if i < len(paper) && !math.IsNaN(paper[i]) {
+		return fmt.Sprintf("%s (%s)", num(ours, true), num(paper[i], true))
+	}
+	return num(ours, true)
 }
 
 // Report is what a run produces and `repro results` shows.
@@ -300,15 +327,20 @@ func WriteAblationText(w io.Writer, a *Ablation) {
 	}
 	fmt.Fprintf(w, "\nablation %s\n", t)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "variant\t%s\t\n", strings.Join(a.Columns, "\t"))
+	fmt.Fprintf(tw, "variant\t%s\n", strings.Join(a.Columns, "\t"))
+	hasPaper := false
 	for _, r := range a.Rows {
 		vs := make([]string, len(r.Values))
 		for i, v := range r.Values {
-			vs[i] = num(v, true)
+			vs[i] = cellText(v, r.Paper, i)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t\n", r.Label, strings.Join(vs, "\t"))
+		hasPaper = hasPaper || r.Paper != nil
+		fmt.Fprintf(tw, "%s\t%s\n", r.Label, strings.Join(vs, "\t"))
 	}
 	tw.Flush()
+	if hasPaper {
+		fmt.Fprintln(w, "cells: ours (paper)")
+	}
 }
 
 // WriteMarkdown writes the table as a paper-shaped grid (rows x columns,
@@ -354,7 +386,7 @@ func WriteMarkdown(w io.Writer, r *Report) {
 		for _, rw := range a.Rows {
 			vs := make([]string, len(rw.Values))
 			for i, v := range rw.Values {
-				vs[i] = num(v, true)
+				vs[i] = cellText(v, rw.Paper, i)
 			}
 			fmt.Fprintf(w, "| %s | %s |\n", rw.Label, strings.Join(vs, " | "))
 		}
