@@ -26,8 +26,10 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 			if e.Profile != "" && e.Profile != r.Profile {
 				continue
 			}
-			c := report.Cell{Name: e.Name, Row: e.Row, Column: e.Column, Paper: e.Paper, HasPaper: !math.IsNaN(e.Paper),
-				Tolerance: e.Tolerance, Source: refString(e.Value)}
+			c := report.Cell{Name: e.Name, Row: e.Row, Column: e.Column, Tolerance: e.Tolerance, Source: refString(e.Value)}
+			if !math.IsNaN(e.Paper) { // NaN: the paper prints no value for this cell
+				c.Paper, c.HasPaper = e.Paper, true
+			}
 			c.LowerIsBetter = e.LowerIsBetter
 			if len(e.Value.Path) > 0 && lowerIsBetter[e.Value.Path[len(e.Value.Path)-1]] {
 				c.LowerIsBetter = true
