@@ -28,6 +28,7 @@ func Register(r *registry.Registry) {
 	r.Add(sentencesType())
 	r.Add(documentsType())
 	r.Add(rerankType())
+	r.Add(tripletSentencesType())
 }
 
 // catalogue is the catalogue stages read; a variable so tests can point it

@@ -280,3 +280,40 @@ func TestCorruptDataStopsTheStage(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+func TestTripletSentences(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	out := filepath.Join(dir, "out")
+	for _, d := range []string{in, out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := []rows.Triplet{{Anchor: "a", Positive: "b", Negative: "c"}, {Anchor: "a", Positive: "d", Negative: "b"}}
+	if err := rows.Write(filepath.Join(in, registry.FileTriplets), ts); err != nil {
+		t.Fatal(err)
+	}
+	typ := tripletSentencesType()
+	env := &registry.Env{Params: &TripletSentencesParams{Columns: []string{"anchor", "positive"}},
+		Inputs:  map[string]registry.Artifact{"triplets": {Kind: registry.KindTriplets, Dir: in}},
+		Outputs: map[string]string{"sentences": out}}
+	if err := typ.Run(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	got, err := rows.Read[rows.Sentence](filepath.Join(out, registry.FileSentences))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, s := range got {
+		texts = append(texts, s.Text)
+	}
+	if strings.Join(texts, ",") != "a,b,d" {
+		t.Errorf("sentences = %v, want a,b,d (anchor and positive, distinct, in order)", texts)
+	}
+	env.Params = &TripletSentencesParams{Columns: []string{"premise"}}
+	if err := typ.Run(context.Background(), env); err == nil || !strings.Contains(err.Error(), `unknown column "premise"`) {
+		t.Errorf("bad column: err = %v", err)
+	}
+}
