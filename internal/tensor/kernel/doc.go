@@ -1,0 +1,36 @@
+// Package kernel is repro's single-precision matrix multiply (sgemm) for the
+// CPU: C = alpha*op(A)*op(B) + beta*C on row-major matrices, where op(X) is X
+// or its transpose.
+//
+// The structure is GotoBLAS/BLIS: C is walked in nc-column blocks, the k
+// dimension in kc-deep slices, and rows in mc-row blocks; for each
+// (column block, k slice) a kc x nc panel of op(B) is packed into 16-wide
+// micro-panels (it lives in L3; one micro-panel of 16 KiB stays in L1), for
+// each row block an mc x kc block of op(A) is packed into 6-tall micro-panels
+// (it lives in L2), and a register-blocked micro-kernel multiplies one A
+// micro-panel by one B micro-panel into a 6x16 tile of C. All four transpose
+// combinations are handled by the packing routines alone, so there is one
+// micro-kernel. Partial tiles at the right and bottom edges are computed into
+// a scratch tile (the packed panels are zero-padded) and merged into C.
+//
+// The micro-kernel is Go assembly using AVX2 and FMA on amd64 (12 YMM
+// accumulators, the BLIS Haswell/Zen shape), selected at run time with
+// golang.org/x/sys/cpu; elsewhere, on CPUs without AVX2/FMA, or with the
+// purego build tag, a portable Go micro-kernel of the same 6x16 shape runs.
+//
+// Determinism: every element of C is summed over k in increasing order,
+// in kc-deep slices whose boundaries depend only on k, and every 6x16 tile
+// sits on a grid fixed by the matrix origin. Parallel work is a fixed
+// partition of C into contiguous bands of whole tiles, one band per
+// goroutine, so each element is computed by exactly one goroutine with the
+// same instruction sequence whatever the number of goroutines or their
+// scheduling: results are bit-identical run after run, and also across
+// thread counts. (They can differ between the assembly and the portable
+// micro-kernel, i.e. between machines.)
+//
+// Small products skip packing and goroutines: below a few hundred
+// multiply-adds a direct loop is faster than packing, and below half a
+// million the work is done on the calling goroutine (callers such as batched
+// attention parallelise across heads themselves; Sgemm is safe for
+// concurrent use).
+package kernel

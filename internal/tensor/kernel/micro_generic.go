@@ -1,0 +1,54 @@
+package kernel
+
+// micro is the micro-kernel in use: the assembly kernel where the CPU
+// supports it (see micro_amd64.go), the portable Go kernel otherwise. It has
+// the contract of kernel6x16AVX2: the full mr x nr tile of c (row stride ldc)
+// becomes alpha*(Ap*Bp) + beta*c, and c is not read when beta == 0.
+var (
+	micro     = genericKernel
+	microName = "go-6x16"
+)
+
+// genericKernel is the portable micro-kernel. Go does not vectorise, so it
+// keeps a 2x4 block of accumulators in registers (fits the 16 float registers
+// of amd64 with the operands) and sweeps the 6x16 tile in 12 passes over the
+// packed panels, which stay in L1. Summation over k is in increasing order, as
+// in the assembly kernel, so partitioning never changes a result.
+func genericKernel(k int, a, b, c []float32, ldc int, alpha, beta float32) {
+	a = a[:k*mr]
+	b = b[:k*nr]
+	for i := 0; i < mr; i += 2 {
+		for j := 0; j < nr; j += 4 {
+			var c00, c01, c02, c03, c10, c11, c12, c13 float32
+			for p := 0; p < k; p++ {
+				ap := a[p*mr+i : p*mr+i+2 : p*mr+i+2]
+				bp := b[p*nr+j : p*nr+j+4 : p*nr+j+4]
+				a0, a1 := ap[0], ap[1]
+				b0, b1, b2, b3 := bp[0], bp[1], bp[2], bp[3]
+				c00 += a0 * b0
+				c01 += a0 * b1
+				c02 += a0 * b2
+				c03 += a0 * b3
+				c10 += a1 * b0
+				c11 += a1 * b1
+				c12 += a1 * b2
+				c13 += a1 * b3
+			}
+			r0 := c[i*ldc+j : i*ldc+j+4 : i*ldc+j+4]
+			r1 := c[(i+1)*ldc+j : (i+1)*ldc+j+4 : (i+1)*ldc+j+4]
+			if beta == 0 {
+				r0[0], r0[1], r0[2], r0[3] = alpha*c00, alpha*c01, alpha*c02, alpha*c03
+				r1[0], r1[1], r1[2], r1[3] = alpha*c10, alpha*c11, alpha*c12, alpha*c13
+			} else {
+				r0[0] = alpha*c00 + beta*r0[0]
+				r0[1] = alpha*c01 + beta*r0[1]
+				r0[2] = alpha*c02 + beta*r0[2]
+				r0[3] = alpha*c03 + beta*r0[3]
+				r1[0] = alpha*c10 + beta*r1[0]
+				r1[1] = alpha*c11 + beta*r1[1]
+				r1[2] = alpha*c12 + beta*r1[2]
+				r1[3] = alpha*c13 + beta*r1[3]
+			}
+		}
+	}
+}

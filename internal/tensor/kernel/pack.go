@@ -1,0 +1,71 @@
+package kernel
+
+// packA copies op(A)[i0:i0+mb, p0:p0+kb] into dst as ceil(mb/mr) micro-panels,
+// each kb columns of mr consecutive values (row index fastest), zero-padding
+// rows past mb so the micro-kernel never needs a partial-height variant.
+func packA(trans bool, a []float32, lda, i0, mb, p0, kb int, dst []float32) {
+	for ir := 0; ir < mb; ir += mr {
+		panel := dst[ir*kb : (ir+mr)*kb]
+		mm := min(mr, mb-ir)
+		if trans {
+			// op(A)[i, p] = a[p*lda+i]: each k step is a contiguous run.
+			for p := 0; p < kb; p++ {
+				src := a[(p0+p)*lda+i0+ir:]
+				d := panel[p*mr : p*mr+mr : p*mr+mr]
+				if mm == mr {
+					d[0], d[1], d[2], d[3], d[4], d[5] = src[0], src[1], src[2], src[3], src[4], src[5]
+					continue
+				}
+				copy(d, src[:mm])
+				clear(d[mm:])
+			}
+			continue
+		}
+		// op(A)[i, p] = a[i*lda+p]: walk each row once, scattering.
+		for i := 0; i < mm; i++ {
+			src := a[(i0+ir+i)*lda+p0 : (i0+ir+i)*lda+p0+kb]
+			for p, v := range src {
+				panel[p*mr+i] = v
+			}
+		}
+		for i := mm; i < mr; i++ {
+			for p := 0; p < kb; p++ {
+				panel[p*mr+i] = 0
+			}
+		}
+	}
+}
+
+// packB copies op(B)[p0:p0+kb, j0:j0+nb] into dst as ceil(nb/nr)
+// micro-panels, each kb rows of nr consecutive values, zero-padding columns
+// past nb.
+func packB(trans bool, b []float32, ldb, p0, kb, j0, nb int, dst []float32) {
+	for jr := 0; jr < nb; jr += nr {
+		panel := dst[jr*kb : (jr+nr)*kb]
+		nn := min(nr, nb-jr)
+		if !trans {
+			// op(B)[p, j] = b[p*ldb+j]: each k step is a contiguous run.
+			for p := 0; p < kb; p++ {
+				off := (p0+p)*ldb + j0 + jr
+				d := panel[p*nr : p*nr+nr : p*nr+nr]
+				copy(d, b[off:off+nn])
+				if nn < nr {
+					clear(d[nn:])
+				}
+			}
+			continue
+		}
+		// op(B)[p, j] = b[j*ldb+p]: walk each stored row once, scattering.
+		for j := 0; j < nn; j++ {
+			src := b[(j0+jr+j)*ldb+p0 : (j0+jr+j)*ldb+p0+kb]
+			for p, v := range src {
+				panel[p*nr+j] = v
+			}
+		}
+		for j := nn; j < nr; j++ {
+			for p := 0; p < kb; p++ {
+				panel[p*nr+j] = 0
+			}
+		}
+	}
+}
