@@ -29,26 +29,34 @@ func Alignment(a, b [][]float32) (float64, error) {
 // Uniformity returns Wang & Isola's uniformity loss with t 2:
 // log(mean over all pairs i<j of exp(-2 * ||f(x_i) - f(x_j)||^2)), f as in
 // Alignment (this is torch.pdist(x).pow(2).mul(-2).exp().mean().log()).
-// Lower is better. It needs at least two vectors. Cost is O(n^2 d); rows are
-// spread over GOMAXPROCS goroutines and summed in row order.
+// Lower is better. It needs at least two vectors.
+//
+// Cost is O(n^2 d): the squared distances come from the Gram matrix of the
+// unit vectors, ||u_i||^2 + ||u_j||^2 - 2 u_i.u_j (see gram.go: blocked, or
+// sparse for bag-of-words vectors), strips of rows in parallel; each row's
+// terms are summed in column order and the rows in row order.
 func Uniformity(x [][]float32) (float64, error) {
 	n := len(x)
 	if n < 2 {
 		return 0, fmt.Errorf("uniformity: %d vector(s); it needs at least 2", n)
 	}
-	xn := normalizeAll(x)
-	for i := range xn {
-		if len(xn[i]) != len(xn[0]) {
-			return 0, fmt.Errorf("uniformity: vector %d has %d dimensions, vector 0 has %d", i, len(xn[i]), len(xn[0]))
-		}
+	u, err := newUnitRows(x, "vector")
+	if err != nil {
+		return 0, fmt.Errorf("uniformity: %v", err)
 	}
 	rows := make([]float64, n)
-	parallelRows(n, func(i int) {
-		var s float64
-		for j := i + 1; j < n; j++ {
-			s += math.Exp(-2 * sqDist(xn[i], xn[j]))
+	simStrips(u, u, true, func(i0, i1 int, s []float64, ld, j0 int) {
+		for i := i0; i < i1; i++ {
+			dots := s[(i-i0)*ld : (i-i0+1)*ld]
+			var sum float64
+			for j := i + 1; j < n; j++ {
+				// Rounding can take the distance of (nearly) equal
+				// vectors a hair below 0; a distance is not negative.
+				d := math.Max(0, u.sq[i]+u.sq[j]-2*dots[j-j0])
+				sum += math.Exp(-2 * d)
+			}
+			rows[i] = sum
 		}
-		rows[i] = s
 	})
 	var sum float64
 	for _, s := range rows {
@@ -58,8 +66,9 @@ func Uniformity(x [][]float32) (float64, error) {
 	return math.Log(sum / pairs), nil
 }
 
-// sqDist is the squared Euclidean distance, with four accumulators like
-// dot64.
+// sqDist is the squared Euclidean distance, with four independent
+// accumulators (a fixed order, so deterministic) that let the CPU overlap
+// the additions.
 func sqDist(a, b []float64) float64 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float64

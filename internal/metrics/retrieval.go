@@ -3,8 +3,6 @@ package metrics
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 )
 
 // MeanVector returns the element-wise mean of vs (InfoCSE's document
@@ -67,29 +65,10 @@ func Retrieval(queries, candidates [][]float32, ks []int, class []int) (Retrieva
 			return RetrievalResult{}, fmt.Errorf("retrieval: recall@%d: k must be at least 1", k)
 		}
 	}
-	qn := normalizeAll(queries)
-	cn := normalizeAll(candidates)
-	ranks := make([]int, n)
-	parallelRows(n, func(i int) {
-		scores := make([]float64, n)
-		for j := range cn {
-			scores[j] = dot64(qn[i], cn[j])
-		}
-		best := math.Inf(-1)
-		for j := range scores {
-			if j == i || (class != nil && class[j] == class[i]) {
-				best = math.Max(best, scores[j])
-			}
-		}
-		rank := 1
-		for j, s := range scores {
-			correct := j == i || (class != nil && class[j] == class[i])
-			if !correct && s >= best {
-				rank++
-			}
-		}
-		ranks[i] = rank
-	})
+	ranks, err := retrievalRanks(queries, candidates, class)
+	if err != nil {
+		return RetrievalResult{}, fmt.Errorf("retrieval: %v", err)
+	}
 	res := RetrievalResult{Recall: map[int]float64{}, N: n}
 	var sumRank float64
 	for _, r := range ranks {
@@ -108,15 +87,47 @@ func Retrieval(queries, candidates [][]float32, ks []int, class []int) (Retrieva
 	return res, nil
 }
 
-// normalizeAll returns float64 copies of vs scaled to unit length (zero
-// vectors stay zero, like torch.nn.functional.normalize), so a cosine is
-// one dot product.
-func normalizeAll(vs [][]float32) [][]float64 {
-	out := make([][]float64, len(vs))
-	for i, v := range vs {
-		out[i] = normalize(v)
+// retrievalRanks returns each query's pessimistic rank (pessimisticRank)
+// over all candidates, from the similarity matrix of gram.go.
+func retrievalRanks(queries, candidates [][]float32, class []int) ([]int, error) {
+	qu, err := newUnitRows(queries, "query")
+	if err != nil {
+		return nil, err
 	}
-	return out
+	cu, err := newUnitRows(candidates, "candidate")
+	if err != nil {
+		return nil, err
+	}
+	if qu.dim != cu.dim {
+		return nil, fmt.Errorf("queries have %d dimensions, candidates %d", qu.dim, cu.dim)
+	}
+	ranks := make([]int, len(queries))
+	simStrips(qu, cu, false, func(i0, i1 int, s []float64, ld, _ int) {
+		for i := i0; i < i1; i++ {
+			ranks[i] = pessimisticRank(s[(i-i0)*ld:(i-i0+1)*ld], i, class)
+		}
+	})
+	return ranks, nil
+}
+
+// pessimisticRank is 1 plus the number of wrong candidates scoring at
+// least as high as the best correct one (candidate i, and with class its
+// duplicates).
+func pessimisticRank(scores []float64, i int, class []int) int {
+	correct := func(j int) bool { return j == i || (class != nil && class[j] == class[i]) }
+	best := math.Inf(-1)
+	for j, s := range scores {
+		if correct(j) {
+			best = math.Max(best, s)
+		}
+	}
+	rank := 1
+	for j, s := range scores {
+		if !correct(j) && s >= best {
+			rank++
+		}
+	}
+	return rank
 }
 
 // normalize returns v / max(||v||, 1e-12) in float64: torch's
@@ -132,45 +143,4 @@ func normalize(v []float32) []float64 {
 		out[j] = float64(x) / norm
 	}
 	return out
-}
-
-// dot64 is a dot product with four independent accumulators (fixed order,
-// so deterministic), which lets the CPU overlap the multiply-adds.
-func dot64(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// parallelRows calls f(i) for i in [0, n) on GOMAXPROCS goroutines. f must
-// write only to state owned by row i, so results do not depend on
-// scheduling.
-func parallelRows(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	var wg sync.WaitGroup
-	next := make(chan int, workers)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }

@@ -32,17 +32,17 @@ variance (ddof 0) and count: levels."0-1".mean, .var, .n. A level with no pair h
 
 func runDensity(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*DensityParams)
-	ps, left, right, err := encodedPairs(ctx, env, p.BatchSize)
+	d, err := encodedPairs(ctx, env, p.BatchSize)
 	if err != nil {
 		return err
 	}
 	var sys, gold []float64
 	splits := map[string]bool{}
-	for i, r := range ps {
+	for i, r := range d.pairs {
 		if r.Task != p.Task {
 			continue
 		}
-		sys = append(sys, metrics.Cosine(left[i], right[i]))
+		sys = append(sys, d.cosine(i))
 		gold = append(gold, r.Score)
 		splits[r.Subset] = true
 	}

@@ -28,7 +28,7 @@ import (
 type testEncoder struct {
 	Type string `json:"type"`
 	D    int    `json:"dim"`
-	Mode string `json:"mode"` // "", "constant", "nan" (NaN for sentences containing "boom"), "wrongdim"
+	Mode string `json:"mode"` // "", "sparse", "constant", "nan" (NaN for sentences containing "boom"), "wrongdim"
 
 	mu      sync.Mutex
 	encoded []string // every sentence Encode received, in order
@@ -72,6 +72,13 @@ func (e *testEncoder) Encode(_ context.Context, ss []string) ([][]float32, error
 			}
 		case e.Mode == "wrongdim":
 			v = v[:1]
+		case e.Mode == "sparse":
+			// One hashed dimension per word: a bag of words as sparse as TF-IDF.
+			for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+				h := fnv.New64a()
+				h.Write([]byte(w))
+				v[h.Sum64()%uint64(e.D)]++
+			}
 		default:
 			for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 				h := fnv.New64a()
@@ -91,7 +98,7 @@ func (e *testEncoder) Encode(_ context.Context, ss []string) ([][]float32, error
 }
 
 // newEncoder writes an encoder artifact and returns its directory.
-func newEncoder(t *testing.T, dim int, mode string) string {
+func newEncoder(t testing.TB, dim int, mode string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := embed.WriteMeta(dir, map[string]any{"type": testType, "dim": dim, "mode": mode}); err != nil {
@@ -107,7 +114,7 @@ func encoderAt(dir string) *testEncoder {
 }
 
 // artifact writes rows into a fresh artifact directory under file.
-func artifact[T any](t *testing.T, kind registry.Kind, file string, rs []T) registry.Artifact {
+func artifact[T any](t testing.TB, kind registry.Kind, file string, rs []T) registry.Artifact {
 	t.Helper()
 	dir := t.TempDir()
 	if err := rows.Write(filepath.Join(dir, file), rs); err != nil {
@@ -118,7 +125,7 @@ func artifact[T any](t *testing.T, kind registry.Kind, file string, rs []T) regi
 
 // run runs stage type name with params (nil: defaults) and returns the
 // decoded metrics.json.
-func run(t *testing.T, name string, params any, encDir string, data registry.Artifact) (map[string]any, error) {
+func run(t testing.TB, name string, params any, encDir string, data registry.Artifact) (map[string]any, error) {
 	t.Helper()
 	r := registry.New()
 	Register(r)
@@ -489,7 +496,7 @@ func TestRegisterSchemas(t *testing.T) {
 }
 
 // readGz reads a gzip JSONL file of T from the data directory.
-func readGz[T any](t *testing.T, path string) []T {
+func readGz[T any](t testing.TB, path string) []T {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -505,4 +512,77 @@ func readGz[T any](t *testing.T, path string) []T {
 		t.Fatal(err)
 	}
 	return out
+}
+
+func TestVectorsCompact(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	in := [][]float32{
+		{0, 0, 3, 0, 0, 0, negZero, 0}, // sparse, with a -0 that must survive
+		{1, 2, 3, 4, 5, 6, 7, 0},       // dense
+		make([]float32, 8),             // zero
+	}
+	v := &vectors{dim: 8}
+	for _, x := range in {
+		nz := 0
+		for _, y := range x {
+			if math.Float32bits(y) != 0 {
+				nz++
+			}
+		}
+		v.add(x, nz)
+	}
+	if v.dense[0] != nil || v.dense[1] == nil || v.dense[2] != nil {
+		t.Errorf("storage: compact %v, %v, %v; want compact, dense, compact", v.dense[0] == nil, v.dense[1] == nil, v.dense[2] == nil)
+	}
+	buf := []float32{9, 9, 9, 9, 9, 9, 9, 9}
+	for i, want := range in {
+		got := v.at(i, buf)
+		for k := range want {
+			if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+				t.Errorf("vector %d dim %d: %v, want %v", i, k, got[k], want[k])
+			}
+		}
+	}
+}
+
+// TestCompactSameMetrics runs every evaluate stage with a sparse encoder
+// twice, vectors kept compact and kept dense: the metrics must be the same
+// numbers to the bit.
+func TestCompactSameMetrics(t *testing.T) {
+	defer func() { compactVectors = true }()
+	enc := newEncoder(t, 512, "sparse")
+	sts := artifact(t, registry.KindSTS, registry.FilePairs, stsRows())
+	var docs []rows.Document
+	for i, r := range stsRows()[:40] {
+		docs = append(docs, rows.Document{ID: strings.Repeat("d", i+1), Headline: r.Sentence2, Sentences: []string{r.Sentence1, r.Sentence2 + " extra"}})
+	}
+	news := artifact(t, registry.KindDocuments, registry.FileDocuments, docs)
+	var qs []rows.RerankQuery
+	for i, r := range stsRows()[:30] {
+		qs = append(qs, rows.RerankQuery{ID: strings.Repeat("q", i+1), Query: r.Sentence1, Positive: []string{r.Sentence2}, Negative: []string{stsRows()[i+1].Sentence2, stsRows()[i+2].Sentence1}})
+	}
+	rr := artifact(t, registry.KindRerank, registry.FileQueries, qs)
+	for _, c := range []struct {
+		stage string
+		data  registry.Artifact
+	}{{"evaluate.sts", sts}, {"evaluate.cosine_density", sts}, {"evaluate.retrieval", news}, {"evaluate.rerank", rr}} {
+		compactVectors = true
+		a, err := run(t, c.stage, nil, enc, c.data)
+		if err != nil {
+			t.Fatalf("%s: %v", c.stage, err)
+		}
+		compactVectors = false
+		b, err := run(t, c.stage, nil, enc, c.data)
+		if err != nil {
+			t.Fatalf("%s: %v", c.stage, err)
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) {
+			t.Errorf("%s: compact vectors give\n%s\ndense give\n%s", c.stage, ja, jb)
+		}
+		if c.stage == "evaluate.sts" && !strings.Contains(string(ja), "uniformity") {
+			t.Errorf("%s: no uniformity in %s", c.stage, ja)
+		}
+	}
 }

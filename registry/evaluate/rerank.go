@@ -78,14 +78,22 @@ func runRerank(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
+	// Expand each distinct sentence once, however many queries share it.
+	dense := make([][]float32, vs.len())
+	vec := func(j int) []float32 {
+		if dense[j] == nil {
+			dense[j] = vs.at(j, nil)
+		}
+		return dense[j]
+	}
 	mq := make([]metrics.RerankQuery, len(qs))
 	for i, id := range ids {
-		mq[i].Query = vs[id.q]
+		mq[i].Query = vec(id.q)
 		for _, j := range id.pos {
-			mq[i].Positive = append(mq[i].Positive, vs[j])
+			mq[i].Positive = append(mq[i].Positive, vec(j))
 		}
 		for _, j := range id.neg {
-			mq[i].Negative = append(mq[i].Negative, vs[j])
+			mq[i].Negative = append(mq[i].Negative, vec(j))
 		}
 	}
 	res, err := metrics.Rerank(mq, p.MRRAt)

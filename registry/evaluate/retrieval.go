@@ -97,15 +97,19 @@ func runRetrieval(ctx context.Context, env *registry.Env) error {
 		return err
 	}
 	docVecs, headVecs := make([][]float32, len(docs)), make([][]float32, len(docs))
+	var bufs [][]float32 // scratch for expanding a document's compact sentence vectors
 	for i := range docs {
+		for len(bufs) < len(sents[i]) {
+			bufs = append(bufs, make([]float32, vs.dim))
+		}
 		sv := make([][]float32, len(sents[i]))
 		for k, j := range sents[i] {
-			sv[k] = vs[j]
+			sv[k] = vs.at(j, bufs[k])
 		}
 		if docVecs[i], err = metrics.MeanVector(sv); err != nil {
 			return fmt.Errorf("%s row %d: %v", path, i+1, err)
 		}
-		headVecs[i] = vs[heads[i]]
+		headVecs[i] = vs.at(heads[i], nil)
 	}
 	var class []int
 	merged := 0

@@ -33,56 +33,67 @@ alignment (alpha 2, pairs with gold > 4) and uniformity (t 2, over the distinct 
 	}
 }
 
+// stsData is an STS artifact with its distinct sentences encoded: pair i's
+// sentences are vectors left[i] and right[i] of vecs.
+type stsData struct {
+	pairs       []rows.STSPair
+	vecs        *vectors
+	left, right []int
+	bufL, bufR  []float32 // scratch for cosine
+}
+
+// cosine is pair i's cosine (metrics.Cosine of its two vectors).
+func (d *stsData) cosine(i int) float64 {
+	if d.bufL == nil {
+		d.bufL, d.bufR = make([]float32, d.vecs.dim), make([]float32, d.vecs.dim)
+	}
+	return metrics.Cosine(d.vecs.at(d.left[i], d.bufL), d.vecs.at(d.right[i], d.bufR))
+}
+
 // encodedPairs reads an STS artifact and encodes its distinct sentences.
-// left[i] and right[i] are the vectors of row i.
-func encodedPairs(ctx context.Context, env *registry.Env, batch int) ([]rows.STSPair, [][]float32, [][]float32, error) {
+func encodedPairs(ctx context.Context, env *registry.Env, batch int) (*stsData, error) {
 	enc, data, err := openInputs(env, "data")
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	path := data.Path(registry.FilePairs)
 	ps, err := rows.Read[rows.STSPair](path)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if len(ps) == 0 {
-		return nil, nil, nil, fmt.Errorf("%s: no STS pairs", path)
+		return nil, fmt.Errorf("%s: no STS pairs", path)
 	}
 	set := newSentenceSet()
-	li, ri := make([]int, len(ps)), make([]int, len(ps))
+	d := &stsData{pairs: ps, left: make([]int, len(ps)), right: make([]int, len(ps))}
 	for i, p := range ps {
 		where := fmt.Sprintf("%s row %d", path, i+1)
 		if p.Task == "" {
-			return nil, nil, nil, fmt.Errorf("%s: task is empty", where)
+			return nil, fmt.Errorf("%s: task is empty", where)
 		}
 		s1, s2 := normalizeSpace(p.Sentence1), normalizeSpace(p.Sentence2)
 		if s1 == "" || s2 == "" {
-			return nil, nil, nil, fmt.Errorf("%s: empty sentence", where)
+			return nil, fmt.Errorf("%s: empty sentence", where)
 		}
-		li[i] = set.add(s1, where+", sentence1")
-		ri[i] = set.add(s2, where+", sentence2")
+		d.left[i] = set.add(s1, where+", sentence1")
+		d.right[i] = set.add(s2, where+", sentence2")
 	}
-	vs, err := set.encode(ctx, env, enc, batch)
-	if err != nil {
-		return nil, nil, nil, err
+	if d.vecs, err = set.encode(ctx, env, enc, batch); err != nil {
+		return nil, err
 	}
-	left, right := make([][]float32, len(ps)), make([][]float32, len(ps))
-	for i := range ps {
-		left[i], right[i] = vs[li[i]], vs[ri[i]]
-	}
-	logger(env).Info("encoded", "pairs", len(ps), "distinct sentences", len(vs))
-	return ps, left, right, nil
+	logger(env).Info("encoded", "pairs", len(ps), "distinct sentences", d.vecs.len())
+	return d, nil
 }
 
 func runSTS(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*STSParams)
-	ps, left, right, err := encodedPairs(ctx, env, p.BatchSize)
+	d, err := encodedPairs(ctx, env, p.BatchSize)
 	if err != nil {
 		return err
 	}
-	scored := make([]metrics.ScoredPair, len(ps))
-	for i, r := range ps {
-		scored[i] = metrics.ScoredPair{Task: r.Task, Subset: r.Subset, Sys: metrics.Cosine(left[i], right[i]), Gold: r.Score}
+	scored := make([]metrics.ScoredPair, len(d.pairs))
+	for i, r := range d.pairs {
+		scored[i] = metrics.ScoredPair{Task: r.Task, Subset: r.Subset, Sys: d.cosine(i), Gold: r.Score}
 	}
 	res, err := metrics.STS(scored)
 	if err != nil {
@@ -108,7 +119,7 @@ func runSTS(ctx context.Context, env *registry.Env) error {
 		out["sts12_16"] = res.STS12to16
 	}
 	if p.AlignUniform {
-		if err := alignUniform(env, ps, left, right, out); err != nil {
+		if err := alignUniform(env, d, out); err != nil {
 			return fmt.Errorf("evaluate.sts: %v", err)
 		}
 	}
@@ -118,21 +129,23 @@ func runSTS(ctx context.Context, env *registry.Env) error {
 // alignUniform adds SimCSE's alignment and uniformity over the stsb pairs:
 // positives are pairs with gold > 4; uniformity is over the DISTINCT stsb
 // sentences (a sentence repeated across pairs would add zero distances that
-// measure the dataset, not the encoder).
-func alignUniform(env *registry.Env, ps []rows.STSPair, left, right [][]float32, out map[string]any) error {
+// measure the dataset, not the encoder). Sentences are already distinct
+// vectors (deduplicated after whitespace normalisation), so distinct
+// sentences are distinct vector indices, in first-seen order.
+func alignUniform(env *registry.Env, d *stsData, out map[string]any) error {
 	var a, b, all [][]float32
-	seen := map[string]bool{}
-	for i, p := range ps {
+	seen := map[int]bool{}
+	for i, p := range d.pairs {
 		if p.Task != "stsb" {
 			continue
 		}
 		if p.Score > 4 {
-			a, b = append(a, left[i]), append(b, right[i])
+			a, b = append(a, d.vecs.at(d.left[i], nil)), append(b, d.vecs.at(d.right[i], nil))
 		}
-		for k, s := range [2]string{normalizeSpace(p.Sentence1), normalizeSpace(p.Sentence2)} {
-			if !seen[s] {
-				seen[s] = true
-				all = append(all, [2][]float32{left[i], right[i]}[k])
+		for _, v := range [2]int{d.left[i], d.right[i]} {
+			if !seen[v] {
+				seen[v] = true
+				all = append(all, d.vecs.at(v, nil))
 			}
 		}
 	}
