@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -58,7 +59,8 @@ second call only runs what changed.`,
 				return exitCode(1, "repro baseline: %v", err)
 			}
 			var spread []string
-			for name, c := range bl.Cells {
+			for _, name := range sortedNames(bl.Cells) {
+				c := bl.Cells[name]
 				spread = append(spread, fmt.Sprintf("%s %.2f±%.2f", name, c.Value, c.Tolerance))
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "\nrecorded %s (%d cells, seeds %v)\n%s\n", path, len(bl.Cells), seeds, strings.Join(spread, "\n"))
@@ -72,4 +74,13 @@ second call only runs what changed.`,
 	cmd.Flags().IntVarP(&ro.jobs, "jobs", "j", 2, "stages running at once")
 	cmd.Flags().StringVar(&ro.backend, "backend", "cpu", "tensor backend")
 	return cmd
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
