@@ -1,0 +1,373 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"repro/internal/embed"
+	"repro/internal/model/transformer"
+	"repro/internal/rows"
+	"repro/internal/sentenc"
+	itrain "repro/internal/train"
+	"repro/registry"
+)
+
+// Vocabulary sources of a from-scratch model.
+const (
+	VocabBERT  = "bert-base-uncased" // the catalogue's vocab.txt
+	VocabTrain = "train"             // a WordPiece vocabulary trained on the training sentences
+)
+
+// ModelSpec says where a stage's model comes from (see the package doc)
+// and its dropout and training pooling. Stage types fill it from their own
+// parameters.
+type ModelSpec struct {
+	// HFCheckpoint is a local Hugging Face BERT/RoBERTa directory; when
+	// set, the architecture fields are ignored.
+	HFCheckpoint string
+	// Architecture of a from-scratch model.
+	Layers, Hidden, Heads, Intermediate, MaxPosition int
+	// Vocab is VocabBERT or VocabTrain; VocabSize applies to VocabTrain.
+	Vocab     string
+	VocabSize int
+	// GloVe names a word-vector dataset to initialise the word embeddings
+	// of whole-word pieces from ("" = none).
+	GloVe string
+	// Dropout sets the hidden and attention dropout of the model, whatever
+	// its source.
+	Dropout float64
+	// Pooling is the training pooling; "cls" makes sure the model has an
+	// MLP head (pooler).
+	Pooling transformer.Pooling
+}
+
+// BuildModel returns the model to train: the `init` input when connected,
+// else spec.HFCheckpoint, else a from-scratch model whose trained
+// vocabulary (if any) is learned from corpus. Errors name the parameter or
+// input at fault.
+func BuildModel(env *registry.Env, spec ModelSpec, corpus []string) (*sentenc.Model, error) {
+	seed := uint64(env.Seed)
+	if !(spec.Dropout >= 0 && spec.Dropout < 1) {
+		return nil, fmt.Errorf("dropout: %v must lie in [0, 1)", spec.Dropout)
+	}
+	var m *sentenc.Model
+	fresh := false // whether a "cls" head must be created
+	switch init, ok := env.Inputs["init"]; {
+	case ok:
+		var err error
+		if m, err = sentenc.Load(init.Dir); err != nil {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+		fresh = m.Encoder.Pooler == nil
+	case spec.HFCheckpoint != "":
+		st, err := os.Stat(spec.HFCheckpoint)
+		if err != nil {
+			return nil, fmt.Errorf("hf_checkpoint: %w", err)
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("hf_checkpoint: %s is not a directory (want a Hugging Face model directory with config.json, model.safetensors and tokenizer files)", spec.HFCheckpoint)
+		}
+		if m, err = sentenc.FromHF(spec.HFCheckpoint, transformer.PoolCLSBeforePooler); err != nil {
+			return nil, fmt.Errorf("hf_checkpoint: %w", err)
+		}
+		fresh = true
+	default:
+		var err error
+		if m, err = scratchModel(spec, corpus, seed); err != nil {
+			return nil, err
+		}
+	}
+	if spec.Pooling == transformer.PoolCLS && fresh {
+		m.ResetPooler(seed)
+	}
+	m.Encoder.Config.HiddenDropout = float32(spec.Dropout)
+	m.Encoder.Config.AttentionDropout = float32(spec.Dropout)
+	m.Pooling = spec.Pooling
+	return m, nil
+}
+
+func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*sentenc.Model, error) {
+	switch {
+	case spec.Layers < 1:
+		return nil, fmt.Errorf("layers: %d must be at least 1", spec.Layers)
+	case spec.Hidden < 1 || spec.Heads < 1 || spec.Hidden%spec.Heads != 0:
+		return nil, fmt.Errorf("hidden: %d must be a positive multiple of heads (%d)", spec.Hidden, spec.Heads)
+	case spec.Intermediate < 1:
+		return nil, fmt.Errorf("intermediate: %d must be positive", spec.Intermediate)
+	case spec.MaxPosition < 8:
+		return nil, fmt.Errorf("max_position: %d is too small (need at least 8)", spec.MaxPosition)
+	}
+	var m *sentenc.Model
+	cfg := transformer.Config{Hidden: spec.Hidden, Layers: spec.Layers, Heads: spec.Heads, Intermediate: spec.Intermediate,
+		MaxPosition: spec.MaxPosition, TypeVocab: 2, LayerNormEps: 1e-12}
+	switch spec.Vocab {
+	case VocabBERT:
+		path, err := catalogue().Path("bert-base-uncased", "vocab")
+		if err != nil {
+			return nil, fmt.Errorf("vocab: %w", err)
+		}
+		tok, err := sentenc.LoadVocab(path)
+		if err != nil {
+			return nil, fmt.Errorf("vocab: %w", err)
+		}
+		if m, err = sentenc.New(cfg, tok, spec.Pooling, seed); err != nil {
+			return nil, err
+		}
+	case VocabTrain:
+		if spec.VocabSize < 100 {
+			return nil, fmt.Errorf("vocab_size: %d is too small for a trained vocabulary (need at least 100)", spec.VocabSize)
+		}
+		tok, err := sentenc.TrainVocab(corpus, spec.VocabSize)
+		if err != nil {
+			return nil, fmt.Errorf("vocab: %w", err)
+		}
+		if m, err = sentenc.New(cfg, tok, spec.Pooling, seed); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("vocab: %q is not a vocabulary source (want %q or %q)", spec.Vocab, VocabBERT, VocabTrain)
+	}
+	if spec.GloVe != "" {
+		v, err := catalogue().GloVe(spec.GloVe)
+		if err != nil {
+			return nil, fmt.Errorf("glove: %w", err)
+		}
+		if v.Dim > spec.Hidden {
+			return nil, fmt.Errorf("glove_init: %s has %d dimensions, more than hidden %d (GloVe fills the leading columns; use hidden >= %d)", spec.GloVe, v.Dim, spec.Hidden, v.Dim)
+		}
+		if _, err := m.InitGloVe(v); err != nil {
+			return nil, fmt.Errorf("glove_init: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// LoadDev reads the optional `dev` input (KindSTS pairs, STS-B dev) for
+// model selection; it returns nil when the input is not connected.
+func LoadDev(env *registry.Env) (*sentenc.DevSet, error) {
+	a, ok := env.Inputs["dev"]
+	if !ok {
+		return nil, nil
+	}
+	path := a.Path(registry.FilePairs)
+	ps, err := rows.Read[rows.STSPair](path)
+	if err != nil {
+		return nil, fmt.Errorf("dev: %w", err)
+	}
+	d, err := sentenc.NewDevSet(ps)
+	if err != nil {
+		return nil, fmt.Errorf("dev: %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// ReadSentences reads the `name` input's sentences (KindSentences),
+// keeping the first max (0: all). An empty sentence is an error naming its
+// row.
+func ReadSentences(env *registry.Env, name string, max int) ([]string, error) {
+	a, err := env.Input(name)
+	if err != nil {
+		return nil, err
+	}
+	path := a.Path(registry.FileSentences)
+	ss, err := rows.Read[rows.Sentence](path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if max > 0 && len(ss) > max {
+		ss = ss[:max]
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		if strings.TrimSpace(s.Text) == "" {
+			return nil, fmt.Errorf("%s: %s: row %d: empty sentence", name, path, i+1)
+		}
+		out[i] = s.Text
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: %s: no sentences", name, path)
+	}
+	return out, nil
+}
+
+// ReadTriplets reads the `name` input's triplets (KindTriplets), keeping
+// the first max (0: all). An empty anchor or positive is an error naming
+// its row, and so is an empty negative when needNegative is set.
+func ReadTriplets(env *registry.Env, name string, max int, needNegative bool) ([]rows.Triplet, error) {
+	a, err := env.Input(name)
+	if err != nil {
+		return nil, err
+	}
+	path := a.Path(registry.FileTriplets)
+	ts, err := rows.Read[rows.Triplet](path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if max > 0 && len(ts) > max {
+		ts = ts[:max]
+	}
+	for i, t := range ts {
+		switch {
+		case strings.TrimSpace(t.Anchor) == "":
+			return nil, fmt.Errorf("%s: %s: row %d: empty anchor", name, path, i+1)
+		case strings.TrimSpace(t.Positive) == "":
+			return nil, fmt.Errorf("%s: %s: row %d: empty positive", name, path, i+1)
+		case needNegative && strings.TrimSpace(t.Negative) == "":
+			return nil, fmt.Errorf("%s: %s: row %d: no negative (hard_negatives = true needs one in every triplet)", name, path, i+1)
+		}
+	}
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("%s: %s: no triplets", name, path)
+	}
+	return ts, nil
+}
+
+// LoopSpec are the optimisation settings every training type shares.
+type LoopSpec struct {
+	LearningRate float64
+	BatchSize    int
+	Epochs       int
+	MaxSteps     int // 0: epochs decide
+	Warmup       int // updates of linear warm-up
+	WeightDecay  float64
+	GradClip     float64 // max global gradient norm (0: none)
+	Accumulation int
+	EvalEvery    int
+	Patience     int // evaluations without improvement before stopping (0: never)
+}
+
+func (l LoopSpec) check() error {
+	switch {
+	case !(l.LearningRate > 0):
+		return fmt.Errorf("learning_rate: %v must be positive", l.LearningRate)
+	case l.BatchSize < 2:
+		return fmt.Errorf("batch_size: %d must be at least 2 (in-batch negatives)", l.BatchSize)
+	case l.Epochs < 1 && l.MaxSteps <= 0:
+		return fmt.Errorf("epochs: %d must be at least 1 (or set max_steps)", l.Epochs)
+	case l.MaxSteps < 0:
+		return fmt.Errorf("max_steps: %d is negative", l.MaxSteps)
+	case l.Warmup < 0:
+		return fmt.Errorf("warmup: %d is negative", l.Warmup)
+	case l.WeightDecay < 0:
+		return fmt.Errorf("weight_decay: %v is negative", l.WeightDecay)
+	case l.GradClip < 0:
+		return fmt.Errorf("grad_clip: %v is negative", l.GradClip)
+	case l.Accumulation < 1:
+		return fmt.Errorf("accumulation: %d must be at least 1", l.Accumulation)
+	case l.EvalEvery < 1:
+		return fmt.Errorf("eval_every: %d must be at least 1", l.EvalEvery)
+	case l.Patience < 0:
+		return fmt.Errorf("patience: %d is negative", l.Patience)
+	}
+	return nil
+}
+
+// Fit trains m's parameters on n examples with step, evaluating on dev
+// (may be nil) with the model's current Pooling, reporting progress to
+// env.Progress and env.Log, and keeping the resumable state in env.Work.
+// On return m holds the best evaluated weights (the last ones without
+// dev). The trainer's errors (a NaN loss, a state file from another
+// configuration) come back wrapped with the step.
+func Fit(ctx context.Context, env *registry.Env, m *sentenc.Model, n int, step itrain.StepFunc, dev *sentenc.DevSet, loop LoopSpec) (*itrain.Result, error) {
+	return FitParams(ctx, env, itrain.FromNamed(m.Encoder.NamedParams()), m, n, step, dev, loop)
+}
+
+// FitParams is Fit over an explicit parameter list: for objectives that
+// train more than the encoder (a decoder, a prediction head), whose
+// parameters follow the encoder's. enc is what dev evaluates; every
+// parameter in params is restored to its best-evaluated value.
+func FitParams(ctx context.Context, env *registry.Env, params []itrain.Param, enc embed.Encoder, n int, step itrain.StepFunc, dev *sentenc.DevSet, loop LoopSpec) (*itrain.Result, error) {
+	if err := loop.check(); err != nil {
+		return nil, err
+	}
+	if loop.BatchSize > n {
+		return nil, fmt.Errorf("batch_size: %d is larger than the %d training examples", loop.BatchSize, n)
+	}
+	log := env.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	tr := &itrain.Trainer{
+		Params: params,
+		N:      n,
+		Step:   step,
+		Config: itrain.Config{
+			Epochs: loop.Epochs, MaxSteps: loop.MaxSteps, BatchSize: loop.BatchSize, Accumulate: loop.Accumulation,
+			// The epoch's last, short batch is kept (HF's loop does too).
+			LR: loop.LearningRate, Warmup: loop.Warmup, WeightDecay: loop.WeightDecay, MaxGradNorm: loop.GradClip,
+			EvalEvery: loop.EvalEvery, Patience: loop.Patience,
+			Work: env.Work, Seed: uint64(env.Seed),
+		},
+	}
+	if dev != nil {
+		tr.Eval = func(ctx context.Context) (float64, error) { return dev.Spearman(ctx, enc) }
+	}
+	tr.OnStep = func(p itrain.Progress) {
+		status := fmt.Sprintf("loss %.4f", p.Loss)
+		if !math.IsNaN(p.Metric) {
+			status += fmt.Sprintf(" dev %.2f (best %.2f)", p.Metric, p.Best)
+		}
+		status += " eta " + p.ETA.Round(time.Second).String()
+		if env.Progress != nil {
+			env.Progress.Update(p.Step, p.Total, status)
+		}
+		if p.Evaluated || p.Step == p.Total || p.Step%50 == 0 {
+			log.Info("train", "step", p.Step, "total", p.Total, "loss", p.Loss, "lr", p.LR, "grad_norm", p.GradNorm, "dev", p.Metric, "best", p.Best)
+		}
+	}
+	res, err := tr.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if res.Resumed {
+		log.Info("resumed from the saved training state", "dir", env.Work)
+	}
+	return res, nil
+}
+
+// History is training.json in a trained encoder artifact: how the weights
+// were chosen. It holds no timings, so identical runs write identical
+// bytes.
+type History struct {
+	Stage      string        `json:"stage"`
+	Examples   int           `json:"examples"`
+	Steps      int           `json:"steps"`
+	LastLoss   float64       `json:"last_loss"`
+	BestStep   int           `json:"best_step"`            // -1: no evaluation, last weights kept
+	BestDev    *float64      `json:"best_dev,omitempty"`   // STS-B dev Spearman x 100
+	Evaluation []itrain.Eval `json:"evaluation,omitempty"` // every evaluation
+	Stopped    bool          `json:"early_stopped,omitempty"`
+}
+
+// FileHistory is the name of the training history inside the artifact.
+const FileHistory = "training.json"
+
+// SaveModel writes m (with evaluation pooling p) and the run's history to
+// the stage's `model` output.
+func SaveModel(env *registry.Env, m *sentenc.Model, p transformer.Pooling, stage string, n int, res *itrain.Result) error {
+	dir := env.Output("model")
+	m.Pooling = p
+	m.MaxLength = 0 // SimCSE encodes evaluation sentences untruncated
+	h := History{Stage: stage, Examples: n, Steps: res.Steps, LastLoss: res.LastLoss, BestStep: res.BestStep,
+		Evaluation: res.History, Stopped: res.Stopped}
+	if !math.IsNaN(res.BestMetric) {
+		v := res.BestMetric
+		h.BestDev = &v
+	}
+	if err := m.Save(dir, map[string]any{"trained_by": stage, "steps": res.Steps, "best_step": res.BestStep}); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, FileHistory), append(b, '\n'), 0o644)
+}

@@ -1,0 +1,304 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/model/transformer"
+	"repro/internal/sentenc"
+	"repro/internal/tensor"
+	"repro/internal/tensor/loss"
+	"repro/registry"
+)
+
+// SimCSEUnsupParams are train.simcse_unsup's parameters. The defaults are
+// SimCSE's unsupervised BERT-base settings (Gao et al. 2021, Appendix A:
+// lr 3e-5, batch 64, max length 32, 1 epoch on 1M Wikipedia sentences,
+// temperature 0.05, [CLS] with the MLP head during training only, STS-B
+// dev evaluation every 250 steps) and BERT-base's shape for a from-scratch
+// model.
+type SimCSEUnsupParams struct {
+	LearningRate float64 `cty:"learning_rate" doc:"peak learning rate (SimCSE: 3e-5 for BERT-base, 1e-5 for RoBERTa-base)"`
+	BatchSize    int     `cty:"batch_size" doc:"sentences per batch; each sees the others' views as negatives"`
+	MaxLength    int     `cty:"max_length" doc:"token ids per training sentence, [CLS] and [SEP] included"`
+	Temperature  float64 `cty:"temperature" doc:"softmax temperature of the contrastive loss"`
+	Epochs       int     `cty:"epochs" doc:"passes over the data (max_steps > 0 overrides)"`
+	MaxSteps     int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
+	MaxSentences int     `cty:"max_sentences" doc:"train on the first N sentences; 0 = all"`
+	EvalEvery    int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected)"`
+	Patience     int     `cty:"patience" doc:"stop after this many evaluations without improvement; 0 = never"`
+	Warmup       int     `cty:"warmup" doc:"updates of linear learning-rate warm-up (then linear decay to 0)"`
+	WeightDecay  float64 `cty:"weight_decay" doc:"AdamW decoupled weight decay (not on biases and LayerNorm)"`
+	GradClip     float64 `cty:"grad_clip" doc:"clip the global gradient norm to this; 0 = no clipping"`
+	Accumulation int     `cty:"accumulation" doc:"micro-batches per optimizer update"`
+	Dropout      float64 `cty:"dropout" doc:"hidden and attention dropout: the source of the two views"`
+	Pooling      string  `cty:"pooling" doc:"cls | cls_before_pooler | mean | first_last_avg | top2_avg"`
+	MLPOnlyTrain bool    `cty:"mlp_only_train" doc:"with pooling cls: train with the MLP head, evaluate without it"`
+
+	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
+	Layers       int    `cty:"layers" doc:"from scratch: transformer layers"`
+	Hidden       int    `cty:"hidden" doc:"from scratch: hidden size (>= 100 with glove_init)"`
+	Heads        int    `cty:"heads" doc:"from scratch: attention heads"`
+	Intermediate int    `cty:"intermediate" doc:"from scratch: feed-forward size"`
+	MaxPosition  int    `cty:"max_position" doc:"from scratch: position embeddings (longest sentence encoded)"`
+	Vocab        string `cty:"vocab" doc:"from scratch: \"bert-base-uncased\" (the catalogue's vocab.txt) or \"train\" (WordPiece trained on the data)"`
+	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\": vocabulary size"`
+	GloVeInit    bool   `cty:"glove_init" doc:"from scratch: initialise whole-word embeddings from GloVe (leading columns)"`
+	GloVe        string `cty:"glove" doc:"word-vector dataset used by glove_init"`
+}
+
+// SimCSESupParams are train.simcse_sup's parameters; defaults are
+// SimCSE's supervised BERT-base settings (lr 5e-5, batch 512, 3 epochs on
+// NLI triplets, contradiction as hard negative, [CLS] with the MLP head at
+// training and evaluation).
+type SimCSESupParams struct {
+	LearningRate  float64 `cty:"learning_rate" doc:"peak learning rate (SimCSE: 5e-5 for BERT-base)"`
+	BatchSize     int     `cty:"batch_size" doc:"triplets per batch"`
+	MaxLength     int     `cty:"max_length" doc:"token ids per training sentence, [CLS] and [SEP] included"`
+	Temperature   float64 `cty:"temperature" doc:"softmax temperature of the contrastive loss"`
+	HardNegatives bool    `cty:"hard_negatives" doc:"score anchors against the contradictions too (false: SimCSE's w/o hard negative row)"`
+	Epochs        int     `cty:"epochs" doc:"passes over the data (max_steps > 0 overrides)"`
+	MaxSteps      int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
+	MaxTriplets   int     `cty:"max_triplets" doc:"train on the first N triplets; 0 = all"`
+	EvalEvery     int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected)"`
+	Patience      int     `cty:"patience" doc:"stop after this many evaluations without improvement; 0 = never"`
+	Warmup        int     `cty:"warmup" doc:"updates of linear learning-rate warm-up (then linear decay to 0)"`
+	WeightDecay   float64 `cty:"weight_decay" doc:"AdamW decoupled weight decay (not on biases and LayerNorm)"`
+	GradClip      float64 `cty:"grad_clip" doc:"clip the global gradient norm to this; 0 = no clipping"`
+	Accumulation  int     `cty:"accumulation" doc:"micro-batches per optimizer update"`
+	Dropout       float64 `cty:"dropout" doc:"hidden and attention dropout"`
+	Pooling       string  `cty:"pooling" doc:"cls | cls_before_pooler | mean | first_last_avg | top2_avg"`
+	MLPOnlyTrain  bool    `cty:"mlp_only_train" doc:"with pooling cls: train with the MLP head, evaluate without it"`
+
+	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
+	Layers       int    `cty:"layers" doc:"from scratch: transformer layers"`
+	Hidden       int    `cty:"hidden" doc:"from scratch: hidden size (>= 100 with glove_init)"`
+	Heads        int    `cty:"heads" doc:"from scratch: attention heads"`
+	Intermediate int    `cty:"intermediate" doc:"from scratch: feed-forward size"`
+	MaxPosition  int    `cty:"max_position" doc:"from scratch: position embeddings (longest sentence encoded)"`
+	Vocab        string `cty:"vocab" doc:"from scratch: \"bert-base-uncased\" (the catalogue's vocab.txt) or \"train\" (WordPiece trained on the data)"`
+	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\": vocabulary size"`
+	GloVeInit    bool   `cty:"glove_init" doc:"from scratch: initialise whole-word embeddings from GloVe (leading columns)"`
+	GloVe        string `cty:"glove" doc:"word-vector dataset used by glove_init"`
+}
+
+func modelPorts(data registry.Kind, dataDoc string) []registry.Port {
+	return []registry.Port{
+		{Name: "data", Kind: data, Doc: dataDoc},
+		{Name: "dev", Kind: registry.KindSTS, Optional: true, Doc: "STS-B dev pairs: evaluate every eval_every updates and keep the best weights (absent: keep the last)"},
+		{Name: "init", Kind: registry.KindEncoder, Optional: true, Doc: "a transformer encoder to continue training (overrides hf_checkpoint and the architecture)"},
+	}
+}
+
+var modelOutput = []registry.Port{{Name: "model", Kind: registry.KindEncoder, Doc: "the trained transformer encoder (checkpoint + encoder.json + training.json)"}}
+
+func simcseUnsupType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "train.simcse_unsup",
+		Version: 1,
+		Doc: `Unsupervised SimCSE: each sentence is encoded twice with independent dropout; the two
+views are positives and the other sentences' views in the batch negatives (cross-entropy over
+cosine / temperature). Pooling cls trains with the MLP head and, with mlp_only_train, evaluates
+and saves without it.`,
+		Params: SimCSEUnsupParams{
+			LearningRate: 3e-5, BatchSize: 64, MaxLength: 32, Temperature: 0.05, Epochs: 1, EvalEvery: 250,
+			GradClip: 1, Accumulation: 1, Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: true,
+			Layers: 12, Hidden: 768, Heads: 12, Intermediate: 3072, MaxPosition: 512,
+			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d",
+		},
+		Inputs:  modelPorts(registry.KindSentences, "training sentences"),
+		Outputs: modelOutput,
+		Seeded:  true,
+		Tensor:  true,
+		Run:     runUnsup,
+	}
+}
+
+func simcseSupType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "train.simcse_sup",
+		Version: 1,
+		Doc: `Supervised SimCSE: anchor (premise) and positive (entailment) are a positive pair; every
+other positive in the batch and, with hard_negatives, every contradiction are negatives
+(cross-entropy over cosine / temperature).`,
+		Params: SimCSESupParams{
+			LearningRate: 5e-5, BatchSize: 512, MaxLength: 32, Temperature: 0.05, HardNegatives: true, Epochs: 3, EvalEvery: 250,
+			GradClip: 1, Accumulation: 1, Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: false,
+			Layers: 12, Hidden: 768, Heads: 12, Intermediate: 3072, MaxPosition: 512,
+			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d",
+		},
+		Inputs:  modelPorts(registry.KindTriplets, "NLI triplets: anchor, positive (entailment), negative (contradiction)"),
+		Outputs: modelOutput,
+		Seeded:  true,
+		Tensor:  true,
+		Run:     runSup,
+	}
+}
+
+func checkCommon(maxLength int, temperature float64, pooling string) (transformer.Pooling, error) {
+	if maxLength < 3 {
+		return "", fmt.Errorf("max_length: %d must be at least 3 ([CLS], a token, [SEP])", maxLength)
+	}
+	if !(temperature > 0) {
+		return "", fmt.Errorf("temperature: %v must be positive", temperature)
+	}
+	for _, p := range transformer.Poolings() {
+		if string(p) == pooling {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("pooling: %q is not one of %v", pooling, transformer.Poolings())
+}
+
+func gloveName(init bool, name string) (string, error) {
+	if !init {
+		return "", nil
+	}
+	if name == "" {
+		return "", fmt.Errorf("glove: empty, but glove_init is set")
+	}
+	return name, nil
+}
+
+func runUnsup(ctx context.Context, env *registry.Env) error {
+	p := env.Params.(*SimCSEUnsupParams)
+	pool, err := checkCommon(p.MaxLength, p.Temperature, p.Pooling)
+	if err != nil {
+		return err
+	}
+	glove, err := gloveName(p.GloVeInit, p.GloVe)
+	if err != nil {
+		return err
+	}
+	if p.MaxSentences < 0 {
+		return fmt.Errorf("max_sentences: %d is negative", p.MaxSentences)
+	}
+	sentences, err := ReadSentences(env, "data", p.MaxSentences)
+	if err != nil {
+		return err
+	}
+	dev, err := LoadDev(env)
+	if err != nil {
+		return err
+	}
+	m, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
+		Intermediate: p.Intermediate, MaxPosition: p.MaxPosition, Vocab: p.Vocab, VocabSize: p.VocabSize, GloVe: glove,
+		Dropout: p.Dropout, Pooling: pool}, sentences)
+	if err != nil {
+		return err
+	}
+	evalPool := sentenc.EvalPooling(pool, p.MLPOnlyTrain)
+	seqs := m.Tokenize(sentences, p.MaxLength)
+	temp := float32(p.Temperature)
+	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
+		// One forward pass over the batch twice: row i and row n+i are the
+		// same sentence under independent dropout masks (SimCSE duplicates
+		// the input the same way).
+		n := len(batch)
+		in := make([][]int, 0, 2*n)
+		for _, i := range batch {
+			in = append(in, seqs[i])
+		}
+		for _, i := range batch {
+			in = append(in, seqs[i])
+		}
+		z, err := m.Embed(in, pool, rng)
+		if err != nil {
+			return nil, err
+		}
+		return loss.SimCSEUnsup(tensor.SliceRows(z, 0, n), tensor.SliceRows(z, n, 2*n), temp)
+	}
+	// Evaluation during training uses the evaluation pooling.
+	m.Pooling = evalPool
+	res, err := Fit(ctx, env, m, len(seqs), step, dev, LoopSpec{LearningRate: p.LearningRate, BatchSize: p.BatchSize,
+		Epochs: p.Epochs, MaxSteps: p.MaxSteps, Warmup: p.Warmup, WeightDecay: p.WeightDecay, GradClip: p.GradClip,
+		Accumulation: p.Accumulation, EvalEvery: p.EvalEvery, Patience: p.Patience})
+	if err != nil {
+		return err
+	}
+	return SaveModel(env, m, evalPool, "train.simcse_unsup", len(seqs), res)
+}
+
+func runSup(ctx context.Context, env *registry.Env) error {
+	p := env.Params.(*SimCSESupParams)
+	pool, err := checkCommon(p.MaxLength, p.Temperature, p.Pooling)
+	if err != nil {
+		return err
+	}
+	glove, err := gloveName(p.GloVeInit, p.GloVe)
+	if err != nil {
+		return err
+	}
+	if p.MaxTriplets < 0 {
+		return fmt.Errorf("max_triplets: %d is negative", p.MaxTriplets)
+	}
+	ts, err := ReadTriplets(env, "data", p.MaxTriplets, p.HardNegatives)
+	if err != nil {
+		return err
+	}
+	dev, err := LoadDev(env)
+	if err != nil {
+		return err
+	}
+	corpus := make([]string, 0, 3*len(ts))
+	for _, t := range ts {
+		corpus = append(corpus, t.Anchor, t.Positive)
+		if t.Negative != "" {
+			corpus = append(corpus, t.Negative)
+		}
+	}
+	m, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
+		Intermediate: p.Intermediate, MaxPosition: p.MaxPosition, Vocab: p.Vocab, VocabSize: p.VocabSize, GloVe: glove,
+		Dropout: p.Dropout, Pooling: pool}, corpus)
+	if err != nil {
+		return err
+	}
+	evalPool := sentenc.EvalPooling(pool, p.MLPOnlyTrain)
+	anchors, positives, negatives := make([]string, len(ts)), make([]string, len(ts)), make([]string, len(ts))
+	for i, t := range ts {
+		anchors[i], positives[i], negatives[i] = t.Anchor, t.Positive, t.Negative
+	}
+	a, pos := m.Tokenize(anchors, p.MaxLength), m.Tokenize(positives, p.MaxLength)
+	var neg [][]int
+	if p.HardNegatives {
+		neg = m.Tokenize(negatives, p.MaxLength)
+	}
+	temp := float32(p.Temperature)
+	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
+		// Anchors, positives and negatives go through one forward pass
+		// (SimCSE flattens the (batch, 3, len) input likewise).
+		n := len(batch)
+		in := make([][]int, 0, 3*n)
+		for _, i := range batch {
+			in = append(in, a[i])
+		}
+		for _, i := range batch {
+			in = append(in, pos[i])
+		}
+		if neg != nil {
+			for _, i := range batch {
+				in = append(in, neg[i])
+			}
+		}
+		z, err := m.Embed(in, pool, rng)
+		if err != nil {
+			return nil, err
+		}
+		za, zp := tensor.SliceRows(z, 0, n), tensor.SliceRows(z, n, 2*n)
+		if neg == nil {
+			return loss.SimCSEUnsup(za, zp, temp) // the same in-batch objective, anchors against positives
+		}
+		return loss.SimCSESup(za, zp, tensor.SliceRows(z, 2*n, 3*n), temp)
+	}
+	m.Pooling = evalPool
+	res, err := Fit(ctx, env, m, len(ts), step, dev, LoopSpec{LearningRate: p.LearningRate, BatchSize: p.BatchSize,
+		Epochs: p.Epochs, MaxSteps: p.MaxSteps, Warmup: p.Warmup, WeightDecay: p.WeightDecay, GradClip: p.GradClip,
+		Accumulation: p.Accumulation, EvalEvery: p.EvalEvery, Patience: p.Patience})
+	if err != nil {
+		return err
+	}
+	return SaveModel(env, m, evalPool, "train.simcse_sup", len(ts), res)
+}
