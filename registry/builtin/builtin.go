@@ -9,6 +9,7 @@ import (
 	"repro/registry/encode"
 	"repro/registry/evaluate"
 	"repro/registry/text"
+	"repro/registry/train"
 )
 
 // Default returns a registry holding every built-in stage type.
@@ -25,4 +26,5 @@ var families = []func(*registry.Registry){
 	encode.Register,
 	evaluate.Register,
 	text.Register,
+	train.Register,
 }
