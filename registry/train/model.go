@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"repro/internal/embed"
 	"repro/internal/model/transformer"
@@ -315,7 +314,7 @@ func FitParams(ctx context.Context, env *registry.Env, params []itrain.Param, en
 		if !math.IsNaN(p.Metric) {
 			status += fmt.Sprintf(" dev %.2f (best %.2f)", p.Metric, p.Best)
 		}
-		status += " eta " + p.ETA.Round(time.Second).String()
+		// The runner's display computes the ETA from the reported steps.
 		if env.Progress != nil {
 			env.Progress.Update(p.Step, p.Total, status)
 		}
