@@ -27,4 +27,5 @@ var families = []func(*registry.Registry){
 	evaluate.Register,
 	text.Register,
 	train.Register,
+	train.RegisterPaSeR,
 }

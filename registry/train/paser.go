@@ -1,0 +1,390 @@
+package train
+
+// PaSeR's stage types (Wu and Zhao; the objective itself is in
+// repro/internal/paser):
+//
+//	train.paser      masked pairs -> encoder   (eq. 4: L_MLM + L_generative)
+//	train.paser_sup  NLI triplets + masked pairs + unsupervised encoder -> encoder
+//	                 (eq. 5: L_contrastive + alpha * L_generative)
+//
+// Both build the sentence encoder with the shared helpers (BuildModel,
+// LoadDev, LoopSpec) and train it together with PaSeR's decoder and MLM
+// head; only the encoder is saved, as the paper discards the decoder. The
+// model is saved with the training pooling by default: for "cls" that is
+// [CLS] through the pooler, the vector the decoder was trained to read
+// (eval_pooling overrides it).
+//
+// train.paser_sup's decoder starts fresh: the unsupervised stage's
+// decoder is not part of its output artifact. Its two datasets are walked
+// together: update i's examples are triplets k mod len(triplets) and masked
+// pairs k mod len(masked) for the batch indices k of an epoch over the
+// larger of the two, so both are used whole and the run stays seeded and
+// resumable through the shared trainer.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/model/transformer"
+	"repro/internal/paser"
+	"repro/internal/rows"
+	"repro/internal/sentenc"
+	itext "repro/internal/text"
+	itrain "repro/internal/train"
+	"repro/registry"
+	rtext "repro/registry/text"
+)
+
+// PaSeRParams are train.paser's parameters. Defaults are the paper's
+// unsupervised BERT-base setting (section 4.2, Tables 8-9, Figure 4): lr
+// 3e-5, batch 64, max length 32, a 6-layer decoder, m = n = 10, [CLS]
+// pooling, MLM at 15%, 5 epochs over the STS sentences; the SimCSE stages'
+// optimisation and architecture parameters otherwise.
+type PaSeRParams struct {
+	DecoderLayers   int     `cty:"decoder_layers" doc:"generative decoder layers (paper: 6; Figure 4 varies 1-8)"`
+	M               float64 `cty:"m" doc:"scale of |Es - Es'| in the decoding signal (paper: 10)"`
+	N               float64 `cty:"n" doc:"scale of |Es * Es'| in the decoding signal (paper: 10)"`
+	Memory          string  `cty:"memory" doc:"how the signal feeds the decoder: slots (4 memory rows of width hidden) or project (one row, Linear(4*hidden, hidden))"`
+	MLM             bool    `cty:"mlm" doc:"add BERT's masked-language-model loss on s (eq. 4)"`
+	MLMProbability  float64 `cty:"mlm_probability" doc:"MLM masking rate (80% [MASK], 10% random, 10% kept)"`
+	MaxTargetLength int     `cty:"max_target_length" doc:"decoder ids per example: BOS, the phrases each ended by SEP"`
+	EvalPooling     string  `cty:"eval_pooling" doc:"pooling of the saved encoder; empty = the training pooling"`
+
+	LearningRate float64 `cty:"learning_rate" doc:"peak learning rate (paper: 3e-5)"`
+	BatchSize    int     `cty:"batch_size" doc:"masked pairs per batch (paper: 32, 64 or 96)"`
+	MaxLength    int     `cty:"max_length" doc:"token ids per encoder input, [CLS] and [SEP] included (paper: 32)"`
+	Epochs       int     `cty:"epochs" doc:"passes over the data (max_steps > 0 overrides)"`
+	MaxSteps     int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
+	MaxPairs     int     `cty:"max_pairs" doc:"train on the first N masked pairs; 0 = all"`
+	EvalEvery    int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected)"`
+	Patience     int     `cty:"patience" doc:"stop after this many evaluations without improvement; 0 = never"`
+	Warmup       int     `cty:"warmup" doc:"updates of linear learning-rate warm-up (then linear decay to 0)"`
+	WeightDecay  float64 `cty:"weight_decay" doc:"AdamW decoupled weight decay (not on biases and LayerNorm)"`
+	GradClip     float64 `cty:"grad_clip" doc:"clip the global gradient norm to this; 0 = no clipping"`
+	Accumulation int     `cty:"accumulation" doc:"micro-batches per optimizer update"`
+	Dropout      float64 `cty:"dropout" doc:"hidden and attention dropout of encoder and decoder"`
+	Pooling      string  `cty:"pooling" doc:"cls | cls_before_pooler | mean (Top1 avg) | first_last_avg | top2_avg (paper Table 9)"`
+
+	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
+	Layers       int    `cty:"layers" doc:"from scratch: transformer layers"`
+	Hidden       int    `cty:"hidden" doc:"from scratch: hidden size (>= 100 with glove_init)"`
+	Heads        int    `cty:"heads" doc:"from scratch: attention heads (the decoder's too)"`
+	Intermediate int    `cty:"intermediate" doc:"from scratch: feed-forward size (the decoder's too)"`
+	MaxPosition  int    `cty:"max_position" doc:"from scratch: position embeddings (longest sentence encoded)"`
+	Vocab        string `cty:"vocab" doc:"from scratch: \"bert-base-uncased\" (the catalogue's vocab.txt) or \"train\" (WordPiece trained on the data)"`
+	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\": vocabulary size"`
+	GloVeInit    bool   `cty:"glove_init" doc:"from scratch: initialise whole-word embeddings from GloVe (leading columns)"`
+	GloVe        string `cty:"glove" doc:"word-vector dataset used by glove_init"`
+}
+
+// PaSeRSupParams are train.paser_sup's parameters (section 3.3; SimCSE's
+// supervised settings where the paper gives none, batch 64 as in its
+// unsupervised runs).
+type PaSeRSupParams struct {
+	Alpha           float64 `cty:"alpha" doc:"weight of the generative loss (eq. 5; the paper searches it)"`
+	Temperature     float64 `cty:"temperature" doc:"softmax temperature of the contrastive loss"`
+	HardNegatives   bool    `cty:"hard_negatives" doc:"score anchors against the contradictions too"`
+	DecoderLayers   int     `cty:"decoder_layers" doc:"generative decoder layers (fresh decoder)"`
+	M               float64 `cty:"m" doc:"scale of |Es - Es'| in the decoding signal"`
+	N               float64 `cty:"n" doc:"scale of |Es * Es'| in the decoding signal"`
+	Memory          string  `cty:"memory" doc:"slots or project (see train.paser)"`
+	MaxTargetLength int     `cty:"max_target_length" doc:"decoder ids per example"`
+	EvalPooling     string  `cty:"eval_pooling" doc:"pooling of the saved encoder; empty = the training pooling"`
+
+	LearningRate float64 `cty:"learning_rate" doc:"peak learning rate (SimCSE supervised: 5e-5)"`
+	BatchSize    int     `cty:"batch_size" doc:"triplets (and masked pairs) per batch"`
+	MaxLength    int     `cty:"max_length" doc:"token ids per encoder input, [CLS] and [SEP] included"`
+	Epochs       int     `cty:"epochs" doc:"passes over the larger of the two datasets (max_steps > 0 overrides)"`
+	MaxSteps     int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
+	MaxTriplets  int     `cty:"max_triplets" doc:"train on the first N triplets; 0 = all"`
+	EvalEvery    int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected)"`
+	Patience     int     `cty:"patience" doc:"stop after this many evaluations without improvement; 0 = never"`
+	Warmup       int     `cty:"warmup" doc:"updates of linear learning-rate warm-up (then linear decay to 0)"`
+	WeightDecay  float64 `cty:"weight_decay" doc:"AdamW decoupled weight decay (not on biases and LayerNorm)"`
+	GradClip     float64 `cty:"grad_clip" doc:"clip the global gradient norm to this; 0 = no clipping"`
+	Accumulation int     `cty:"accumulation" doc:"micro-batches per optimizer update"`
+	Dropout      float64 `cty:"dropout" doc:"hidden and attention dropout of encoder and decoder"`
+	Pooling      string  `cty:"pooling" doc:"cls | cls_before_pooler | mean | first_last_avg | top2_avg"`
+}
+
+// RegisterPaSeR adds train.paser and train.paser_sup to r (and the
+// "transformer" encoder type to embed, as Register does).
+func RegisterPaSeR(r *registry.Registry) {
+	sentenc.Register()
+	r.Add(paserType())
+	r.Add(paserSupType())
+}
+
+func paserType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "train.paser",
+		Version: 1,
+		Doc: `Unsupervised PaSeR: encode s and its masked duplicate s' with the shared encoder; a
+Transformer decoder sharing the word embeddings reads the signal [Es, Es', m|Es-Es'|, n|Es*Es'|]
+and reconstructs the masked phrases (BOS p0 SEP p1 SEP ..., teacher forcing); plus MLM on s.
+Saves the encoder only.`,
+		Params: PaSeRParams{
+			DecoderLayers: 6, M: 10, N: 10, Memory: string(paser.MemorySlots), MLM: true, MLMProbability: 0.15, MaxTargetLength: 32,
+			LearningRate: 3e-5, BatchSize: 64, MaxLength: 32, Epochs: 5, EvalEvery: 250,
+			GradClip: 1, Accumulation: 1, Dropout: 0.1, Pooling: string(transformer.PoolCLS),
+			Layers: 12, Hidden: 768, Heads: 12, Intermediate: 3072, MaxPosition: 512,
+			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d",
+		},
+		Inputs: []registry.Port{
+			{Name: "data", Kind: rtext.KindMaskedPairs, Doc: "masked pairs {sentence, masked, targets} (text.mask_phrases, optionally text.eda)"},
+			{Name: "dev", Kind: registry.KindSTS, Optional: true, Doc: "STS-B dev pairs: evaluate every eval_every updates and keep the best weights (absent: keep the last)"},
+			{Name: "init", Kind: registry.KindEncoder, Optional: true, Doc: "a transformer encoder to continue training (overrides hf_checkpoint and the architecture)"},
+		},
+		Outputs: modelOutput,
+		Seeded:  true,
+		Tensor:  true,
+		Run:     runPaSeR,
+	}
+}
+
+func paserSupType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "train.paser_sup",
+		Version: 1,
+		Doc: `Supervised PaSeR: supervised SimCSE on NLI triplets (hard negatives) plus alpha times
+PaSeR's phrase-reconstruction loss on masked pairs of NLI sentences, starting from the best
+unsupervised PaSeR encoder (init) with a fresh decoder.`,
+		Params: PaSeRSupParams{
+			Alpha: 1, Temperature: 0.05, HardNegatives: true, DecoderLayers: 6, M: 10, N: 10, Memory: string(paser.MemorySlots),
+			MaxTargetLength: 32, LearningRate: 5e-5, BatchSize: 64, MaxLength: 32, Epochs: 3, EvalEvery: 250,
+			GradClip: 1, Accumulation: 1, Dropout: 0.1, Pooling: string(transformer.PoolCLS),
+		},
+		Inputs: []registry.Port{
+			{Name: "triplets", Kind: registry.KindTriplets, Doc: "NLI triplets: anchor, positive (entailment), negative (contradiction)"},
+			{Name: "masked", Kind: rtext.KindMaskedPairs, Doc: "masked pairs of NLI sentences"},
+			{Name: "init", Kind: registry.KindEncoder, Doc: "the unsupervised PaSeR encoder (its best checkpoint)"},
+			{Name: "dev", Kind: registry.KindSTS, Optional: true, Doc: "STS-B dev pairs for model selection"},
+		},
+		Outputs: modelOutput,
+		Seeded:  true,
+		Tensor:  true,
+		Run:     runPaSeRSup,
+	}
+}
+
+// objective checks the PaSeR parameters shared by both types.
+func objective(decoderLayers int, m, n float64, memory string, maxTarget int, pooling, evalPooling string) (paser.Config, transformer.Pooling, error) {
+	c := paser.DefaultConfig()
+	switch {
+	case decoderLayers < 1:
+		return c, "", fmt.Errorf("decoder_layers: %d must be at least 1", decoderLayers)
+	case !(m >= 0) || math.IsInf(m, 0):
+		return c, "", fmt.Errorf("m: %v must be a non-negative number", m)
+	case !(n >= 0) || math.IsInf(n, 0):
+		return c, "", fmt.Errorf("n: %v must be a non-negative number", n)
+	case memory != string(paser.MemorySlots) && memory != string(paser.MemoryProject):
+		return c, "", fmt.Errorf("memory: %q must be %q or %q", memory, paser.MemorySlots, paser.MemoryProject)
+	case maxTarget < 2:
+		return c, "", fmt.Errorf("max_target_length: %d must be at least 2 (BOS, SEP)", maxTarget)
+	}
+	c.DecoderLayers, c.M, c.N, c.Memory, c.MaxTargetLength = decoderLayers, float32(m), float32(n), paser.Memory(memory), maxTarget
+	pool, err := poolingParam("pooling", pooling)
+	if err != nil {
+		return c, "", err
+	}
+	c.Pooling = pool
+	evalPool := pool
+	if evalPooling != "" {
+		if evalPool, err = poolingParam("eval_pooling", evalPooling); err != nil {
+			return c, "", err
+		}
+	}
+	return c, evalPool, nil
+}
+
+func poolingParam(name, v string) (transformer.Pooling, error) {
+	for _, p := range transformer.Poolings() {
+		if string(p) == v {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %q is not one of %v", name, v, transformer.Poolings())
+}
+
+// readMasked reads a masked-pairs input, keeping the first max (0: all).
+func readMasked(env *registry.Env, name string, max int) ([]itext.MaskedPair, string, error) {
+	a, err := env.Input(name)
+	if err != nil {
+		return nil, "", err
+	}
+	path := a.Path(rtext.FileMaskedPairs)
+	ps, err := rows.Read[itext.MaskedPair](path)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", name, err)
+	}
+	if max > 0 && len(ps) > max {
+		ps = ps[:max]
+	}
+	if len(ps) == 0 {
+		return nil, "", fmt.Errorf("%s: %s: no masked pairs", name, path)
+	}
+	return ps, path, nil
+}
+
+func runPaSeR(ctx context.Context, env *registry.Env) error {
+	p := env.Params.(*PaSeRParams)
+	cfg, evalPool, err := objective(p.DecoderLayers, p.M, p.N, p.Memory, p.MaxTargetLength, p.Pooling, p.EvalPooling)
+	if err != nil {
+		return err
+	}
+	if p.MaxLength < 3 {
+		return fmt.Errorf("max_length: %d must be at least 3 ([CLS], a token, [SEP])", p.MaxLength)
+	}
+	if p.MLM && !(p.MLMProbability > 0 && p.MLMProbability < 1) {
+		return fmt.Errorf("mlm_probability: %v must lie in (0, 1)", p.MLMProbability)
+	}
+	if p.MaxPairs < 0 {
+		return fmt.Errorf("max_pairs: %d is negative", p.MaxPairs)
+	}
+	cfg.MLM, cfg.MLMProb, cfg.MaxLength = p.MLM, p.MLMProbability, p.MaxLength
+	glove, err := gloveName(p.GloVeInit, p.GloVe)
+	if err != nil {
+		return err
+	}
+	pairs, path, err := readMasked(env, "data", p.MaxPairs)
+	if err != nil {
+		return err
+	}
+	dev, err := LoadDev(env)
+	if err != nil {
+		return err
+	}
+	corpus := make([]string, len(pairs))
+	for i, pr := range pairs {
+		corpus[i] = pr.Sentence
+	}
+	sm, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
+		Intermediate: p.Intermediate, MaxPosition: p.MaxPosition, Vocab: p.Vocab, VocabSize: p.VocabSize, GloVe: glove,
+		Dropout: p.Dropout, Pooling: cfg.Pooling}, corpus)
+	if err != nil {
+		return err
+	}
+	pm, err := newPaSeR(sm, cfg, env.Seed)
+	if err != nil {
+		return err
+	}
+	exs, err := pm.Prepare(pairs)
+	if err != nil {
+		return fmt.Errorf("data: %s: %w", path, err)
+	}
+	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
+		b := make([]paser.Example, len(batch))
+		for i, k := range batch {
+			b[i] = exs[k]
+		}
+		l, err := pm.UnsupLoss(b, rng)
+		return l.Total, err
+	}
+	sm.Pooling = evalPool
+	res, err := FitParams(ctx, env, itrain.FromNamed(pm.NamedParams()), sm, len(exs), step, dev, LoopSpec{LearningRate: p.LearningRate, BatchSize: p.BatchSize,
+		Epochs: p.Epochs, MaxSteps: p.MaxSteps, Warmup: p.Warmup, WeightDecay: p.WeightDecay, GradClip: p.GradClip,
+		Accumulation: p.Accumulation, EvalEvery: p.EvalEvery, Patience: p.Patience})
+	if err != nil {
+		return err
+	}
+	return SaveModel(env, sm, evalPool, "train.paser", len(exs), res)
+}
+
+func runPaSeRSup(ctx context.Context, env *registry.Env) error {
+	p := env.Params.(*PaSeRSupParams)
+	cfg, evalPool, err := objective(p.DecoderLayers, p.M, p.N, p.Memory, p.MaxTargetLength, p.Pooling, p.EvalPooling)
+	if err != nil {
+		return err
+	}
+	if p.MaxLength < 3 {
+		return fmt.Errorf("max_length: %d must be at least 3 ([CLS], a token, [SEP])", p.MaxLength)
+	}
+	if !(p.Temperature > 0) {
+		return fmt.Errorf("temperature: %v must be positive", p.Temperature)
+	}
+	if !(p.Alpha >= 0) || math.IsInf(p.Alpha, 0) {
+		return fmt.Errorf("alpha: %v must be a non-negative number", p.Alpha)
+	}
+	if p.MaxTriplets < 0 {
+		return fmt.Errorf("max_triplets: %d is negative", p.MaxTriplets)
+	}
+	cfg.MLM, cfg.MaxLength = false, p.MaxLength
+	if _, ok := env.Inputs["init"]; !ok {
+		return fmt.Errorf("init: not connected (supervised PaSeR starts from the unsupervised PaSeR encoder)")
+	}
+	ts, err := ReadTriplets(env, "triplets", p.MaxTriplets, p.HardNegatives)
+	if err != nil {
+		return err
+	}
+	pairs, path, err := readMasked(env, "masked", 0)
+	if err != nil {
+		return err
+	}
+	dev, err := LoadDev(env)
+	if err != nil {
+		return err
+	}
+	sm, err := BuildModel(env, ModelSpec{Dropout: p.Dropout, Pooling: cfg.Pooling}, nil)
+	if err != nil {
+		return err
+	}
+	pm, err := newPaSeR(sm, cfg, env.Seed)
+	if err != nil {
+		return err
+	}
+	exs, err := pm.Prepare(pairs)
+	if err != nil {
+		return fmt.Errorf("masked: %s: %w", path, err)
+	}
+	anchors, positives, negatives := make([]string, len(ts)), make([]string, len(ts)), make([]string, len(ts))
+	for i, t := range ts {
+		anchors[i], positives[i] = t.Anchor, t.Positive
+		if p.HardNegatives {
+			negatives[i] = t.Negative
+		}
+	}
+	trips, err := pm.PrepareTriplets(anchors, positives, negatives)
+	if err != nil {
+		return fmt.Errorf("triplets: %w", err)
+	}
+	n := max(len(trips), len(exs))
+	alpha, temp := float32(p.Alpha), float32(p.Temperature)
+	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
+		tb := make([]paser.Triplet, len(batch))
+		mb := make([]paser.Example, len(batch))
+		for i, k := range batch {
+			tb[i], mb[i] = trips[k%len(trips)], exs[k%len(exs)]
+		}
+		l, err := pm.SupLoss(tb, mb, alpha, temp, rng)
+		return l.Total, err
+	}
+	sm.Pooling = evalPool
+	res, err := FitParams(ctx, env, itrain.FromNamed(pm.NamedParams()), sm, n, step, dev, LoopSpec{LearningRate: p.LearningRate, BatchSize: p.BatchSize,
+		Epochs: p.Epochs, MaxSteps: p.MaxSteps, Warmup: p.Warmup, WeightDecay: p.WeightDecay, GradClip: p.GradClip,
+		Accumulation: p.Accumulation, EvalEvery: p.EvalEvery, Patience: p.Patience})
+	if err != nil {
+		return err
+	}
+	return SaveModel(env, sm, evalPool, "train.paser_sup", n, res)
+}
+
+// newPaSeR puts PaSeR's decoder (and MLM head) on the sentence encoder,
+// checking the lengths against the encoder's positions.
+func newPaSeR(sm *sentenc.Model, cfg paser.Config, seed int64) (*paser.Model, error) {
+	lim := sm.Encoder.Config.MaxLen()
+	if cfg.MaxLength > lim {
+		return nil, fmt.Errorf("max_length: %d exceeds the encoder's %d positions", cfg.MaxLength, lim)
+	}
+	if cfg.MaxTargetLength > lim {
+		return nil, fmt.Errorf("max_target_length: %d exceeds the decoder's %d positions (the encoder's)", cfg.MaxTargetLength, lim)
+	}
+	pm, err := paser.New(sm.Encoder, sm.Tokenizer, cfg, uint64(seed))
+	if err != nil {
+		return nil, err
+	}
+	return pm, nil
+}
