@@ -40,6 +40,10 @@ type ModelSpec struct {
 	// GloVe names a word-vector dataset to initialise the word embeddings
 	// of whole-word pieces from ("" = none).
 	GloVe string
+	// FromScratch allows a randomly initialised model when neither init nor
+	// HFCheckpoint is given; without it that is an error, so a paper
+	// setting never silently trains BERT-base from scratch.
+	FromScratch bool
 	// Dropout sets the hidden and attention dropout of the model, whatever
 	// its source.
 	Dropout float64
@@ -78,6 +82,8 @@ func BuildModel(env *registry.Env, spec ModelSpec, corpus []string) (*sentenc.Mo
 			return nil, fmt.Errorf("hf_checkpoint: %w", err)
 		}
 		fresh = true
+	case !spec.FromScratch:
+		return nil, fmt.Errorf("no pretrained model: set hf_checkpoint to a local Hugging Face BERT/RoBERTa directory (the experiments take it as -var bert=DIR / -var roberta=DIR), connect init, or set from_scratch = true to train the architecture parameters from random weights (the mini profiles do)")
 	default:
 		var err error
 		if m, err = scratchModel(spec, corpus, seed); err != nil {

@@ -70,6 +70,7 @@ type PaSeRParams struct {
 	Pooling      string  `cty:"pooling" doc:"cls | cls_before_pooler | mean (Top1 avg) | first_last_avg | top2_avg (paper Table 9)"`
 
 	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
+	FromScratch  bool   `cty:"from_scratch" doc:"without init or hf_checkpoint, train the architecture below from random weights; false makes a missing checkpoint an error (the paper settings need pretrained weights)"`
 	Layers       int    `cty:"layers" doc:"from scratch: transformer layers"`
 	Hidden       int    `cty:"hidden" doc:"from scratch: hidden size (>= 100 with glove_init)"`
 	Heads        int    `cty:"heads" doc:"from scratch: attention heads (the decoder's too)"`
@@ -132,7 +133,7 @@ Saves the encoder only.`,
 			LearningRate: 3e-5, BatchSize: 64, MaxLength: 32, Epochs: 5, EvalEvery: 250,
 			GradClip: 1, Accumulation: 1, Dropout: 0.1, Pooling: string(transformer.PoolCLS),
 			Layers: 12, Hidden: 768, Heads: 12, Intermediate: 3072, MaxPosition: 512,
-			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d",
+			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d", FromScratch: true,
 		},
 		Inputs: []registry.Port{
 			{Name: "data", Kind: rtext.KindMaskedPairs, Doc: "masked pairs {sentence, masked, targets} (text.mask_phrases, optionally text.eda)"},
@@ -262,7 +263,7 @@ func runPaSeR(ctx context.Context, env *registry.Env) error {
 	for i, pr := range pairs {
 		corpus[i] = pr.Sentence
 	}
-	sm, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
+	sm, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, FromScratch: p.FromScratch, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
 		Intermediate: p.Intermediate, MaxPosition: p.MaxPosition, Vocab: p.Vocab, VocabSize: p.VocabSize, GloVe: glove,
 		Dropout: p.Dropout, Pooling: cfg.Pooling}, corpus)
 	if err != nil {

@@ -39,6 +39,7 @@ type SimCSEUnsupParams struct {
 	MLPOnlyTrain bool    `cty:"mlp_only_train" doc:"with pooling cls: train with the MLP head, evaluate without it"`
 
 	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
+	FromScratch  bool   `cty:"from_scratch" doc:"without init or hf_checkpoint, train the architecture below from random weights; false makes a missing checkpoint an error (the paper settings need pretrained weights)"`
 	Layers       int    `cty:"layers" doc:"from scratch: transformer layers"`
 	Hidden       int    `cty:"hidden" doc:"from scratch: hidden size (>= 100 with glove_init)"`
 	Heads        int    `cty:"heads" doc:"from scratch: attention heads"`
@@ -74,6 +75,7 @@ type SimCSESupParams struct {
 	MLPOnlyTrain  bool    `cty:"mlp_only_train" doc:"with pooling cls: train with the MLP head, evaluate without it"`
 
 	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
+	FromScratch  bool   `cty:"from_scratch" doc:"without init or hf_checkpoint, train the architecture below from random weights; false makes a missing checkpoint an error (the paper settings need pretrained weights)"`
 	Layers       int    `cty:"layers" doc:"from scratch: transformer layers"`
 	Hidden       int    `cty:"hidden" doc:"from scratch: hidden size (>= 100 with glove_init)"`
 	Heads        int    `cty:"heads" doc:"from scratch: attention heads"`
@@ -107,7 +109,7 @@ and saves without it.`,
 			LearningRate: 3e-5, BatchSize: 64, MaxLength: 32, Temperature: 0.05, Epochs: 1, EvalEvery: 250,
 			GradClip: 1, Accumulation: 1, Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: true,
 			Layers: 12, Hidden: 768, Heads: 12, Intermediate: 3072, MaxPosition: 512,
-			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d",
+			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d", FromScratch: true,
 		},
 		Inputs:  modelPorts(registry.KindSentences, "training sentences"),
 		Outputs: modelOutput,
@@ -128,7 +130,7 @@ other positive in the batch and, with hard_negatives, every contradiction are ne
 			LearningRate: 5e-5, BatchSize: 512, MaxLength: 32, Temperature: 0.05, HardNegatives: true, Epochs: 3, EvalEvery: 250,
 			GradClip: 1, Accumulation: 1, Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: false,
 			Layers: 12, Hidden: 768, Heads: 12, Intermediate: 3072, MaxPosition: 512,
-			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d",
+			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d", FromScratch: true,
 		},
 		Inputs:  modelPorts(registry.KindTriplets, "NLI triplets: anchor, positive (entailment), negative (contradiction)"),
 		Outputs: modelOutput,
@@ -184,7 +186,7 @@ func runUnsup(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	m, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
+	m, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, FromScratch: p.FromScratch, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
 		Intermediate: p.Intermediate, MaxPosition: p.MaxPosition, Vocab: p.Vocab, VocabSize: p.VocabSize, GloVe: glove,
 		Dropout: p.Dropout, Pooling: pool}, sentences)
 	if err != nil {
@@ -250,7 +252,7 @@ func runSup(ctx context.Context, env *registry.Env) error {
 			corpus = append(corpus, t.Negative)
 		}
 	}
-	m, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
+	m, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, FromScratch: p.FromScratch, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
 		Intermediate: p.Intermediate, MaxPosition: p.MaxPosition, Vocab: p.Vocab, VocabSize: p.VocabSize, GloVe: glove,
 		Dropout: p.Dropout, Pooling: pool}, corpus)
 	if err != nil {

@@ -288,6 +288,8 @@ func TestErrors(t *testing.T) {
 		inputs      map[string]registry.Artifact
 		want        string
 	}{
+		{"no checkpoint, not from scratch", "train.simcse_unsup", tiny(map[string]cty.Value{"from_scratch": cty.False}),
+			map[string]registry.Artifact{"data": d.wiki}, "no pretrained model: set hf_checkpoint"},
 		{"missing hf dir", "train.simcse_sup", tiny(map[string]cty.Value{"hf_checkpoint": cty.StringVal("/nonexistent/bert-base-uncased")}),
 			map[string]registry.Artifact{"data": d.nli}, "hf_checkpoint: stat /nonexistent/bert-base-uncased: no such file"},
 		{"corrupt hf weights", "train.simcse_sup", tiny(map[string]cty.Value{"hf_checkpoint": cty.StringVal(corrupt)}),
@@ -364,7 +366,7 @@ func TestSupervisedImprovesDev(t *testing.T) {
 	}
 	const seed = 42
 	// The untrained model: what the stage builds before its first update.
-	untrained, err := BuildModel(&registry.Env{Seed: seed}, ModelSpec{Layers: 2, Hidden: 64, Heads: 2, Intermediate: 128,
+	untrained, err := BuildModel(&registry.Env{Seed: seed}, ModelSpec{FromScratch: true, Layers: 2, Hidden: 64, Heads: 2, Intermediate: 128,
 		MaxPosition: 128, Vocab: VocabBERT, Dropout: 0.1, Pooling: "mean"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,308 @@
+# SimCSE (Gao et al., 2021): the baseline rows every paper here compares to.
+#
+# The stage blocks carry the paper's settings: BERT-base and RoBERTa-base
+# loaded from local Hugging Face checkpoints (-var bert=DIR -var roberta=DIR),
+# max length 32, unsupervised batch 64 / lr 3e-5 (RoBERTa: 1e-5, batch 512) on
+# Wikipedia sentences with dropout views and temperature 0.05, supervised
+# batch 512 / lr 5e-5 for 3 epochs on NLI triplets with the contradiction as
+# hard negative, STS-B dev for checkpoint selection every 250 steps.
+#
+# No pretrained weights can be obtained on these machines and the data here has
+# 11,914 of the 1M Wikipedia sentences and 8,816 dev/test-derived NLI triplets
+# instead of SNLI+MNLI train: the `mini` profile trains small encoders from
+# scratch (GloVe-initialised word embeddings) and is gated by its own recorded
+# baseline (results/simcse.mini.json); the paper column stays for reference.
+
+experiment "simcse" {
+  title = "SimCSE: Simple Contrastive Learning of Sentence Embeddings"
+  table = "STS test, Spearman x 100 (PaSeR Tables 1-2, SynCSE Table 2)"
+  paper = "Gao et al. 2021; rows as printed in paser.md and syncse.md"
+}
+
+variable "seed" {
+  default = 42
+}
+
+variable "bert" {
+  description = "local Hugging Face bert-base-uncased directory (config.json, model.safetensors, vocab.txt)"
+  default     = ""
+}
+
+variable "roberta" {
+  description = "local Hugging Face roberta-base directory (config.json, model.safetensors, vocab.json, merges.txt)"
+  default     = ""
+}
+
+locals {
+  # table column -> key of evaluate.sts's metrics.json
+  sts = {
+    STS12 = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
+    "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
+  }
+}
+
+# ---- data -------------------------------------------------------------------
+
+stage "wiki" {
+  uses   = "data.sentences"
+  source = "wiki"
+}
+
+stage "nli" {
+  uses = "data.nli"
+}
+
+stage "stsb_dev" {
+  uses  = "data.sts"
+  tasks = ["stsb"]
+  split = "dev"
+}
+
+stage "sts" {
+  uses  = "data.sts"
+  tasks = ["sts12", "sts13", "sts14", "sts15", "sts16", "stsb", "sickr"]
+  split = "test"
+}
+
+# ---- training (paper settings) ----------------------------------------------
+
+stage "unsup_bert" {
+  uses           = "train.simcse_unsup"
+  data           = stage.wiki.sentences
+  dev            = stage.stsb_dev.pairs
+  hf_checkpoint  = var.bert
+  from_scratch   = false
+  learning_rate  = 3e-5
+  batch_size     = 64
+  max_length     = 32
+  temperature    = 0.05
+  epochs         = 1
+  eval_every     = 250
+  pooling        = "cls"
+  mlp_only_train = true
+  seed           = var.seed
+}
+
+stage "unsup_roberta" {
+  uses           = "train.simcse_unsup"
+  data           = stage.wiki.sentences
+  dev            = stage.stsb_dev.pairs
+  hf_checkpoint  = var.roberta
+  from_scratch   = false
+  learning_rate  = 1e-5
+  batch_size     = 512
+  max_length     = 32
+  temperature    = 0.05
+  epochs         = 1
+  eval_every     = 250
+  pooling        = "cls"
+  mlp_only_train = true
+  seed           = var.seed
+}
+
+stage "sup_bert" {
+  uses           = "train.simcse_sup"
+  data           = stage.nli.triplets
+  dev            = stage.stsb_dev.pairs
+  hf_checkpoint  = var.bert
+  from_scratch   = false
+  learning_rate  = 5e-5
+  batch_size     = 512
+  max_length     = 32
+  temperature    = 0.05
+  hard_negatives = true
+  epochs         = 3
+  eval_every     = 250
+  pooling        = "cls"
+  seed           = var.seed
+}
+
+stage "sup_roberta" {
+  uses           = "train.simcse_sup"
+  data           = stage.nli.triplets
+  dev            = stage.stsb_dev.pairs
+  hf_checkpoint  = var.roberta
+  from_scratch   = false
+  learning_rate  = 5e-5
+  batch_size     = 512
+  max_length     = 32
+  temperature    = 0.05
+  hard_negatives = true
+  epochs         = 3
+  eval_every     = 250
+  pooling        = "cls"
+  seed           = var.seed
+}
+
+# ---- evaluation -------------------------------------------------------------
+
+stage "eval_unsup_bert" {
+  uses    = "evaluate.sts"
+  encoder = stage.unsup_bert.model
+  data    = stage.sts.pairs
+}
+
+stage "eval_unsup_roberta" {
+  uses    = "evaluate.sts"
+  encoder = stage.unsup_roberta.model
+  data    = stage.sts.pairs
+}
+
+stage "eval_sup_bert" {
+  uses    = "evaluate.sts"
+  encoder = stage.sup_bert.model
+  data    = stage.sts.pairs
+}
+
+stage "eval_sup_roberta" {
+  uses    = "evaluate.sts"
+  encoder = stage.sup_roberta.model
+  data    = stage.sts.pairs
+}
+
+# ---- the papers' rows -------------------------------------------------------
+
+# PaSeR Table 1.
+expect "unsup_bert" {
+  for_each = {
+    STS12 = 68.40, STS13 = 82.41, STS14 = 74.38, STS15 = 80.91, STS16 = 78.56,
+    "STS-B" = 76.85, "SICK-R" = 72.23, Avg = 76.25
+  }
+  row       = "unsup SimCSE-BERT-base"
+  column    = each.key
+  value     = stage.eval_unsup_bert.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+# SynCSE Table 2 (marked there as reported by SimCSE).
+expect "unsup_roberta" {
+  for_each = {
+    STS12 = 70.16, STS13 = 81.77, STS14 = 73.24, STS15 = 81.36, STS16 = 80.65,
+    "STS-B" = 80.22, "SICK-R" = 68.56, Avg = 76.57
+  }
+  row       = "unsup SimCSE-RoBERTa-base"
+  column    = each.key
+  value     = stage.eval_unsup_roberta.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+# PaSeR Table 2.
+expect "sup_bert" {
+  for_each = {
+    STS12 = 75.30, STS13 = 84.67, STS14 = 80.19, STS15 = 85.40, STS16 = 80.82,
+    "STS-B" = 84.25, "SICK-R" = 80.39, Avg = 81.57
+  }
+  row       = "sup SimCSE-BERT-base"
+  column    = each.key
+  value     = stage.eval_sup_bert.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+# SynCSE Table 2 and GenSE Table 2.
+expect "sup_roberta" {
+  for_each = {
+    STS12 = 76.53, STS13 = 85.21, STS14 = 80.95, STS15 = 86.03, STS16 = 82.57,
+    "STS-B" = 85.83, "SICK-R" = 80.50, Avg = 82.52
+  }
+  row       = "sup SimCSE-RoBERTa-base"
+  column    = each.key
+  value     = stage.eval_sup_roberta.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+# Alignment and uniformity on STS-B test (SimCSE Figure 2; no paper here
+# prints them as table values).
+expect "geometry_unsup_bert" {
+  for_each        = { alignment = "alignment", uniformity = "uniformity" }
+  row             = "unsup SimCSE-BERT-base"
+  column          = each.key
+  value           = stage.eval_unsup_bert.metrics[each.value]
+  lower_is_better = true
+}
+
+expect "geometry_sup_bert" {
+  for_each        = { alignment = "alignment", uniformity = "uniformity" }
+  row             = "sup SimCSE-BERT-base"
+  column          = each.key
+  value           = stage.eval_sup_bert.metrics[each.value]
+  lower_is_better = true
+}
+
+# ---- mini: small encoders trained from scratch on this machine --------------
+#
+# 2 layers, hidden 128, 4 heads, bert-base-uncased WordPiece vocabulary with
+# GloVe 100d in the leading columns of the word embeddings, mean pooling
+# ([CLS] pooling collapses when trained from scratch at this scale), larger
+# learning rates. The "RoBERTa" rows keep RoBERTa's recipe differences
+# (learning rate, batch) but, without roberta-base's BPE weights, use a
+# WordPiece vocabulary learned from the training data and no GloVe.
+profile "mini" {
+  stage "unsup_bert" {
+    from_scratch   = true
+    layers         = 2
+    hidden         = 128
+    heads          = 4
+    intermediate   = 256
+    max_position   = 128
+    glove_init     = true
+    pooling        = "mean"
+    mlp_only_train = false
+    learning_rate  = 2e-4
+    eval_every     = 60
+  }
+  stage "unsup_roberta" {
+    from_scratch   = true
+    layers         = 2
+    hidden         = 128
+    heads          = 4
+    intermediate   = 256
+    max_position   = 128
+    vocab          = "train"
+    vocab_size     = 8000
+    pooling        = "mean"
+    mlp_only_train = false
+    learning_rate  = 2e-4
+    batch_size     = 64
+    eval_every     = 60
+  }
+  stage "sup_bert" {
+    from_scratch   = true
+    layers        = 2
+    hidden        = 128
+    heads         = 4
+    intermediate  = 256
+    max_position  = 128
+    glove_init    = true
+    pooling       = "mean"
+    learning_rate = 1e-3
+    batch_size    = 64
+    eval_every    = 69
+  }
+  stage "sup_roberta" {
+    from_scratch   = true
+    layers        = 2
+    hidden        = 128
+    heads         = 4
+    intermediate  = 256
+    max_position  = 128
+    vocab         = "train"
+    vocab_size    = 8000
+    pooling       = "mean"
+    learning_rate = 1e-3
+    batch_size    = 64
+    eval_every    = 69
+  }
+}
+
+# The temperature of the unsupervised loss (SimCSE Table D.1 of its appendix
+# varies it); each cell is its own cached training run.
+ablation "temperature" {
+  title  = "unsup SimCSE-BERT: temperature"
+  vary   = { "stage.unsup_bert.temperature" = [0.01, 0.05, 0.1, 1.0] }
+  report = [stage.eval_unsup_bert.metrics.stsb, stage.eval_unsup_bert.metrics.avg]
+  columns = ["STS-B", "Avg"]
+}
