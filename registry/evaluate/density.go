@@ -3,10 +3,16 @@ package evaluate
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"repro/internal/metrics"
+	"repro/internal/plot"
 	"repro/registry"
 )
+
+// FileDensityPlot is the cosine-density figure (PaSeR Figure 5) that
+// evaluate.cosine_density writes beside metrics.json.
+const FileDensityPlot = "cosine_density.png"
 
 // DensityParams are evaluate.cosine_density's parameters.
 type DensityParams struct {
@@ -17,11 +23,12 @@ type DensityParams struct {
 func densityType() *registry.StageType {
 	return &registry.StageType{
 		Name:    "evaluate.cosine_density",
-		Version: 1,
-		Doc: `PaSeR Appendix C (Table 10): the cosine similarities of the pairs of one task (stsb)
+		Version: 2,
+		Doc: `PaSeR Appendix C (Table 10, Figure 5): the cosine similarities of the pairs of one task (stsb)
 split into five levels by gold score, [0,1), [1,2), [2,3), [3,4), [4,5] (5 itself in the top
 level; the paper labels them 0-1 .. 4-5 without stating edges); per level the mean, population
-variance (ddof 0) and count: levels."0-1".mean, .var, .n. A level with no pair has only n = 0.`,
+variance (ddof 0) and count: levels."0-1".mean, .var, .n. A level with no pair has only n = 0.
+Also writes cosine_density.png: a Gaussian kernel density of the cosines per level (Figure 5).`,
 		Params:  DensityParams{Task: "stsb", BatchSize: defaultBatch},
 		Inputs:  []registry.Port{encoderPort, {Name: "data", Kind: registry.KindSTS, Doc: "STS pairs holding the task"}},
 		Outputs: []registry.Port{metricsPort},
@@ -63,6 +70,14 @@ func runDensity(ctx context.Context, env *registry.Env) error {
 			m["mean"], m["var"] = l.Mean, l.Var
 		}
 		levels[l.Name()] = m
+	}
+	groups, err := plot.SimilarityLevels(gold, sys)
+	if err != nil {
+		return fmt.Errorf("evaluate.cosine_density: %v", err)
+	}
+	png := filepath.Join(env.Output("metrics"), FileDensityPlot)
+	if err := plot.Density(png, fmt.Sprintf("Cosine similarity per %s similarity level", p.Task), "cosine similarity", groups); err != nil {
+		return fmt.Errorf("evaluate.cosine_density: figure: %v", err)
 	}
 	return writeMetrics(env, map[string]any{"levels": levels, "n": len(sys)})
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"hash/fnv"
+	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -584,5 +585,34 @@ func TestCompactSameMetrics(t *testing.T) {
 		if c.stage == "evaluate.sts" && !strings.Contains(string(ja), "uniformity") {
 			t.Errorf("%s: no uniformity in %s", c.stage, ja)
 		}
+	}
+}
+
+func TestCosineDensityWritesFigure(t *testing.T) {
+	r := registry.New()
+	Register(r)
+	st, _ := r.Lookup("evaluate.cosine_density")
+	out := t.TempDir()
+	env := &registry.Env{
+		Params: &DensityParams{Task: "stsb", BatchSize: 8},
+		Inputs: map[string]registry.Artifact{"encoder": {Kind: registry.KindEncoder, Dir: newEncoder(t, 48, "")},
+			"data": artifact(t, registry.KindSTS, registry.FilePairs, stsRows())},
+		Outputs: map[string]string{"metrics": out},
+		Work:    t.TempDir(),
+	}
+	if err := st.Run(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, FileDensityPlot))
+	if err != nil {
+		t.Fatalf("no figure: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("figure is not a PNG: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
+		t.Errorf("figure is %v", b)
 	}
 }
