@@ -22,7 +22,7 @@ locals {
   sts_tasks = ["sts12", "sts13", "sts14", "sts15", "sts16", "stsb", "sickr"]
   # table column -> key of evaluate.sts's metrics.json
   sts_metric = {
-    STS12 = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
+    STS12   = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
 }
@@ -99,7 +99,7 @@ stage "retrieval_tfidf" {
 # The paper's row (PaSeR Table 1 = DINO Table 1: 840B 300d GloVe).
 expect "glove" {
   for_each = {
-    STS12 = 55.14, STS13 = 70.66, STS14 = 59.73, STS15 = 68.25, STS16 = 63.66,
+    STS12   = 55.14, STS13 = 70.66, STS14 = 59.73, STS15 = 68.25, STS16 = 63.66,
     "STS-B" = 58.02, "SICK-R" = 53.76, Avg = 61.32
   }
   row       = "Avg. GloVe (ours: 6B 100d)"

@@ -30,7 +30,7 @@ variable "bert" {
 locals {
   sts_tasks = ["sts12", "sts13", "sts14", "sts15", "sts16", "stsb", "sickr"]
   sts = {
-    STS12 = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
+    STS12   = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
 }
@@ -178,7 +178,7 @@ stage "rerank_sup" {
 
 expect "unsup" {
   for_each = {
-    STS12 = 70.21, STS13 = 83.88, STS14 = 73.06, STS15 = 83.87, STS16 = 77.60,
+    STS12   = 70.21, STS13 = 83.88, STS14 = 73.06, STS15 = 83.87, STS16 = 77.60,
     "STS-B" = 79.19, "SICK-R" = 65.31, Avg = 76.16
   }
   row       = "PaSeR-BERT-base (unsup, Table 1)"
@@ -190,7 +190,7 @@ expect "unsup" {
 
 expect "sup" {
   for_each = {
-    STS12 = 78.40, STS13 = 85.80, STS14 = 80.79, STS15 = 86.36, STS16 = 82.95,
+    STS12   = 78.40, STS13 = 85.80, STS14 = 80.79, STS15 = 86.36, STS16 = 82.95,
     "STS-B" = 83.67, "SICK-R" = 80.31, Avg = 82.61
   }
   row       = "PaSeR-BERT-base (sup, Table 2)"
@@ -206,26 +206,26 @@ expect "sup" {
 # AskUbuntu values for reference: a different dataset, not a target.
 
 expect "rerank_unsup" {
-  for_each = { "CQA MAP (AskUbuntu)" = ["map", 50.51], "CQA MRR@10 (AskUbuntu)" = ["mrr10", 64.56] }
-  row      = "PaSeR-BERT-base (unsup, Table 3)"
-  column   = each.key
-  value    = stage.rerank_unsup.metrics[each.value[0]]
-  paper    = each.value[1]
+  for_each  = { "CQA MAP (AskUbuntu)" = ["map", 50.51], "CQA MRR@10 (AskUbuntu)" = ["mrr10", 64.56] }
+  row       = "PaSeR-BERT-base (unsup, Table 3)"
+  column    = each.key
+  value     = stage.rerank_unsup.metrics[each.value[0]]
+  paper     = each.value[1]
   tolerance = 1.0
 }
 
 expect "rerank_sup" {
-  for_each = { "CQA MAP (AskUbuntu)" = ["map", 52.28], "CQA MRR@10 (AskUbuntu)" = ["mrr10", 67.31] }
-  row      = "PaSeR-BERT-base (sup, Table 3)"
-  column   = each.key
-  value    = stage.rerank_sup.metrics[each.value[0]]
-  paper    = each.value[1]
+  for_each  = { "CQA MAP (AskUbuntu)" = ["map", 52.28], "CQA MRR@10 (AskUbuntu)" = ["mrr10", 67.31] }
+  row       = "PaSeR-BERT-base (sup, Table 3)"
+  column    = each.key
+  value     = stage.rerank_sup.metrics[each.value[0]]
+  paper     = each.value[1]
   tolerance = 1.0
 }
 
 # Appendix C, Table 10: mean cosine per STS-B similarity level (PaSeR column).
 expect "density" {
-  for_each = { "0-1" = 0.55, "1-2" = 0.74, "2-3" = 0.81, "3-4" = 0.86, "4-5" = 0.92 }
+  for_each  = { "0-1" = 0.55, "1-2" = 0.74, "2-3" = 0.81, "3-4" = 0.86, "4-5" = 0.92 }
   row       = "PaSeR mean cosine per STS-B level (Table 10)"
   column    = each.key
   value     = stage.density.metrics.levels[each.key].mean
@@ -267,7 +267,7 @@ ablation "augmentation" {
   }
   paper = {
     "no aug" = [73.8, 74.5, 62.5], "+ RS" = [74.2, 75.0, 63.5], "+ RD" = [74.2, 75.5, 63.8],
-    "+ SR" = [77.7, 79.3, 65.4], "+ SR + RD" = [77.2, 77.5, 64.5], "+ SR + RS" = [77.3, 77.6, 63.1]
+    "+ SR"   = [77.7, 79.3, 65.4], "+ SR + RD" = [77.2, 77.5, 64.5], "+ SR + RS" = [77.3, 77.6, 63.1]
   }
 }
 
@@ -300,7 +300,7 @@ ablation "phrases" {
     set = { "stage.mask.method" = "rake", "stage.mask.top_k" = 5 }
   }
   paper = {
-    "NP only" = [68.5, 68.2, 62.0], "VP only" = [63.8, 64.1, 58.3], "NP+VP" = [69.5, 70.4, 64.3],
+    "NP only"     = [68.5, 68.2, 62.0], "VP only" = [63.8, 64.1, 58.3], "NP+VP" = [69.5, 70.4, 64.3],
     "RAKE (top1)" = [73.5, 73.9, 62.4], "RAKE (top2)" = [76.8, 77.6, 63.6], "RAKE (top3)" = [77.8, 79.4, 64.4],
     "RAKE (top4)" = [77.6, 79.3, 64.6], "RAKE (top5)" = [77.7, 79.3, 65.4]
   }
@@ -327,8 +327,8 @@ ablation "signal" {
   }
   paper = {
     "m = 0.1, n = 1.0" = [77.2, 78.5, 64.6], "m = 1.0, n = 1.0" = [77.6, 78.7, 64.8],
-    "m = 10, n = 1.0" = [77.7, 79.0, 65.1], "m = 10, n = 0.1" = [77.6, 79.0, 65.1],
-    "m = 10, n = 10" = [77.7, 79.3, 65.4]
+    "m = 10, n = 1.0"  = [77.7, 79.0, 65.1], "m = 10, n = 0.1" = [77.6, 79.0, 65.1],
+    "m = 10, n = 10"   = [77.7, 79.3, 65.4]
   }
 }
 
@@ -349,7 +349,7 @@ ablation "pooling" {
     set = { "stage.train.pooling" = "cls" }
   }
   paper = {
-    "Top1 avg." = [76.2, 78.3, 65.7], "Top2 avg." = [75.6, 78.0, 66.1],
+    "Top1 avg."       = [76.2, 78.3, 65.7], "Top2 avg." = [75.6, 78.0, 66.1],
     "First-last avg." = [76.2, 78.4, 65.8], "[CLS]" = [77.7, 79.3, 65.4]
   }
 }

@@ -36,7 +36,7 @@ variable "roberta" {
 locals {
   # table column -> key of evaluate.sts's metrics.json
   sts = {
-    STS12 = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
+    STS12   = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
 }
@@ -165,7 +165,7 @@ stage "eval_sup_roberta" {
 # PaSeR Table 1.
 expect "unsup_bert" {
   for_each = {
-    STS12 = 68.40, STS13 = 82.41, STS14 = 74.38, STS15 = 80.91, STS16 = 78.56,
+    STS12   = 68.40, STS13 = 82.41, STS14 = 74.38, STS15 = 80.91, STS16 = 78.56,
     "STS-B" = 76.85, "SICK-R" = 72.23, Avg = 76.25
   }
   row       = "unsup SimCSE-BERT-base"
@@ -178,7 +178,7 @@ expect "unsup_bert" {
 # SynCSE Table 2 (marked there as reported by SimCSE).
 expect "unsup_roberta" {
   for_each = {
-    STS12 = 70.16, STS13 = 81.77, STS14 = 73.24, STS15 = 81.36, STS16 = 80.65,
+    STS12   = 70.16, STS13 = 81.77, STS14 = 73.24, STS15 = 81.36, STS16 = 80.65,
     "STS-B" = 80.22, "SICK-R" = 68.56, Avg = 76.57
   }
   row       = "unsup SimCSE-RoBERTa-base"
@@ -191,7 +191,7 @@ expect "unsup_roberta" {
 # PaSeR Table 2.
 expect "sup_bert" {
   for_each = {
-    STS12 = 75.30, STS13 = 84.67, STS14 = 80.19, STS15 = 85.40, STS16 = 80.82,
+    STS12   = 75.30, STS13 = 84.67, STS14 = 80.19, STS15 = 85.40, STS16 = 80.82,
     "STS-B" = 84.25, "SICK-R" = 80.39, Avg = 81.57
   }
   row       = "sup SimCSE-BERT-base"
@@ -204,7 +204,7 @@ expect "sup_bert" {
 # SynCSE Table 2 and GenSE Table 2.
 expect "sup_roberta" {
   for_each = {
-    STS12 = 76.53, STS13 = 85.21, STS14 = 80.95, STS15 = 86.03, STS16 = 82.57,
+    STS12   = 76.53, STS13 = 85.21, STS14 = 80.95, STS15 = 86.03, STS16 = 82.57,
     "STS-B" = 85.83, "SICK-R" = 80.50, Avg = 82.52
   }
   row       = "sup SimCSE-RoBERTa-base"
@@ -270,7 +270,7 @@ profile "mini" {
     eval_every     = 60
   }
   stage "sup_bert" {
-    from_scratch   = true
+    from_scratch  = true
     layers        = 2
     hidden        = 128
     heads         = 4
@@ -283,7 +283,7 @@ profile "mini" {
     eval_every    = 69
   }
   stage "sup_roberta" {
-    from_scratch   = true
+    from_scratch  = true
     layers        = 2
     hidden        = 128
     heads         = 4
@@ -301,8 +301,8 @@ profile "mini" {
 # The temperature of the unsupervised loss (SimCSE Table D.1 of its appendix
 # varies it); each cell is its own cached training run.
 ablation "temperature" {
-  title  = "unsup SimCSE-BERT: temperature"
-  vary   = { "stage.unsup_bert.temperature" = [0.01, 0.05, 0.1, 1.0] }
-  report = [stage.eval_unsup_bert.metrics.stsb, stage.eval_unsup_bert.metrics.avg]
+  title   = "unsup SimCSE-BERT: temperature"
+  vary    = { "stage.unsup_bert.temperature" = [0.01, 0.05, 0.1, 1.0] }
+  report  = [stage.eval_unsup_bert.metrics.stsb, stage.eval_unsup_bert.metrics.avg]
   columns = ["STS-B", "Avg"]
 }

@@ -195,3 +195,29 @@ func TestGraphAndStages(t *testing.T) {
 	}
 	golden(t, "stages_tfidf.txt", out)
 }
+
+func TestFmt(t *testing.T) {
+	dir := t.TempDir()
+	messy := filepath.Join(dir, "messy.hcl")
+	if err := os.WriteFile(messy, []byte("stage \"a\" {\n uses=\"data.sts\"\n    split  =   \"test\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := repro(t, "fmt", "--check", messy); code != 1 || !strings.Contains(out, "messy.hcl") {
+		t.Errorf("fmt --check on a messy file: exit %d, out %q", code, out)
+	}
+	if code, _, errs := repro(t, "fmt", messy); code != 0 {
+		t.Fatalf("fmt: exit %d: %s", code, errs)
+	}
+	got, _ := os.ReadFile(messy)
+	if want := "stage \"a\" {\n  uses  = \"data.sts\"\n  split = \"test\"\n}\n"; string(got) != want {
+		t.Errorf("formatted:\n%s\nwant:\n%s", got, want)
+	}
+	broken := filepath.Join(dir, "broken.hcl")
+	os.WriteFile(broken, []byte("stage \"a\" {\n  uses = \n"), 0o644)
+	if code, _, errs := repro(t, "fmt", broken); code != 1 || !strings.Contains(errs, "broken.hcl:") {
+		t.Errorf("fmt on a broken file: exit %d, stderr %q", code, errs)
+	}
+	if code, out, _ := repro(t, "fmt", "--check", "../../experiments/simcse.hcl", "../../experiments/paser.hcl", "../../experiments/baselines.hcl"); code != 0 {
+		t.Errorf("the shipped experiments are not formatted (run repro fmt experiments/*.hcl):\n%s", out)
+	}
+}

@@ -46,6 +46,7 @@ paper's table beside the reproduced one.
 		newCheckCmd(),
 		newCacheCmd(),
 		newBaselineCmd(),
+		newFmtCmd(),
 	)
 	return root
 }
