@@ -3,6 +3,7 @@ package transformer
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -130,7 +131,18 @@ func TestDeterministicTraining(t *testing.T) {
 // (temperature 0.05); AdamW. FLOPs are counted as
 // /work/shared/bench/torch_encoder_step.py counts them (matrix products
 // only, x3 for forward + backward, x2 views).
+//
+// REPRO_BACKEND selects the backend (e.g. openblas in a -tags openblas build).
 func BenchmarkSimCSEStep(b *testing.B) {
+	if name := os.Getenv("REPRO_BACKEND"); name != "" {
+		be, err := backend.ByName(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		prev := backend.Current()
+		backend.Use(be)
+		defer backend.Use(prev)
+	}
 	const L, D, H, FF, V, B, T = 4, 256, 4, 1024, 8192, 64, 32
 	c := Config{VocabSize: V, Hidden: D, Layers: L, Heads: H, Intermediate: FF, MaxPosition: T,
 		HiddenDropout: 0.1, AttentionDropout: 0.1, LayerNormEps: 1e-5}
