@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"fmt"
+	"strings"
+
 	"repro/registry"
 
 	"github.com/zclconf/go-cty/cty"
@@ -40,4 +43,44 @@ func (g *Graph) Node(id string) *Node {
 		}
 	}
 	return nil
+}
+
+// Subgraph returns the nodes of g that targets need: the targets and
+// everything upstream of them, in g's order. An unknown target is an error
+// naming the stages there are.
+func (g *Graph) Subgraph(targets []string) (*Graph, error) {
+	keep := map[string]bool{}
+	var visit func(id string) error
+	visit = func(id string) error {
+		if keep[id] {
+			return nil
+		}
+		n := g.Node(id)
+		if n == nil {
+			ids := make([]string, len(g.Nodes))
+			for i, n := range g.Nodes {
+				ids[i] = n.ID
+			}
+			return fmt.Errorf("no stage %q (stages: %s)", id, strings.Join(ids, ", "))
+		}
+		keep[id] = true
+		for _, e := range n.Inputs {
+			if err := visit(e.Node); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, t := range targets {
+		if err := visit(t); err != nil {
+			return nil, err
+		}
+	}
+	out := &Graph{}
+	for _, n := range g.Nodes {
+		if keep[n.ID] {
+			out.Nodes = append(out.Nodes, n)
+		}
+	}
+	return out, nil
 }

@@ -221,3 +221,32 @@ func TestFmt(t *testing.T) {
 		t.Errorf("the shipped experiments are not formatted (run repro fmt experiments/*.hcl):\n%s", out)
 	}
 }
+
+// TestTarget: --target runs only the named stage and its upstream, leaves
+// the table rows it cannot fill out, and names the stages when it is wrong.
+func TestTarget(t *testing.T) {
+	file := workspace(t)
+	code, out, errs := repro(t, "run", file, "--target", "tfidf")
+	if code != 0 {
+		t.Fatalf("run --target: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"done     corpus", "done     tfidf", "partial run"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, unwanted := range []string{"eval (evaluate.sts)", "sts (data.sts)", "not in this run"} {
+		if strings.Contains(out, unwanted) {
+			t.Errorf("output has %q, which --target tfidf leaves out:\n%s", unwanted, out)
+		}
+	}
+	// The full run then finds the targeted stages cached.
+	code, out, _ = repro(t, "plan", file)
+	if code != 0 || !strings.Contains(out, "2 of 4 stage(s) will run") {
+		t.Errorf("plan after --target: exit %d:\n%s", code, out)
+	}
+	code, _, errs = repro(t, "plan", file, "--target", "tfidff")
+	if code != 1 || !strings.Contains(errs, `no stage "tfidff" (stages: corpus, sts, tfidf, eval)`) {
+		t.Errorf("unknown target: exit %d: %s", code, errs)
+	}
+}

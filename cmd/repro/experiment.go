@@ -24,6 +24,7 @@ type loadFlags struct {
 	vars     []string
 	sets     []string
 	ablation string
+	targets  []string
 }
 
 func (f *loadFlags) register(cmd *cobra.Command) {
@@ -31,6 +32,7 @@ func (f *loadFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set a variable: -var name=value (repeatable)")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a stage attribute: --set stage.S.attr=v, or v1,v2,... for one variant per value (repeatable)")
 	cmd.Flags().StringVar(&f.ablation, "ablation", "", "expand the named ablation block into its grid of variants")
+	cmd.Flags().StringArrayVar(&f.targets, "target", nil, "only this stage and what it needs (repeatable); the table shows what those stages give")
 }
 
 func (f *loadFlags) options() (dsl.Options, error) {
@@ -53,6 +55,9 @@ type experiment struct {
 	idMaps []map[string]string // per variant: stage name -> merged node ID
 	labels []string            // per variant: a label for people
 	scope  string
+	// targeted: --target narrowed the graph, so the table is partial and
+	// is not saved as the experiment's report.
+	targeted bool
 }
 
 // loadExperiment loads file and prints diagnostics (file:line:col with
@@ -76,7 +81,7 @@ func loadExperiment(file string, lf *loadFlags, reg *registry.Registry, stderr i
 		}
 		return nil, exitCode(1, "%s: %d error(s); nothing was run", file, n)
 	}
-	ex := &experiment{file: file, cfg: cfg}
+	ex := &experiment{file: file, cfg: cfg, targeted: len(lf.targets) > 0}
 	graphs := make([]*runner.Graph, len(cfg.Variants))
 	for i, v := range cfg.Variants {
 		g := &runner.Graph{}
@@ -86,6 +91,21 @@ func loadExperiment(file string, lf *loadFlags, reg *registry.Registry, stderr i
 				n.Inputs[port] = runner.Edge{Node: ref.Stage, Output: ref.Output}
 			}
 			g.Nodes = append(g.Nodes, n)
+		}
+		// An ablation needs only what its report reads; --target narrows
+		// the graph to the named stages and their upstream.
+		targets := lf.targets
+		if cfg.Ablation != nil && len(targets) == 0 {
+			for _, r := range cfg.Ablation.Report {
+				targets = append(targets, r.Stage)
+			}
+		}
+		if len(targets) > 0 {
+			sub, err := g.Subgraph(targets)
+			if err != nil {
+				return nil, exitCode(1, "repro: --target: %v", err)
+			}
+			g = sub
 		}
 		graphs[i] = g
 		ex.labels = append(ex.labels, v.Name)

@@ -29,6 +29,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
+	stopProfile()
 	if err == nil {
 		return 0
 	}

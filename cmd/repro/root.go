@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 )
@@ -14,9 +16,22 @@ var version = "0.1.0-dev"
 type globalFlags struct {
 	cacheDir string // --cache-dir, else REPRO_CACHE, else .repro beside the experiment
 	plain    bool   // --plain: no terminal redraws (implied when stdout is not a terminal or CI=true)
+	cpuProf  string // --cpuprofile: write a Go CPU profile of the command (for `go tool pprof`)
 }
 
 var global globalFlags
+
+// profFile is the open --cpuprofile file; stopProfile closes it after the
+// command, whether it succeeded or not.
+var profFile *os.File
+
+func stopProfile() {
+	if profFile != nil {
+		pprof.StopCPUProfile()
+		profFile.Close()
+		profFile = nil
+	}
+}
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
@@ -35,6 +50,22 @@ paper's table beside the reproduced one.
 	}
 	root.PersistentFlags().StringVar(&global.cacheDir, "cache-dir", "", "cache directory (default: $REPRO_CACHE, else .repro/ beside the experiment file)")
 	root.PersistentFlags().BoolVar(&global.plain, "plain", false, "plain line-by-line progress, no terminal redraws")
+	root.PersistentFlags().StringVar(&global.cpuProf, "cpuprofile", "", "write a CPU profile of this command to `FILE` (inspect with go tool pprof)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if global.cpuProf == "" {
+			return nil
+		}
+		f, err := os.Create(global.cpuProf)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		profFile = f
+		return nil
+	}
 	root.AddCommand(
 		newStagesCmd(),
 		newDataCmd(),

@@ -97,13 +97,17 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 		return registry.Artifact{}, fmt.Sprintf("stage %s %s", nodeID, nr.Status), false
 	}
 	rep := buildReport(ex, look)
-	if err := saveReport(ctx, cache, ex, rep); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "repro run: saving the report: %v\n", err)
+	if !ex.targeted {
+		if err := saveReport(ctx, cache, ex, rep); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "repro run: saving the report: %v\n", err)
+		}
 	}
 	js := report.Judge(rep, loadBaselineQuiet(ex))
 	report.WriteText(out, rep, js)
 	reports := filepath.Join(cache.Dir(), "reports")
-	if err := os.MkdirAll(reports, 0o755); err == nil {
+	if ex.targeted {
+		fmt.Fprintf(out, "\n--target: a partial run; the saved report and figures are unchanged\n")
+	} else if err := os.MkdirAll(reports, 0o755); err == nil {
 		figs, err := writeFigures(reports, ex, rep, res)
 		if err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "repro run: %v\n", err)

@@ -26,6 +26,9 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 			if e.Profile != "" && e.Profile != r.Profile {
 				continue
 			}
+			if _, ok := ids[e.Value.Stage]; !ok && ex.targeted {
+				continue // --target left this cell's stage out
+			}
 			c := report.Cell{Name: e.Name, Row: e.Row, Column: e.Column, Tolerance: e.Tolerance, Source: refString(e.Value)}
 			if !math.IsNaN(e.Paper) { // NaN: the paper prints no value for this cell
 				c.Paper, c.HasPaper = e.Paper, true
@@ -67,6 +70,15 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 		for _, e := range cfg.Expects {
 			refs = append(refs, e.Value)
 		}
+	}
+	if ex.targeted {
+		kept := refs[:0:0]
+		for _, ref := range refs {
+			if _, ok := ex.idMaps[0][ref.Stage]; ok {
+				kept = append(kept, ref)
+			}
+		}
+		refs = kept
 	}
 	for _, ref := range refs {
 		cols = append(cols, metricLabel(ref))

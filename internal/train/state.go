@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"repro/internal/model/safetensors"
+	"repro/internal/tensor/optim"
 )
 
 // StateFile is the resumable state's file name inside Config.Work.
@@ -18,7 +19,7 @@ const StateFile = "train_state.safetensors"
 func (t *Trainer) statePath() string { return filepath.Join(t.Config.Work, StateFile) }
 
 // save writes the whole state in one atomic file.
-func (t *Trainer) save(st *state, params [][]float32, opt *AdamW, best [][]float32) error {
+func (t *Trainer) save(st *state, params [][]float32, opt *optim.AdamW, best [][]float32) error {
 	if err := os.MkdirAll(t.Config.Work, 0o755); err != nil {
 		return fmt.Errorf("train: save state: %w", err)
 	}
@@ -44,7 +45,7 @@ func (t *Trainer) save(st *state, params [][]float32, opt *AdamW, best [][]float
 
 // load restores a saved state into params and opt; it returns nil when
 // there is none.
-func (t *Trainer) load(fingerprint string, params [][]float32, opt *AdamW) (*state, [][]float32, error) {
+func (t *Trainer) load(fingerprint string, params [][]float32, opt *optim.AdamW) (*state, [][]float32, error) {
 	path := t.statePath()
 	f, err := safetensors.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -45,6 +45,7 @@ import (
 
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
+	"repro/internal/tensor/optim"
 )
 
 // Param is a named trainable parameter.
@@ -306,7 +307,10 @@ func (t *Trainer) Run(ctx context.Context) (*Result, error) {
 			decay[i] = c.WeightDecay
 		}
 	}
-	opt := NewAdamW(sizes, c.Beta1, c.Beta2, c.Eps)
+	opt, err := optim.NewAdamW(sizes, c.Beta1, c.Beta2, c.Eps)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
 	epochSrc := rand.NewPCG(c.Seed, 0x5eed0001)
 	stepSrc := rand.NewPCG(c.Seed, 0x5eed0002)
 	st := state{BestMetric: math.NaN(), BestStep: -1, Fingerprint: fp}
@@ -457,13 +461,13 @@ func (t *Trainer) Run(ctx context.Context) (*Result, error) {
 				grads[i] = nil // unused this step: AdamW skips it
 			}
 		}
-		norm := ClipGradNorm(grads, c.MaxGradNorm)
+		norm := optim.ClipGradNorm(grads, c.MaxGradNorm)
 		if math.IsNaN(norm) || math.IsInf(norm, 0) {
 			return nil, fmt.Errorf("train: step %d: gradient norm is %v", st.Step+1, norm)
 		}
 		lr := c.LR
 		if !c.ConstantLR {
-			lr *= LinearSchedule(st.Step, pl.warmup, pl.total)
+			lr *= optim.LinearSchedule(st.Step, pl.warmup, pl.total)
 		}
 		opt.Step(params, grads, lr, decay)
 		for _, p := range t.Params {

@@ -2,11 +2,9 @@ package train
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -179,73 +177,6 @@ func TestAccumulation(t *testing.T) {
 	}
 	if reflect.DeepEqual(w1, newRegression(64, 4).weights()) {
 		t.Fatal("weights did not change")
-	}
-}
-
-func TestSchedule(t *testing.T) {
-	want := []float64{0, 0.25, 0.5, 0.75, 1, 5.0 / 6, 4.0 / 6, 0.5, 2.0 / 6, 1.0 / 6, 0}
-	for s, w := range want {
-		if got := LinearSchedule(s, 4, 10); math.Abs(got-w) > 1e-12 {
-			t.Errorf("LinearSchedule(%d, 4, 10) = %g, want %g", s, got, w)
-		}
-	}
-	if LinearSchedule(0, 0, 10) != 1 || LinearSchedule(12, 0, 10) != 0 {
-		t.Error("no-warmup edges")
-	}
-}
-
-func TestClipGradNorm(t *testing.T) {
-	g := [][]float32{{3, 0}, {4}}
-	if n := ClipGradNorm(g, 1); n != 5 {
-		t.Fatalf("norm %g", n)
-	}
-	if n := ClipGradNorm(g, 0); math.Abs(n-1) > 1e-6 {
-		t.Fatalf("norm after clipping %g, want 1", n)
-	}
-	small := [][]float32{{0.3, 0.4}}
-	ClipGradNorm(small, 1)
-	if small[0][0] != 0.3 || small[0][1] != 0.4 {
-		t.Fatalf("clipping changed a small gradient: %v", small)
-	}
-}
-
-// TestAdamWGolden replays testdata/adamw_golden.json, produced by PyTorch's
-// AdamW + linear warm-up schedule + clip_grad_norm_ (gen_adamw.py).
-func TestAdamWGolden(t *testing.T) {
-	b, err := os.ReadFile("testdata/adamw_golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	type wb struct{ W, B []float32 }
-	var gold struct {
-		Init  wb
-		Grads []wb
-		LRs   []float64 `json:"lrs"`
-		Norms []float64
-		Final wb
-	}
-	if err := json.Unmarshal(b, &gold); err != nil {
-		t.Fatal(err)
-	}
-	params := [][]float32{append([]float32{}, gold.Init.W...), append([]float32{}, gold.Init.B...)}
-	opt := NewAdamW([]int{len(params[0]), len(params[1])}, 0.9, 0.999, 1e-8)
-	for s, g := range gold.Grads {
-		grads := [][]float32{append([]float32{}, g.W...), append([]float32{}, g.B...)}
-		lr := 1e-2 * LinearSchedule(s, 2, 6)
-		if math.Abs(lr-gold.LRs[s]) > 1e-12 {
-			t.Fatalf("step %d: lr %g, torch %g", s, lr, gold.LRs[s])
-		}
-		if n := ClipGradNorm(grads, 1); math.Abs(n-gold.Norms[s]) > 1e-5*gold.Norms[s] {
-			t.Fatalf("step %d: norm %g, torch %g", s, n, gold.Norms[s])
-		}
-		opt.Step(params, grads, lr, []float64{0.1, 0})
-	}
-	for k, want := range [][]float32{gold.Final.W, gold.Final.B} {
-		for i, w := range want {
-			if d := math.Abs(float64(params[k][i] - w)); d > 2e-6 {
-				t.Errorf("param %d[%d] = %.8f, torch %.8f", k, i, params[k][i], w)
-			}
-		}
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 // returns the losses and the final weights.
 type simcseRun struct {
 	enc  *Encoder
-	opt  *optim.AdamW
+	opt  *optim.Params
 	rng  *rand.Rand
 	b    Batch
 	temp float32
@@ -47,7 +47,7 @@ func newSimCSERun(tb testing.TB, c Config, batch, seqLen int, seed uint64) *simc
 	if err != nil {
 		tb.Fatal(err)
 	}
-	opt, err := optim.NewAdamW(Params(enc.NamedParams()), optim.AdamWConfig{LR: 1e-4, WeightDecay: 0.01})
+	opt, err := optim.ForParams(Params(enc.NamedParams()), optim.Config{LR: 1e-4, WeightDecay: 0.01})
 	if err != nil {
 		tb.Fatal(err)
 	}

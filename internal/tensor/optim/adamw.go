@@ -1,11 +1,15 @@
-// Package optim holds AdamW, written here rather than taken from spago:
-// spago's optimisers keep per-parameter state as generic matrices and
-// dispatch per operation, and update parameters concurrently in
-// goroutine order. This one updates each element with plain float32 loops
-// split into fixed ranges (each element owned by one goroutine), so a
-// step is both fast and bit-reproducible. The update is PyTorch's
-// torch.optim.AdamW (decoupled weight decay, bias-corrected moments, eps
-// outside the square root).
+// Package optim holds the optimiser every training stage uses: AdamW with
+// the linear warm-up/decay schedule and global-norm gradient clipping.
+//
+// It is written here rather than taken from spago: spago's optimisers keep
+// per-parameter state as generic matrices, dispatch per operation and update
+// parameters concurrently in goroutine order. This AdamW works on plain
+// float32 slices split into fixed ranges (each element owned by one
+// goroutine), so a step is fast and bit-reproducible, and its state (the
+// moments and step counts) is exported so that the trainer can checkpoint
+// and resume it exactly. The update is PyTorch's torch.optim.AdamW
+// (decoupled weight decay, bias-corrected moments, eps outside the square
+// root); golden tests replay trajectories computed by PyTorch.
 package optim
 
 import (
@@ -13,137 +17,120 @@ import (
 	"math"
 	"runtime"
 	"sync"
-
-	"github.com/nlpodyssey/spago/nn"
-
-	"repro/internal/tensor"
 )
-
-// AdamWConfig holds AdamW's hyperparameters; zero fields take PyTorch's
-// defaults (betas 0.9/0.999, eps 1e-8, weight decay 0.01).
-type AdamWConfig struct {
-	LR          float64
-	Beta1       float64
-	Beta2       float64
-	Eps         float64
-	WeightDecay float64
-	// NoDecay lists parameters exempt from weight decay (BERT recipes
-	// exempt biases and layer-norm weights).
-	NoDecay map[*nn.Param]bool
-}
 
 // AdamW is the optimiser state for a fixed list of parameters.
 type AdamW struct {
-	cfg    AdamWConfig
-	params []*nn.Param
-	m, v   [][]float32
-	step   int
+	Beta1, Beta2, Eps float64
+	// M and V are the first and second moments, one slice per parameter.
+	M, V [][]float32
+	// T counts the updates of each parameter (for bias correction); as in
+	// PyTorch a parameter without a gradient is skipped and not counted.
+	T []int
 }
 
-// NewAdamW prepares AdamW for params (the list and its order are fixed
-// from here on). WeightDecay < 0 is an error; use 0 for none.
-func NewAdamW(params []*nn.Param, cfg AdamWConfig) (*AdamW, error) {
-	if cfg.Beta1 == 0 {
-		cfg.Beta1 = 0.9
+// NewAdamW allocates moments for parameters of the given sizes. Zero betas
+// and eps take PyTorch's defaults (0.9, 0.999, 1e-8).
+func NewAdamW(sizes []int, beta1, beta2, eps float64) (*AdamW, error) {
+	if beta1 == 0 {
+		beta1 = 0.9
 	}
-	if cfg.Beta2 == 0 {
-		cfg.Beta2 = 0.999
+	if beta2 == 0 {
+		beta2 = 0.999
 	}
-	if cfg.Eps == 0 {
-		cfg.Eps = 1e-8
+	if eps == 0 {
+		eps = 1e-8
 	}
-	switch {
-	case !(cfg.LR > 0):
-		return nil, fmt.Errorf("adamw: learning rate %v must be positive", cfg.LR)
-	case cfg.Beta1 < 0 || cfg.Beta1 >= 1 || cfg.Beta2 < 0 || cfg.Beta2 >= 1:
-		return nil, fmt.Errorf("adamw: betas (%v, %v) must lie in [0, 1)", cfg.Beta1, cfg.Beta2)
-	case cfg.WeightDecay < 0:
-		return nil, fmt.Errorf("adamw: weight decay %v is negative", cfg.WeightDecay)
+	if beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1 {
+		return nil, fmt.Errorf("adamw: betas (%g, %g) must lie in [0, 1)", beta1, beta2)
 	}
-	o := &AdamW{cfg: cfg, params: params}
-	for _, p := range params {
-		o.m = append(o.m, make([]float32, p.Size()))
-		o.v = append(o.v, make([]float32, p.Size()))
+	if eps < 0 {
+		return nil, fmt.Errorf("adamw: eps %g is negative", eps)
 	}
-	return o, nil
+	a := &AdamW{Beta1: beta1, Beta2: beta2, Eps: eps, M: make([][]float32, len(sizes)), V: make([][]float32, len(sizes)), T: make([]int, len(sizes))}
+	for i, n := range sizes {
+		a.M[i] = make([]float32, n)
+		a.V[i] = make([]float32, n)
+	}
+	return a, nil
 }
 
-// Steps is the number of updates done so far.
-func (o *AdamW) Steps() int { return o.step }
-
-// SetLR changes the learning rate (for schedules).
-func (o *AdamW) SetLR(lr float64) { o.cfg.LR = lr }
-
-// Step applies one update from the parameters' accumulated gradients
-// (parameters without a gradient are left alone, their moments included),
-// then clears the gradients.
-func (o *AdamW) Step() {
-	o.step++
-	c := o.cfg
-	bc1 := 1 - math.Pow(c.Beta1, float64(o.step))
-	bc2 := 1 - math.Pow(c.Beta2, float64(o.step))
-	stepSize := float32(c.LR / bc1)
-	invBC2Sqrt := float32(1 / math.Sqrt(bc2))
-	b1, b2 := float32(c.Beta1), float32(c.Beta2)
-	eps := float32(c.Eps)
-	for i, p := range o.params {
-		g := tensor.GradData(p)
+// Step applies one update with learning rate lr; weightDecay[i] is the
+// decay of parameter i (0 for biases and LayerNorm weights by convention).
+// A nil grads[i] skips parameter i entirely (PyTorch's grad-is-None rule).
+func (a *AdamW) Step(params, grads [][]float32, lr float64, weightDecay []float64) {
+	b1, b2 := float32(a.Beta1), float32(a.Beta2)
+	eps := float32(a.Eps)
+	for i, p := range params {
+		g := grads[i]
 		if g == nil {
 			continue
 		}
-		w := tensor.Data(p)
-		decay := float32(1)
-		if !c.NoDecay[p] {
-			decay = float32(1 - c.LR*c.WeightDecay)
-		}
-		m, v := o.m[i], o.v[i]
-		parallel(len(w), func(lo, hi int) {
+		a.T[i]++
+		bc1 := 1 - math.Pow(a.Beta1, float64(a.T[i]))
+		bc2 := 1 - math.Pow(a.Beta2, float64(a.T[i]))
+		stepSize := float32(lr / bc1)
+		sqrtBC2 := float32(math.Sqrt(bc2))
+		m, v := a.M[i], a.V[i]
+		decay := float32(1 - lr*weightDecay[i])
+		parallelRanges(len(p), func(lo, hi int) {
 			for j := lo; j < hi; j++ {
+				if decay != 1 {
+					p[j] *= decay
+				}
 				gj := g[j]
 				m[j] = b1*m[j] + (1-b1)*gj
 				v[j] = b2*v[j] + (1-b2)*gj*gj
-				denom := float32(math.Sqrt(float64(v[j])))*invBC2Sqrt + eps
-				w[j] = w[j]*decay - stepSize*m[j]/denom
+				denom := float32(math.Sqrt(float64(v[j])))/sqrtBC2 + eps
+				p[j] -= stepSize * m[j] / denom
 			}
 		})
-		p.ZeroGrad()
 	}
 }
 
-// ZeroGrad clears every parameter's gradient.
-func (o *AdamW) ZeroGrad() {
-	for _, p := range o.params {
-		p.ZeroGrad()
+// LinearSchedule is Hugging Face's get_linear_schedule_with_warmup: the
+// learning-rate multiplier for optimizer update number step (0-based) rises
+// linearly from 0 to 1 over warmup updates, then falls linearly to 0 at
+// total. As in HF (scheduler.step() after optimizer.step()), update 0 uses
+// multiplier 0 when warmup > 0.
+func LinearSchedule(step, warmup, total int) float64 {
+	if step < warmup {
+		return float64(step) / float64(max(1, warmup))
 	}
+	return math.Max(0, float64(total-step)/float64(max(1, total-warmup)))
 }
 
-// ClipGradNorm scales all gradients so that their global L2 norm is at
-// most maxNorm, and returns the norm before clipping (summed in a fixed
-// order, in float64).
-func ClipGradNorm(params []*nn.Param, maxNorm float64) float64 {
+// ClipGradNorm scales the gradients so their global L2 norm is at most
+// maxNorm (PyTorch's clip_grad_norm_: coefficient maxNorm/(norm+1e-6),
+// applied only when below 1) and returns the norm before clipping. The
+// norm is accumulated in float64 in slice order, so it is reproducible.
+// maxNorm <= 0 only measures.
+func ClipGradNorm(grads [][]float32, maxNorm float64) float64 {
 	var ss float64
-	for _, p := range params {
-		for _, g := range tensor.GradData(p) {
-			ss += float64(g) * float64(g)
+	for _, g := range grads {
+		for _, v := range g {
+			ss += float64(v) * float64(v)
 		}
 	}
 	norm := math.Sqrt(ss)
-	if norm > maxNorm && norm > 0 {
-		s := float32(maxNorm / (norm + 1e-6))
-		for _, p := range params {
-			g := tensor.GradData(p)
-			for j := range g {
-				g[j] *= s
+	if maxNorm > 0 && !math.IsNaN(norm) {
+		if c := maxNorm / (norm + 1e-6); c < 1 {
+			cf := float32(c)
+			for _, g := range grads {
+				for i := range g {
+					g[i] *= cf
+				}
 			}
 		}
 	}
 	return norm
 }
 
-// parallel splits [0, n) into one range per processor.
-func parallel(n int, f func(lo, hi int)) {
+// parallelRanges splits [0, n) into one fixed range per processor; small
+// slices run inline.
+func parallelRanges(n int, f func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
-	if n < 1<<14 || workers == 1 {
+	if n < 1<<15 || workers == 1 {
 		f(0, n)
 		return
 	}

@@ -4,7 +4,7 @@ PyTorch (Debian python3-torch): torch.optim.AdamW +
 LambdaLR(get_linear_schedule_with_warmup's lambda) + clip_grad_norm_.
 
 Two parameters (the second exempt from weight decay), a fixed sequence of
-gradients, 6 updates, warm-up 2, max grad norm 1.0. Writes adamw_golden.json.
+gradients, 6 updates, warm-up 2, max grad norm 1.0. Writes adamw_schedule_golden.json.
 """
 import json
 import torch
@@ -45,4 +45,4 @@ json.dump({
     "lrs": lrs,
     "norms": norms,
     "final": {"w": pw.detach().flatten().tolist(), "b": pb.detach().flatten().tolist()},
-}, open("adamw_golden.json", "w"), indent=1)
+}, open("adamw_schedule_golden.json", "w"), indent=1)
