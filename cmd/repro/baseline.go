@@ -23,7 +23,8 @@ func newBaselineCmd() *cobra.Command {
 		Long: `baseline runs the experiment once per seed (-var seed=S; the file must declare
 variable "seed" and use it) and records, for every table cell, the value of the first
 seed (the one CI reproduces: CPU runs are bit-identical) and a tolerance of
-max(3 x the standard deviation over the seeds, --floor). Cached stages are reused, so a
+max(3 x the standard deviation over the seeds, --floor; --floor/100 for unit-scale
+cells such as cosines). Cached stages are reused, so a
 second call only runs what changed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -61,7 +62,7 @@ second call only runs what changed.`,
 			var spread []string
 			for _, name := range sortedNames(bl.Cells) {
 				c := bl.Cells[name]
-				spread = append(spread, fmt.Sprintf("%s %.2f±%.2f", name, c.Value, c.Tolerance))
+				spread = append(spread, fmt.Sprintf("%s %.4g±%.3g", name, c.Value, c.Tolerance))
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "\nrecorded %s (%d cells, seeds %v)\n%s\n", path, len(bl.Cells), seeds, strings.Join(spread, "\n"))
 			return nil
@@ -69,7 +70,7 @@ second call only runs what changed.`,
 	}
 	lf.register(cmd)
 	cmd.Flags().Int64SliceVar(&seeds, "seeds", []int64{42, 1, 2}, "seeds to run; the first is the recorded value")
-	cmd.Flags().Float64Var(&floor, "floor", 0.5, "smallest tolerance recorded")
+	cmd.Flags().Float64Var(&floor, "floor", 0.5, "smallest tolerance recorded, on the 0-100 scale (unit-scale cells get floor/100)")
 	cmd.Flags().StringVar(&note, "note", "", "a note stored with the baseline")
 	cmd.Flags().IntVarP(&ro.jobs, "jobs", "j", 2, "stages running at once")
 	cmd.Flags().StringVar(&ro.backend, "backend", "cpu", "tensor backend")

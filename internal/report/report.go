@@ -397,6 +397,30 @@ func WriteMarkdown(w io.Writer, r *Report) {
 // profile run with different seeds. The recorded value is the first report's
 // (the default seed, which CI reproduces bit for bit on CPU); the tolerance
 // is max(3 x the sample standard deviation over seeds, floor).
+// Tolerance is the band a recorded cell allows: three standard deviations
+// over the seeds, at least floor. floor is on the 0-100 scale of the
+// papers' percentages; a cell whose seed values all lie within [-1.5, 1.5]
+// is a unit-scale statistic (a cosine, alignment, uniformity) and gets
+// floor/100 instead, so that 0.5 does not wave through any change of a
+// value that lives between 0 and 1. Rounded up to 3 significant digits.
+func Tolerance(vals []float64, std, floor float64) float64 {
+	unit := true
+	for _, v := range vals {
+		if math.Abs(v) > 1.5 {
+			unit = false
+		}
+	}
+	if unit {
+		floor /= 100
+	}
+	tol := math.Max(3*std, floor)
+	if tol <= 0 || math.IsNaN(tol) || math.IsInf(tol, 0) {
+		return tol
+	}
+	scale := math.Pow(10, 2-math.Floor(math.Log10(tol)))
+	return math.Ceil(tol*scale-1e-9) / scale
+}
+
 func BaselineFromRuns(reports []*Report, seeds []int64, floor float64) (*Baseline, error) {
 	if len(reports) == 0 {
 		return nil, fmt.Errorf("no runs to record")
@@ -433,8 +457,7 @@ func BaselineFromRuns(reports []*Report, seeds []int64, floor float64) (*Baselin
 			}
 			std = math.Sqrt(std / float64(len(vals)-1))
 		}
-		tol := math.Max(3*std, floor)
-		bl.Cells[name] = BaselineCell{Value: vals[0], Tolerance: math.Round(tol*100) / 100, SeedValues: vals, Std: std}
+		bl.Cells[name] = BaselineCell{Value: vals[0], Tolerance: Tolerance(vals, std, floor), SeedValues: vals, Std: std}
 	}
 	return bl, nil
 }

@@ -92,6 +92,23 @@ func TestBaselineFromRuns(t *testing.T) {
 	}
 }
 
+func TestTolerance(t *testing.T) {
+	for _, c := range []struct {
+		vals      []float64
+		std, want float64
+	}{
+		{[]float64{50, 51}, 0.1, 0.5},              // floor on the 0-100 scale
+		{[]float64{48.67, 53.72}, 3.573, 10.8},     // 3 sd, rounded up to 3 digits
+		{[]float64{0.918, 0.901}, 0.0119, 0.0357},  // unit scale: 3 sd
+		{[]float64{0.954, 0.950}, 0.00027, 0.005},  // unit scale: floor/100
+		{[]float64{-0.796, -0.833}, 0.026, 0.0780}, // negative unit-scale values
+	} {
+		if got := Tolerance(c.vals, c.std, 0.5); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("Tolerance(%v, %g) = %g, want %g", c.vals, c.std, got, c.want)
+		}
+	}
+}
+
 func TestMarkdownAndAblationJSON(t *testing.T) {
 	r := sample("mini")
 	r.Ablation = &Ablation{Name: "top_k", Title: "Table 5", Columns: []string{"STS-B"}, Rows: []AblRow{{Label: "1", Values: []float64{70.1}}, {Label: "2", Values: []float64{math.NaN()}}}}
