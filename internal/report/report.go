@@ -22,6 +22,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -259,6 +260,9 @@ func num(v float64, ok bool) string {
 	if !ok || math.IsNaN(v) {
 		return "-"
 	}
+	if math.Abs(v) < 1.5 { // unit-scale statistics: cosines, alignment
+		return fmt.Sprintf("%.3f", v)
+	}
 	return fmt.Sprintf("%.2f", v)
 }
 
@@ -347,38 +351,47 @@ func WriteAblationText(w io.Writer, a *Ablation) {
 // each cell "ours (paper)") followed by the ablation, for README files and
 // report artifacts.
 func WriteMarkdown(w io.Writer, r *Report) {
-	var rows, cols []string
-	seenR, seenC := map[string]bool{}, map[string]bool{}
+	// One markdown table per group of consecutive rows with the same
+	// columns (Table 1's STS columns, Table 3's reranking columns, ...),
+	// rather than one wide table of mostly empty cells.
+	var rows []string
+	rowCols := map[string][]string{}
 	cell := map[[2]string]Cell{}
 	for _, c := range r.Cells {
-		if !seenR[c.Row] {
-			seenR[c.Row] = true
+		if _, ok := rowCols[c.Row]; !ok {
 			rows = append(rows, c.Row)
 		}
-		if !seenC[c.Column] {
-			seenC[c.Column] = true
-			cols = append(cols, c.Column)
+		if _, dup := cell[[2]string{c.Row, c.Column}]; !dup {
+			rowCols[c.Row] = append(rowCols[c.Row], c.Column)
 		}
 		cell[[2]string{c.Row, c.Column}] = c
 	}
-	if len(cols) > 0 {
+	for i := 0; i < len(rows); {
+		cols := rowCols[rows[i]]
+		j := i + 1
+		for j < len(rows) && slices.Equal(rowCols[rows[j]], cols) {
+			j++
+		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
 		fmt.Fprintf(w, "| %s | %s |\n", "", strings.Join(cols, " | "))
 		fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(cols)))
-		for _, rw := range rows {
+		for _, rw := range rows[i:j] {
 			vals := make([]string, len(cols))
-			for i, cl := range cols {
-				c, ok := cell[[2]string{rw, cl}]
-				switch {
-				case !ok:
-					vals[i] = ""
-				case c.HasPaper:
-					vals[i] = fmt.Sprintf("%s (%s)", num(c.Ours, c.HasOurs), num(c.Paper, true))
-				default:
-					vals[i] = num(c.Ours, c.HasOurs)
+			for k, cl := range cols {
+				c := cell[[2]string{rw, cl}]
+				if c.HasPaper {
+					vals[k] = fmt.Sprintf("%s (%s)", num(c.Ours, c.HasOurs), num(c.Paper, true))
+				} else {
+					vals[k] = num(c.Ours, c.HasOurs)
 				}
 			}
 			fmt.Fprintf(w, "| %s | %s |\n", rw, strings.Join(vals, " | "))
 		}
+		i = j
+	}
+	if len(rows) > 0 {
 		fmt.Fprintln(w, "\nEach cell: ours (paper).")
 	}
 	if a := r.Ablation; a != nil {
@@ -393,10 +406,6 @@ func WriteMarkdown(w io.Writer, r *Report) {
 	}
 }
 
-// BaselineFromRuns builds a baseline from reports of the same experiment and
-// profile run with different seeds. The recorded value is the first report's
-// (the default seed, which CI reproduces bit for bit on CPU); the tolerance
-// is max(3 x the sample standard deviation over seeds, floor).
 // Tolerance is the band a recorded cell allows: three standard deviations
 // over the seeds, at least floor. floor is on the 0-100 scale of the
 // papers' percentages; a cell whose seed values all lie within [-1.5, 1.5]
@@ -421,6 +430,10 @@ func Tolerance(vals []float64, std, floor float64) float64 {
 	return math.Ceil(tol*scale-1e-9) / scale
 }
 
+// BaselineFromRuns builds a baseline from reports of the same experiment and
+// profile run with different seeds. The recorded value is the first report's
+// (the default seed, which CI reproduces bit for bit on CPU); the tolerance
+// is max(3 x the sample standard deviation over seeds, floor).
 func BaselineFromRuns(reports []*Report, seeds []int64, floor float64) (*Baseline, error) {
 	if len(reports) == 0 {
 		return nil, fmt.Errorf("no runs to record")

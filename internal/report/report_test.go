@@ -124,3 +124,31 @@ func TestMarkdownAndAblationJSON(t *testing.T) {
 		t.Fatalf("round trip: %+v %v", back, err)
 	}
 }
+
+// TestMarkdownGroupsTables: rows with different columns go into separate
+// tables, in order; unit-scale values keep three decimals.
+func TestMarkdownGroupsTables(t *testing.T) {
+	r := &Report{Cells: []Cell{
+		{Name: "a[STS12]", Row: "unsup", Column: "STS12", Ours: 50, HasOurs: true, Paper: 70.2, HasPaper: true},
+		{Name: "a[Avg]", Row: "unsup", Column: "Avg", Ours: 49, HasOurs: true},
+		{Name: "b[STS12]", Row: "sup", Column: "STS12", Ours: 51, HasOurs: true},
+		{Name: "b[Avg]", Row: "sup", Column: "Avg", HasOurs: false},
+		{Name: "d[0-1]", Row: "density", Column: "0-1", Ours: 0.9182, HasOurs: true, Paper: 0.55, HasPaper: true},
+	}}
+	var buf bytes.Buffer
+	WriteMarkdown(&buf, r)
+	want := `|  | STS12 | Avg |
+|---|---|---|
+| unsup | 50.00 (70.20) | 49.00 |
+| sup | 51.00 | - |
+
+|  | 0-1 |
+|---|---|
+| density | 0.918 (0.550) |
+
+Each cell: ours (paper).
+`
+	if got := buf.String(); got != want {
+		t.Errorf("markdown:\n%s\nwant:\n%s", got, want)
+	}
+}
