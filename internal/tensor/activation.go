@@ -72,6 +72,10 @@ func (f *geluFn) Forward() (mat.Tensor, error) {
 	out := Zeros(r, c)
 	X, Y := Data(f.x), Data(out)
 	f.cdf = make([]float32, len(X))
+	if k, ok := kernels(); ok {
+		k.GELUForward(X, Y, f.cdf)
+		return wrap(out, f), nil
+	}
 	parallelFor(len(X), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			cdf := 0.5 * (1 + erff(X[i]*invSqrt2))
@@ -88,6 +92,11 @@ func (f *geluFn) Backward(gy mat.Tensor) error {
 	}
 	X, G := Data(f.x), Data(gy)
 	gx := make([]float32, len(X))
+	if k, ok := kernels(); ok {
+		k.GELUBackward(X, f.cdf, G, gx)
+		accGrad(f.x, gx)
+		return nil
+	}
 	parallelFor(len(X), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := X[i]

@@ -81,29 +81,62 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 		// not depend on goroutine scheduling.
 		f.drop = dropoutMask(s.Rng, len(f.probs), s.DropProb)
 	}
+	scores := func(bh int) {
+		b, h := bh/H, bh%H
+		qo, ko := b*Tq*D+h*dh, b*Tk*D+h*dh
+		sgemm(false, true, Tq, Tk, dh, f.scale, Q[qo:], D, K[ko:], D, 0, f.probs[bh*Tq*Tk:(bh+1)*Tq*Tk], Tk)
+	}
+	visible := func(b, i int) int {
+		vis := f.keyLen(b)
+		if s.Causal {
+			vis = min(vis, i+1)
+		}
+		return vis
+	}
+	mix := func(bh int) { // O_h = dropout(P) V_h
+		b, h := bh/H, bh%H
+		qo, ko := b*Tq*D+h*dh, b*Tk*D+h*dh
+		P := f.probs[bh*Tq*Tk : (bh+1)*Tq*Tk]
+		PV := P
+		if f.drop != nil {
+			PV = make([]float32, len(P))
+			dm := f.drop[bh*Tq*Tk : (bh+1)*Tq*Tk]
+			for i, p := range P {
+				PV[i] = p * dm[i]
+			}
+		}
+		sgemm(false, false, Tq, dh, Tk, 1, PV, Tk, V[ko:], D, 0, O[qo:], D)
+	}
+	if k, ok := kernels(); ok {
+		// The backend's softmax kernel takes every row of every head in
+		// one call, so the three phases run one after the other.
+		parallelFor(B*H, 1, func(lo, hi int) {
+			for bh := lo; bh < hi; bh++ {
+				scores(bh)
+			}
+		})
+		vis := make([]int32, B*H*Tq)
+		for bh := 0; bh < B*H; bh++ {
+			for i := 0; i < Tq; i++ {
+				vis[bh*Tq+i] = int32(visible(bh/H, i))
+			}
+		}
+		k.MaskedSoftmaxRows(f.probs, B*H*Tq, Tk, vis)
+		parallelFor(B*H, 1, func(lo, hi int) {
+			for bh := lo; bh < hi; bh++ {
+				mix(bh)
+			}
+		})
+		return wrap(out, f), nil
+	}
 	parallelFor(B*H, 1, func(lo, hi int) {
 		for bh := lo; bh < hi; bh++ {
-			b, h := bh/H, bh%H
+			scores(bh)
 			P := f.probs[bh*Tq*Tk : (bh+1)*Tq*Tk]
-			qo, ko := b*Tq*D+h*dh, b*Tk*D+h*dh
-			sgemm(false, true, Tq, Tk, dh, f.scale, Q[qo:], D, K[ko:], D, 0, P, Tk)
-			kl := f.keyLen(b)
 			for i := 0; i < Tq; i++ {
-				vis := kl
-				if s.Causal {
-					vis = min(vis, i+1)
-				}
-				maskedSoftmaxRow(P[i*Tk:(i+1)*Tk], vis)
+				maskedSoftmaxRow(P[i*Tk:(i+1)*Tk], visible(bh/H, i))
 			}
-			PV := P
-			if f.drop != nil {
-				PV = make([]float32, len(P))
-				dm := f.drop[bh*Tq*Tk : (bh+1)*Tq*Tk]
-				for i, p := range P {
-					PV[i] = p * dm[i]
-				}
-			}
-			sgemm(false, false, Tq, dh, Tk, 1, PV, Tk, V[ko:], D, 0, O[qo:], D)
+			mix(bh)
 		}
 	})
 	return wrap(out, f), nil

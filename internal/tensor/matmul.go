@@ -9,6 +9,10 @@ import (
 )
 
 // sgemm is the one place operators reach the backend.
+// kernels returns the current backend's non-GEMM kernels, if it runs them
+// itself (CUDA); the operators' own loops run otherwise.
+func kernels() (backend.Kernels, bool) { return backend.KernelsOf(backend.Current()) }
+
 func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return

@@ -33,6 +33,10 @@ func (f *layerNormFn) Forward() (mat.Tensor, error) {
 	X, Y, G, B := Data(f.x), Data(out), Data(f.g), Data(f.b)
 	f.xhat = make([]float32, r*c)
 	f.rstd = make([]float32, r)
+	if k, ok := kernels(); ok {
+		k.LayerNormForward(X, G, B, r, c, f.eps, Y, f.xhat, f.rstd)
+		return wrap(out, f), nil
+	}
 	parallelFor(r, 8, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := X[i*c : (i+1)*c]
@@ -64,22 +68,11 @@ func (f *layerNormFn) Backward(gy mat.Tensor) error {
 	Gy, G := Data(gy), Data(f.g)
 	if f.x.RequiresGrad() {
 		gx := make([]float32, r*c)
-		parallelFor(r, 8, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				gyr, xh, d := Gy[i*c:(i+1)*c], f.xhat[i*c:(i+1)*c], gx[i*c:(i+1)*c]
-				var s1, s2 float32
-				for j, g := range gyr {
-					dh := g * G[j]
-					s1 += dh
-					s2 += dh * xh[j]
-				}
-				m1, m2 := s1/float32(c), s2/float32(c)
-				rs := f.rstd[i]
-				for j, g := range gyr {
-					d[j] = rs * (g*G[j] - m1 - xh[j]*m2)
-				}
-			}
-		})
+		if k, ok := kernels(); ok {
+			k.LayerNormBackward(Gy, G, f.xhat, f.rstd, r, c, gx)
+		} else {
+			layerNormGradX(Gy, G, f.xhat, f.rstd, r, c, gx)
+		}
 		accGrad(f.x, gx)
 	}
 	if f.g.RequiresGrad() {
@@ -95,6 +88,26 @@ func (f *layerNormFn) Backward(gy mat.Tensor) error {
 		accGrad(f.b, colSums(Gy, r, c))
 	}
 	return nil
+}
+
+// layerNormGradX is LayerNorm's input gradient on the CPU.
+func layerNormGradX(Gy, G, xhat, rstd []float32, r, c int, gx []float32) {
+	parallelFor(r, 8, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			gyr, xh, d := Gy[i*c:(i+1)*c], xhat[i*c:(i+1)*c], gx[i*c:(i+1)*c]
+			var s1, s2 float32
+			for j, g := range gyr {
+				dh := g * G[j]
+				s1 += dh
+				s2 += dh * xh[j]
+			}
+			m1, m2 := s1/float32(c), s2/float32(c)
+			rs := rstd[i]
+			for j, g := range gyr {
+				d[j] = rs * (g*G[j] - m1 - xh[j]*m2)
+			}
+		}
+	})
 }
 
 type l2NormFn struct {

@@ -3,6 +3,14 @@
 // batched autograd operators in internal/tensor call. The pure-Go CPU
 // backend is the default; OpenBLAS (build tag openblas) and CUDA (build tag
 // cuda) are alternatives selected at build time and by Use.
+//
+// Two optional interfaces extend a Backend whose memory is a device's:
+// Resident keeps long-lived operands (weights) on the device, and Kernels
+// runs the operators' non-GEMM kernels (GELU, layer norm, masked softmax,
+// AdamW) there, with arithmetic identical to the operators' own loops. Only
+// the CUDA backend implements them; the CPU and OpenBLAS backends leave those
+// loops to the operators, whose numerics the recorded baselines depend on.
+// The operators do not call Kernels yet.
 package backend
 
 import "sync"

@@ -17,6 +17,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"repro/internal/tensor/backend"
 )
 
 // AdamW is the optimiser state for a fixed list of parameters.
@@ -73,6 +75,10 @@ func (a *AdamW) Step(params, grads [][]float32, lr float64, weightDecay []float6
 		sqrtBC2 := float32(math.Sqrt(bc2))
 		m, v := a.M[i], a.V[i]
 		decay := float32(1 - lr*weightDecay[i])
+		if k, ok := backend.KernelsOf(backend.Current()); ok {
+			k.AdamW(p, g, m, v, decay, b1, b2, stepSize, sqrtBC2, eps)
+			continue
+		}
 		parallelRanges(len(p), func(lo, hi int) {
 			for j := lo; j < hi; j++ {
 				if decay != 1 {

@@ -54,8 +54,9 @@ func Open(ordinal int) (*Backend, error) {
 	return b, nil
 }
 
-// Backend runs sgemm on one GPU. It implements backend.Backend and
-// backend.Resident and is safe for concurrent use.
+// Backend runs sgemm and the operators' other kernels on one GPU. It
+// implements backend.Backend, backend.Resident and backend.Kernels and is
+// safe for concurrent use.
 type Backend struct {
 	ordinal int
 	device  string
@@ -66,6 +67,8 @@ type Backend struct {
 	// Owned by the worker goroutine.
 	impl    *cublas.Standard
 	ctx     cu.CUContext
+	mod     cu.Module // ptx.Source
+	fns     kernels   // its entry points
 	kept    map[hostKey]devBuf
 	scratch map[int][]cu.DevicePtr // free buffers by log2 of their byte size
 	failed  error                  // sticky: cuBLAS keeps its first error
@@ -140,9 +143,14 @@ func (b *Backend) start() (err error) {
 	if b.ctx, err = dev.MakeContext(cu.SchedAuto); err != nil {
 		return fmt.Errorf("creating a context on device %d: %w", b.ordinal, err)
 	}
+	if err := b.loadKernels(); err != nil {
+		b.ctx.Destroy()
+		return fmt.Errorf("device %d: %w", b.ordinal, err)
+	}
 	defer func() {
 		// cublas.New panics when cublasCreate fails.
 		if r := recover(); r != nil {
+			b.mod.Unload()
 			b.ctx.Destroy()
 			err = fmt.Errorf("creating the cuBLAS handle on device %d: %v", b.ordinal, r)
 		}
@@ -361,8 +369,8 @@ func (b *Backend) Kept() int {
 	return n
 }
 
-// Close frees every device buffer, destroys the cuBLAS handle and the
-// context, and ends the device goroutine. Later calls panic; Open creates a
+// Close frees every device buffer, destroys the cuBLAS handle, unloads the
+// kernels and destroys the context, and ends the device goroutine. Later calls panic; Open creates a
 // fresh backend.
 func (b *Backend) Close() error {
 	openMu.Lock()
@@ -381,7 +389,7 @@ func (b *Backend) Close() error {
 			}
 		}
 		b.kept, b.scratch = nil, nil
-		errs = append(errs, b.impl.Close(), b.ctx.Destroy())
+		errs = append(errs, b.impl.Close(), b.mod.Unload(), b.ctx.Destroy())
 		return errors.Join(errs...)
 	})
 	b.closeMu.Lock()

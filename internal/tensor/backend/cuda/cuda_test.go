@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"repro/internal/tensor/backend"
+	"repro/internal/tensor/backend/conformance"
+	"repro/internal/tensor/backend/cuda/ptx/emu"
 )
 
 func randFloats(r *rand.Rand, n int) []float32 {
@@ -147,4 +149,207 @@ func BenchmarkStep(b *testing.B) {
 		g.Sgemm(false, false, m, n, k, 1, x, k, w, n, 0, c, n)
 	}
 	b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// The kernels are compared with their CPU emulation (package ptx/emu: the
+// same C, compiled by the host compiler without fused multiply-adds), whose
+// own tests show it bit-identical to the Go operators on amd64. Comparing
+// with the emulation rather than the operators keeps these tests valid on
+// hosts where Go fuses multiply-adds (arm64).
+
+// agree is the 1e-4 relative agreement required of the kernels (relative to
+// max(1, |want|), as closeTo). It also logs how many values differ in any
+// bit -- 0 is expected: the PTX does the emulation's IEEE operations in the
+// same order -- and the largest difference. Two NaNs agree.
+func agree(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	var maxRel float64
+	differ, bad := 0, 0
+	for i := range want {
+		g, w := got[i], want[i]
+		if math.Float32bits(g) == math.Float32bits(w) || (g != g && w != w) {
+			continue
+		}
+		differ++
+		rel := math.Abs(float64(g-w)) / math.Max(1, math.Abs(float64(w)))
+		if !(rel <= 1e-4) {
+			if bad++; bad <= 3 {
+				t.Errorf("%s: [%d] cuda %v, emulation %v", what, i, g, w)
+			}
+			continue
+		}
+		maxRel = max(maxRel, rel)
+	}
+	t.Logf("%s: %d values, %d differ in bits from the emulation, max relative error %.3g", what, len(want), differ, maxRel)
+	if bad > 0 {
+		t.Errorf("%s: %d values beyond 1e-4 relative", what, bad)
+	}
+}
+
+func scaled(r *rand.Rand, n int, scale float64) []float32 {
+	x := randFloats(r, n)
+	for i := range x {
+		x[i] *= float32(scale)
+	}
+	return x
+}
+
+func TestKernelsOf(t *testing.T) {
+	if _, ok := backend.KernelsOf(open(t)); !ok {
+		t.Fatal("the CUDA backend does not implement backend.Kernels")
+	}
+}
+
+// TestGELUKernels: 64x32 tokens of width 768, plus the edge cases (erff's
+// clamp, exp underflow, huge values, infinities, NaN).
+func TestGELUKernels(t *testing.T) {
+	g := open(t)
+	r := rand.New(rand.NewPCG(11, 12))
+	x := scaled(r, 64*32*768, 2)
+	for _, v := range []float32{0, 1e-40, 4, 5.656854, 5.6568546, 13.3, 20, 1e5, math.MaxFloat32, float32(math.Inf(1))} {
+		x = append(x, v, -v)
+	}
+	x = append(x, float32(math.NaN()))
+	n := len(x)
+	wantY, wantCdf := make([]float32, n), make([]float32, n)
+	emu.GELUForward(x, wantY, wantCdf)
+	y, cdf := make([]float32, n), make([]float32, n)
+	g.GELUForward(x, y, cdf)
+	agree(t, "GELU forward y", y, wantY)
+	agree(t, "GELU forward cdf", cdf, wantCdf)
+
+	gy := randFloats(r, n)
+	wantGx, gx := make([]float32, n), make([]float32, n)
+	emu.GELUBackward(x, wantCdf, gy, wantGx)
+	g.GELUBackward(x, wantCdf, gy, gx)
+	agree(t, "GELU backward", gx, wantGx)
+}
+
+// TestLayerNormKernels: 64x32 tokens of width 768 (BERT's eps), one
+// column, and a constant row (zero variance: rstd = 1/sqrt(eps)) in each.
+func TestLayerNormKernels(t *testing.T) {
+	g := open(t)
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, s := range []struct {
+		rows, cols int
+		eps        float32
+	}{{64 * 32, 768, 1e-12}, {1000, 1, 1e-12}, {3, 5, 1e-5}, {300, 256, 1e-5}} {
+		rows, cols, n := s.rows, s.cols, s.rows*s.cols
+		x := scaled(r, n, 3)
+		for j := 0; j < cols; j++ {
+			x[j] = 0.5
+		}
+		gain, bias := randFloats(r, cols), randFloats(r, cols)
+		wantY, wantXhat, wantRstd := make([]float32, n), make([]float32, n), make([]float32, rows)
+		emu.LayerNormForward(x, gain, bias, rows, cols, s.eps, wantY, wantXhat, wantRstd)
+		y, xhat, rstd := make([]float32, n), make([]float32, n), make([]float32, rows)
+		g.LayerNormForward(x, gain, bias, rows, cols, s.eps, y, xhat, rstd)
+		agree(t, "LayerNorm forward y", y, wantY)
+		agree(t, "LayerNorm forward xhat", xhat, wantXhat)
+		agree(t, "LayerNorm forward rstd", rstd, wantRstd)
+
+		gy := randFloats(r, n)
+		wantGx, gx := make([]float32, n), make([]float32, n)
+		emu.LayerNormBackward(gy, gain, wantXhat, wantRstd, rows, cols, wantGx)
+		g.LayerNormBackward(gy, gain, wantXhat, wantRstd, rows, cols, gx)
+		agree(t, "LayerNorm backward", gx, wantGx)
+	}
+}
+
+// TestMaskedSoftmaxKernel: the attention probabilities of 64 sequences, 12
+// heads, 32 positions, with padding (key lengths), causal rows, rows with
+// no visible key and rows with all keys visible.
+func TestMaskedSoftmaxKernel(t *testing.T) {
+	g := open(t)
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, cols := range []int{32, 1, 128} {
+		rows := 64 * 12 * 32
+		x := scaled(r, rows*cols, 4)
+		visible := make([]int32, rows)
+		for i := range visible {
+			keyLen := int32(r.IntN(cols + 1))
+			switch i % 4 {
+			case 0:
+				visible[i] = keyLen
+			case 1:
+				visible[i] = min(keyLen, int32(i/4%cols+1)) // causal
+			case 2:
+				visible[i] = int32(cols)
+			case 3:
+				visible[i] = int32(i%3) - 1 // -1, 0, 1
+			}
+		}
+		want, got := slices.Clone(x), slices.Clone(x)
+		emu.MaskedSoftmaxRows(want, rows, cols, visible)
+		g.MaskedSoftmaxRows(got, rows, cols, visible)
+		agree(t, "masked softmax", got, want)
+	}
+}
+
+// TestAdamWKernel replays a few AdamW steps on a BERT-sized weight, with
+// weight decay and without (decay == 1 skips the multiply), the scalars
+// derived as optim.AdamW.Step derives them.
+func TestAdamWKernel(t *testing.T) {
+	g := open(t)
+	r := rand.New(rand.NewPCG(17, 18))
+	const beta1, beta2, eps = 0.9, 0.999, 1e-8
+	for _, wd := range []float64{0.01, 0} {
+		n, lr := 768*3072+5, 1e-4
+		p := scaled(r, n, 0.05)
+		m, v := make([]float32, n), make([]float32, n)
+		gp, gm, gv := slices.Clone(p), slices.Clone(m), slices.Clone(v)
+		for step := 1; step <= 4; step++ {
+			grad := scaled(r, n, 1e-2)
+			bc1 := 1 - math.Pow(beta1, float64(step))
+			bc2 := 1 - math.Pow(beta2, float64(step))
+			decay, stepSize, sqrtBC2 := float32(1-lr*wd), float32(lr/bc1), float32(math.Sqrt(bc2))
+			emu.AdamW(p, grad, m, v, decay, beta1, beta2, stepSize, sqrtBC2, eps)
+			g.AdamW(gp, grad, gm, gv, decay, beta1, beta2, stepSize, sqrtBC2, eps)
+			agree(t, "AdamW p", gp, p)
+			agree(t, "AdamW m", gm, m)
+			agree(t, "AdamW v", gv, v)
+		}
+	}
+}
+
+// TestKernelsEmpty: empty operands launch nothing.
+func TestKernelsEmpty(t *testing.T) {
+	g := open(t)
+	g.GELUForward(nil, nil, nil)
+	g.GELUBackward(nil, nil, nil, nil)
+	g.LayerNormForward(nil, []float32{1}, []float32{0}, 0, 1, 1e-12, nil, nil, nil)
+	g.LayerNormBackward(nil, []float32{1}, nil, nil, 0, 1, nil)
+	g.MaskedSoftmaxRows(nil, 0, 4, nil)
+	g.AdamW(nil, nil, nil, nil, 1, 0.9, 0.999, 1e-3, 1, 1e-8)
+}
+
+// TestTrainingStepMatchesCPU runs the backends' conformance training run
+// (encoder + tied decoder, SimCSE + token cross-entropy, AdamW; three
+// steps) with every GEMM and kernel on the GPU and compares the losses and
+// all weights with the CPU backend's to 1e-4 relative.
+func TestTrainingStepMatchesCPU(t *testing.T) {
+	defer backend.Use(backend.Current())
+	backend.Use(backend.CPU())
+	wantL, wantW, err := conformance.TrainSteps(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend.Use(open(t))
+	gotL, gotW, err := conformance.TrainSteps(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("losses: cuda %v, cpu %v", gotL, wantL)
+	closeTo(t, "losses", gotL, wantL)
+	var worst float64
+	for i := range wantW {
+		closeTo(t, "weights", gotW[i], wantW[i])
+		for j := range wantW[i] {
+			worst = math.Max(worst, math.Abs(float64(gotW[i][j]-wantW[i][j])))
+		}
+	}
+	t.Logf("largest weight difference after 3 steps: %.3g", worst)
 }

@@ -1,5 +1,7 @@
 // Package cuda is repro's CUDA backend: cuBLAS sgemm through gorgonia.org/cu
-// (v0.9.6), compiled only with the cuda build tag. Importing it registers
+// (v0.9.6) and the operators' other kernels (backend.Kernels: GELU forward
+// and backward, layer norm forward and backward, masked row softmax, AdamW),
+// compiled only with the cuda build tag. Importing it registers
 // "cuda" (and "cuda:N") with backend.ByName; a binary that wants the backend
 // imports it for effect in a file tagged cuda:
 //
@@ -38,4 +40,52 @@
 // Results: cuBLAS in its default math mode (FP32, no TF32) agrees with the
 // CPU backend to about 1e-6 relative; it is bit-reproducible run after run on
 // one GPU model and toolkit, but its bits differ from the CPU backend's.
+//
+// Kernels: the non-GEMM kernels are C in ptx/kernels.h (the bodies, one
+// function of the global thread index each: a thread per element for GELU
+// and AdamW, a thread per row for layer norm and softmax; no shared memory,
+// no synchronisation) and ptx/kernels.cu (the __global__ entry points).
+// ptx/gen.sh compiles them with clang-14 -nocudainc -nocudalib
+// -ffp-contract=off into sm_60 PTX, ptx/kernels.ptx, which package ptx embeds
+// (no build tag) and start loads with cuModuleLoadData; the driver
+// JIT-compiles it for the device. The PTX calls nothing (no libdevice: the
+// kernels use their own expf and erff, as the Go operators do) and every
+// float add and multiply in it carries .rn, so ptxas cannot fuse them.
+// Each call copies its operands into scratch buffers, launches 256 threads
+// per block and copies the results back; kept (Resident) copies are neither
+// read nor updated by the kernels (after AdamW on a kept weight, call
+// Changed, as after a CPU update).
+//
+// The kernels mirror the Go operators' arithmetic operation by operation
+// (float64 where Go uses float64, the same float32 constants, Go's min/max
+// rules), so on the CPU they are bit-identical to them: package ptx/emu
+// compiles kernels.h with gcc and loops the thread index, and its tests
+// compare every kernel with the operators' own code (tensor.Ref*,
+// optim.AdamW) bit for bit, edge cases included. That holds for Go builds
+// that do not fuse multiply-adds (amd64 below GOAMD64=v3); a Go build that
+// fuses would differ from the kernels, not the other way round. Package
+// ptx's tests check that kernels.ptx is generated from the current sources,
+// has every entry with the parameter kinds the backend passes, and needs no
+// external function.
+//
+// Not yet run on a GPU: the kernel launches (module loading, argument
+// passing, grid sizes) and the GPU tests (tags cuda,gpu) comparing every
+// kernel with its CPU emulation to 1e-4 relative; they log how many values
+// differ in any bit, 0 expected, since the PTX's float32 and float64
+// operations without .ftz are IEEE with subnormals, as the CPU's; and
+// TestTrainingStepMatchesCPU, three steps of the conformance training run
+// (backend/conformance) on the GPU against the CPU.
+//
+// The operators call the kernels when the current backend offers them
+// (tensor.GELU, tensor.LayerNorm, the softmax inside tensor.Attention,
+// optim.AdamW.Step); the CPU and OpenBLAS backends do not, so their
+// numerics are the operators' own loops, unchanged. That dispatch is tested
+// without a GPU: the emu tests run the conformance training run with the
+// emulated kernels behind the same interface and get the CPU's bits.
+//
+// What this backend is not yet: device-resident. Activations go to the
+// device and back for every GEMM and kernel call, so a training step is
+// bound by PCIe copies, not by the GPU; keeping activations on the device
+// across operators (a device tensor type under the autograd graph) is the
+// step that would make the GPU pay.
 package cuda

@@ -1,0 +1,157 @@
+// Package emu runs repro's CUDA kernels (../kernels.h) on the CPU: the
+// kernel bodies, compiled by the C compiler with contraction off as for
+// the PTX (no fused multiply-add), called for every thread index in turn. The
+// kernels use no shared memory and no synchronisation, so this is exactly
+// what the GPU computes; its tests compare it bit for bit with the Go
+// operators, which is how the kernels are verified without a GPU (they skip
+// where the Go compiler fuses multiply-adds -- arm64, amd64 with GOAMD64=v3
+// -- since the operators' results differ there). It is a test aid: nothing
+// in a training run uses it.
+//
+// The go command does not see ../kernels.h as an input of this package (it
+// lies outside the package directory), so editing it alone would not
+// rebuild the package. gen.sh therefore also rewrites sources.go with the
+// sources' sha256: regenerating changes a file of this package, which
+// rebuilds it, and TestSourcesCurrent fails while gen.sh has not been run.
+package emu
+
+/*
+#cgo CFLAGS: -O2
+#cgo LDFLAGS: -lm
+// gen.sh compiles the PTX with -ffp-contract=off; cgo does not accept that
+// flag in #cgo CFLAGS, so the pragmas say the same: no fused multiply-add
+// (gcc contracts by default where the target has FMA, arm64 for one).
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize ("fp-contract=off")
+#endif
+#define REPRO_KERNELS_EMU 1
+#include "../kernels.h"
+
+static void emu_gelu_forward(const float *x, float *y, float *cdf, int n) {
+	for (int i = 0; i < n; i++) k_gelu_forward(i, x, y, cdf);
+}
+static void emu_gelu_backward(const float *x, const float *cdf, const float *gy, float *gx, int n) {
+	for (int i = 0; i < n; i++) k_gelu_backward(i, x, cdf, gy, gx);
+}
+static void emu_layer_norm_forward(const float *x, const float *g, const float *b, int rows, int cols, float eps, float *y, float *xhat, float *rstd) {
+	for (int r = 0; r < rows; r++) k_layer_norm_forward(r, x, g, b, cols, eps, y, xhat, rstd);
+}
+static void emu_layer_norm_backward(const float *gy, const float *g, const float *xhat, const float *rstd, int rows, int cols, float *gx) {
+	for (int r = 0; r < rows; r++) k_layer_norm_backward(r, gy, g, xhat, rstd, cols, gx);
+}
+static void emu_masked_softmax_rows(float *x, int rows, int cols, const int *visible) {
+	for (int r = 0; r < rows; r++) k_masked_softmax_row(r, x, cols, visible);
+}
+static void emu_adamw(float *p, const float *g, float *m, float *v, int n, float decay, float b1, float b2, float stepSize, float sqrtBC2, float eps) {
+	for (int i = 0; i < n; i++) k_adamw(i, p, g, m, v, decay, b1, b2, stepSize, sqrtBC2, eps);
+}
+static float emu_expf(float x) { return k_expf(x); }
+static float emu_erff(float x) { return k_erff(x); }
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+
+	"repro/internal/tensor/backend"
+)
+
+func ptr(x []float32) *C.float {
+	if len(x) == 0 {
+		return nil
+	}
+	return (*C.float)(&x[0])
+}
+
+func check(what string, want int, xs ...[]float32) {
+	for _, x := range xs {
+		if len(x) != want {
+			panic(fmt.Sprintf("emu.%s: a slice of %d values, want %d", what, len(x), want))
+		}
+	}
+}
+
+func cint(n int) C.int {
+	if n < 0 || n > math.MaxInt32 {
+		panic(fmt.Sprintf("emu: size %d out of range", n))
+	}
+	return C.int(n)
+}
+
+// ExpF is kernels.h's k_expf.
+func ExpF(x float32) float32 { return float32(C.emu_expf(C.float(x))) }
+
+// ErfF is kernels.h's k_erff.
+func ErfF(x float32) float32 { return float32(C.emu_erff(C.float(x))) }
+
+// GELUForward is the repro_gelu_forward kernel: y = x*cdf, cdf = Phi(x).
+func GELUForward(x, y, cdf []float32) {
+	check("GELUForward", len(x), y, cdf)
+	C.emu_gelu_forward(ptr(x), ptr(y), ptr(cdf), cint(len(x)))
+}
+
+// GELUBackward is the repro_gelu_backward kernel.
+func GELUBackward(x, cdf, gy, gx []float32) {
+	check("GELUBackward", len(x), cdf, gy, gx)
+	C.emu_gelu_backward(ptr(x), ptr(cdf), ptr(gy), ptr(gx), cint(len(x)))
+}
+
+// LayerNormForward is the repro_layer_norm_forward kernel.
+func LayerNormForward(x, g, b []float32, rows, cols int, eps float32, y, xhat, rstd []float32) {
+	check("LayerNormForward", rows*cols, x, y, xhat)
+	check("LayerNormForward", cols, g, b)
+	check("LayerNormForward", rows, rstd)
+	C.emu_layer_norm_forward(ptr(x), ptr(g), ptr(b), cint(rows), cint(cols), C.float(eps), ptr(y), ptr(xhat), ptr(rstd))
+}
+
+// LayerNormBackward is the repro_layer_norm_backward kernel.
+func LayerNormBackward(gy, g, xhat, rstd []float32, rows, cols int, gx []float32) {
+	check("LayerNormBackward", rows*cols, gy, xhat, gx)
+	check("LayerNormBackward", cols, g)
+	check("LayerNormBackward", rows, rstd)
+	C.emu_layer_norm_backward(ptr(gy), ptr(g), ptr(xhat), ptr(rstd), cint(rows), cint(cols), ptr(gx))
+}
+
+// MaskedSoftmaxRows is the repro_masked_softmax_rows kernel (in place).
+func MaskedSoftmaxRows(x []float32, rows, cols int, visible []int32) {
+	check("MaskedSoftmaxRows", rows*cols, x)
+	if len(visible) != rows {
+		panic(fmt.Sprintf("emu.MaskedSoftmaxRows: %d visible counts for %d rows", len(visible), rows))
+	}
+	var vp *C.int
+	if rows > 0 {
+		vp = (*C.int)(&visible[0])
+	}
+	C.emu_masked_softmax_rows(ptr(x), cint(rows), cint(cols), vp)
+}
+
+// AdamW is the repro_adamw kernel (p, m, v in place).
+func AdamW(p, g, m, v []float32, decay, b1, b2, stepSize, sqrtBC2, eps float32) {
+	check("AdamW", len(p), g, m, v)
+	C.emu_adamw(ptr(p), ptr(g), ptr(m), ptr(v), cint(len(p)),
+		C.float(decay), C.float(b1), C.float(b2), C.float(stepSize), C.float(sqrtBC2), C.float(eps))
+}
+
+// Kernels presents the emulated kernels as a backend.Kernels, for testing
+// code written against that interface without a GPU.
+type Kernels struct{}
+
+var _ backend.Kernels = Kernels{}
+
+func (Kernels) GELUForward(x, y, cdf []float32)       { GELUForward(x, y, cdf) }
+func (Kernels) GELUBackward(x, cdf, gy, gx []float32) { GELUBackward(x, cdf, gy, gx) }
+func (Kernels) LayerNormForward(x, g, b []float32, rows, cols int, eps float32, y, xhat, rstd []float32) {
+	LayerNormForward(x, g, b, rows, cols, eps, y, xhat, rstd)
+}
+func (Kernels) LayerNormBackward(gy, g, xhat, rstd []float32, rows, cols int, gx []float32) {
+	LayerNormBackward(gy, g, xhat, rstd, rows, cols, gx)
+}
+func (Kernels) MaskedSoftmaxRows(x []float32, rows, cols int, visible []int32) {
+	MaskedSoftmaxRows(x, rows, cols, visible)
+}
+func (Kernels) AdamW(p, g, m, v []float32, decay, b1, b2, stepSize, sqrtBC2, eps float32) {
+	AdamW(p, g, m, v, decay, b1, b2, stepSize, sqrtBC2, eps)
+}

@@ -1,0 +1,195 @@
+/*
+ * kernels.h: the bodies of repro's non-GEMM CUDA kernels (see ptx.go).
+ *
+ * Each kernel is a static function of one global thread index: one thread
+ * per element for GELU and AdamW, one thread per row for layer norm and the
+ * masked softmax. There is no shared memory and no synchronisation, so a
+ * plain C loop over the thread index (package emu, compiled by gcc) computes
+ * exactly what the GPU computes, and that is how the kernels are tested
+ * where there is no GPU.
+ *
+ * The arithmetic mirrors repro's Go operators operation by operation, in the
+ * same order and precision (float32, float64 where Go uses float64), so
+ * that the results are bit-identical to the CPU's:
+ *   expf, erff               internal/tensor/fastmath.go
+ *   GELU forward/backward    internal/tensor/activation.go (geluFn)
+ *   layer norm fwd/bwd       internal/tensor/norm.go (layerNormFn)
+ *   masked softmax row       internal/tensor/attention.go (maskedSoftmaxRow)
+ *   AdamW update             internal/tensor/optim/adamw.go (AdamW.Step)
+ * Rules that keep it so: compile with -ffp-contract=off (no fused
+ * multiply-add: Go's default amd64 build does not fuse; builds that do --
+ * arm64, GOAMD64=v3 -- are not bit-identical to these kernels), float
+ * literals with an f suffix
+ * (Go rounds its untyped constants to float32 the same way), min/max with
+ * Go's NaN and signed-zero rules, and no libm: only floor and sqrt, as
+ * builtins that become single correctly rounded PTX instructions
+ * (cvt.rmi.f64.f64, sqrt.rn.f64), so the PTX needs no libdevice.
+ *
+ * Editing this file or kernels.cu requires running gen.sh: the test of
+ * package ptx checks the hash recorded in kernels.ptx.
+ *
+ * It must compile as C (gcc, package emu: define REPRO_KERNELS_EMU) and as
+ * CUDA C++ (clang-14 device-only, from kernels.cu).
+ */
+#ifndef REPRO_KERNELS_H
+#define REPRO_KERNELS_H
+
+#if defined(__CUDA__) && !defined(REPRO_KERNELS_EMU)
+#define KFN static inline __attribute__((device))
+#else
+#define KFN static inline
+#endif
+
+typedef unsigned int k_u32; /* 32 bits on x86-64, arm64 and nvptx64 */
+
+KFN float k_from_bits(k_u32 u) {
+	union { k_u32 u; float f; } c;
+	c.u = u;
+	return c.f;
+}
+
+KFN k_u32 k_bits(float f) {
+	union { k_u32 u; float f; } c;
+	c.f = f;
+	return c.u;
+}
+
+/* Go's max(a, b) for float32: NaN if either is NaN; max(-0, +0) = +0. */
+KFN float k_go_max(float a, float b) {
+	if (a != a) return a;
+	if (b != b) return b;
+	if (a == 0.0f && b == 0.0f) return (k_bits(a) & 0x80000000u) ? b : a;
+	return a > b ? a : b;
+}
+
+/* Go's min(a, b) for float32: NaN if either is NaN; min(-0, +0) = -0. */
+KFN float k_go_min(float a, float b) {
+	if (a != a) return a;
+	if (b != b) return b;
+	if (a == 0.0f && b == 0.0f) return (k_bits(a) & 0x80000000u) ? a : b;
+	return a < b ? a : b;
+}
+
+/* tensor.expf: Cephes' expf. */
+KFN float k_expf(float x) {
+	if (x > 88.72283f) return k_from_bits(0x7f800000u); /* +Inf */
+	if (x < -87.33654f) return 0.0f;
+	if (x != x) return x;
+	float n = (float)__builtin_floor((double)(x * 1.44269504088896341f + 0.5f));
+	float r = x - n * 0.693359375f - n * -2.12194440e-4f;
+	float z = r * r;
+	float p = ((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r + 4.1665795894e-2f) * r + 1.6666665459e-1f) * r + 5.0000001201e-1f;
+	p = p * z + r + 1.0f;
+	if (n > 127.0f) /* 2^128 is not a float32: apply the scale in two factors */
+		return p * 2.0f * k_from_bits((k_u32)((int)n + 126) << 23);
+	return p * k_from_bits((k_u32)((int)n + 127) << 23);
+}
+
+/* tensor.erff: Eigen's generic_fast_erf_float. */
+KFN float k_erff(float x) {
+	x = k_go_min(k_go_max(x, -4.0f), 4.0f);
+	float x2 = x * x;
+	float p = x2 * -2.72614225801306e-10f + 2.77068142495902e-08f;
+	p = x2 * p + -2.10102402082508e-06f;
+	p = x2 * p + -5.69250639462346e-05f;
+	p = x2 * p + -7.34990630326855e-04f;
+	p = x2 * p + -2.95459980854025e-03f;
+	p = x2 * p + -1.60960333262415e-02f;
+	p = p * x;
+	float q = x2 * -1.45660718464996e-05f + -2.13374055278905e-04f;
+	q = x2 * q + -1.68282697438203e-03f;
+	q = x2 * q + -7.37332916720468e-03f;
+	q = x2 * q + -1.42647390514189e-02f;
+	return p / q;
+}
+
+/* GELU forward, element i: cdf = Phi(x), y = x * cdf. */
+KFN void k_gelu_forward(int i, const float *x, float *y, float *cdf) {
+	float xi = x[i];
+	float c = 0.5f * (1.0f + k_erff(xi * 0.70710678118654752440f));
+	cdf[i] = c;
+	y[i] = xi * c;
+}
+
+/* GELU backward, element i: gx = gy * (cdf + x * phi(x)). */
+KFN void k_gelu_backward(int i, const float *x, const float *cdf, const float *gy, float *gx) {
+	float xi = x[i];
+	gx[i] = gy[i] * (cdf[i] + xi * 0.39894228040143267794f * k_expf(-0.5f * xi * xi));
+}
+
+/* Layer norm forward, row r of a rows x cols matrix: float64 mean and
+ * biased variance, rstd = 1/sqrt(var+eps), xhat and y in float32. */
+KFN void k_layer_norm_forward(int r, const float *x, const float *g, const float *b, int cols, float eps, float *y, float *xhat, float *rstd) {
+	long o = (long)r * cols;
+	const float *xr = x + o;
+	float *xh = xhat + o, *yr = y + o;
+	double sum = 0.0;
+	for (int j = 0; j < cols; j++) sum += (double)xr[j];
+	double mean = sum / (double)cols;
+	double ss = 0.0;
+	for (int j = 0; j < cols; j++) {
+		double d = (double)xr[j] - mean;
+		ss += d * d;
+	}
+	double rs = 1.0 / __builtin_sqrt(ss / (double)cols + (double)eps);
+	rstd[r] = (float)rs;
+	for (int j = 0; j < cols; j++) {
+		float h = (float)(((double)xr[j] - mean) * rs);
+		xh[j] = h;
+		yr[j] = h * g[j] + b[j];
+	}
+}
+
+/* Layer norm backward (x-gradient only), row r. */
+KFN void k_layer_norm_backward(int r, const float *gy, const float *g, const float *xhat, const float *rstd, int cols, float *gx) {
+	long o = (long)r * cols;
+	const float *gyr = gy + o, *xh = xhat + o;
+	float *d = gx + o;
+	float s1 = 0.0f, s2 = 0.0f;
+	for (int j = 0; j < cols; j++) {
+		float dh = gyr[j] * g[j];
+		s1 += dh;
+		s2 += dh * xh[j];
+	}
+	float m1 = s1 / (float)cols, m2 = s2 / (float)cols;
+	float rs = rstd[r];
+	for (int j = 0; j < cols; j++) d[j] = rs * (gyr[j] * g[j] - m1 - xh[j] * m2);
+}
+
+/* Masked softmax, row r in place: softmax over the first visible[r]
+ * entries (at most cols), zeros after; visible[r] <= 0 zeroes the row. */
+KFN void k_masked_softmax_row(int r, float *x, int cols, const int *visible) {
+	float *row = x + (long)r * cols;
+	int vis = visible[r];
+	if (vis > cols) vis = cols;
+	if (vis <= 0) {
+		for (int j = 0; j < cols; j++) row[j] = 0.0f;
+		return;
+	}
+	float mx = row[0];
+	for (int j = 1; j < vis; j++) mx = k_go_max(mx, row[j]);
+	float sum = 0.0f;
+	for (int j = 0; j < vis; j++) {
+		float e = k_expf(row[j] - mx);
+		row[j] = e;
+		sum += e;
+	}
+	float inv = 1.0f / sum;
+	for (int j = 0; j < vis; j++) row[j] = row[j] * inv;
+	for (int j = vis; j < cols; j++) row[j] = 0.0f;
+}
+
+/* AdamW update of element j of one parameter (optim.AdamW.Step's loop). */
+KFN void k_adamw(int j, float *p, const float *g, float *m, float *v, float decay, float b1, float b2, float stepSize, float sqrtBC2, float eps) {
+	float pj = p[j];
+	if (decay != 1.0f) pj = pj * decay;
+	float gj = g[j];
+	float mj = b1 * m[j] + (1.0f - b1) * gj;
+	float vj = b2 * v[j] + (1.0f - b2) * gj * gj;
+	m[j] = mj;
+	v[j] = vj;
+	float denom = (float)__builtin_sqrt((double)vj) / sqrtBC2 + eps;
+	p[j] = pj - stepSize * mj / denom;
+}
+
+#endif

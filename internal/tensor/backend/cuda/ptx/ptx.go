@@ -1,0 +1,78 @@
+// Package ptx holds the PTX of repro's non-GEMM CUDA kernels (GELU, layer
+// norm, masked softmax, AdamW) and their C source. It has no build tag and
+// no cgo: the CUDA backend loads Source with cuModuleLoadData, and a machine
+// without a GPU can still test that the PTX is current.
+//
+// Files:
+//
+//	kernels.h    the kernel bodies, one function of the global thread index
+//	             each, mirroring the Go operators' arithmetic exactly
+//	kernels.cu   the __global__ entry points (thread index, bounds check)
+//	gen.sh       clang-14 -> kernels.ptx, with the sources' sha256 on line 1
+//	kernels.ptx  the generated PTX (sm_60), embedded as Source
+//	emu/         the bodies compiled by gcc and looped on the CPU, which is
+//	             how the kernels are checked bit for bit against the Go code
+//	             without a GPU
+//
+// After editing kernels.h or kernels.cu run gen.sh; TestSourceCurrent fails
+// until kernels.ptx is regenerated.
+package ptx
+
+import (
+	_ "embed"
+	"strings"
+)
+
+// Source is the PTX module (kernels.ptx).
+//
+//go:embed kernels.ptx
+var Source string
+
+// Kernel entry points in Source, launched with 256 threads per block and
+// ceil(n/256) blocks over n elements (GELU, AdamW) or rows (layer norm,
+// softmax). Parameters, in order (pointers are device pointers; int and
+// float are 32-bit):
+const (
+	// x, y, cdf *float; n int
+	GELUForward = "repro_gelu_forward"
+	// x, cdf, gy, gx *float; n int
+	GELUBackward = "repro_gelu_backward"
+	// x, g, b *float; rows, cols int; eps float; y, xhat, rstd *float
+	LayerNormForward = "repro_layer_norm_forward"
+	// gy, g, xhat, rstd *float; rows, cols int; gx *float
+	LayerNormBackward = "repro_layer_norm_backward"
+	// x *float; rows, cols int; visible *int
+	MaskedSoftmaxRows = "repro_masked_softmax_rows"
+	// p, g, m, v *float; n int; decay, b1, b2, stepSize, sqrtBC2, eps float
+	AdamW = "repro_adamw"
+)
+
+// Entries lists every kernel entry point.
+var Entries = []string{GELUForward, GELUBackward, LayerNormForward, LayerNormBackward, MaskedSoftmaxRows, AdamW}
+
+// Params gives the parameter kinds of each entry, in order: 'p' a device
+// pointer (.u64 in the PTX), 'i' a 32-bit int (.u32), 'f' a float32 (.f32).
+// The test checks them against Source; the CUDA backend checks its launch
+// arguments against them.
+var Params = map[string]string{
+	GELUForward:       "pppi",
+	GELUBackward:      "ppppi",
+	LayerNormForward:  "pppiifppp",
+	LayerNormBackward: "ppppiip",
+	MaskedSoftmaxRows: "piip",
+	AdamW:             "ppppiffffff",
+}
+
+const hashPrefix = "// kernels-sha256: "
+
+// SourceHash returns the sha256 (hex) of kernels.h followed by kernels.cu
+// recorded by gen.sh on Source's first line, or "" when there is none.
+func SourceHash() string {
+	line, _, _ := strings.Cut(Source, "\n")
+	rest, ok := strings.CutPrefix(line, hashPrefix)
+	if !ok {
+		return ""
+	}
+	hash, _, _ := strings.Cut(rest, " ")
+	return hash
+}
