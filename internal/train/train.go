@@ -45,6 +45,7 @@ import (
 
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
+	"repro/internal/tensor/backend"
 	"repro/internal/tensor/optim"
 )
 
@@ -336,6 +337,20 @@ func (t *Trainer) Run(ctx context.Context) (*Result, error) {
 	}
 	stepRNG := rand.New(stepSrc)
 
+	// On a backend with its own memory (CUDA) the weights stay there for
+	// the whole run: every GEMM reads the device copy, and AdamW updates it
+	// in place (and the host copy the CPU-side operators read).
+	if r, ok := backend.Current().(backend.Resident); ok {
+		for _, p := range params {
+			r.Keep(p)
+		}
+		defer func() {
+			for _, p := range params {
+				r.Release(p)
+			}
+		}()
+	}
+
 	// order is the current epoch's permutation, drawn from a copy of the
 	// epoch generator as of the epoch's start so a resume redraws it.
 	var order []int
@@ -381,8 +396,12 @@ func (t *Trainer) Run(ctx context.Context) (*Result, error) {
 	}
 	finish := func() (*Result, error) {
 		if best != nil && !c.KeepLast {
+			r, resident := backend.Current().(backend.Resident)
 			for i, p := range params {
 				copy(p, best[i])
+				if resident {
+					r.Changed(p)
+				}
 			}
 		}
 		res.Steps = st.Step

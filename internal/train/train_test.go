@@ -12,6 +12,8 @@ import (
 	"github.com/nlpodyssey/spago/ag"
 	"github.com/nlpodyssey/spago/mat"
 	"github.com/nlpodyssey/spago/nn"
+
+	"repro/internal/tensor/backend"
 )
 
 // linRegFn is a fused autograd function: loss = mean((X w + b - y)^2) over
@@ -304,5 +306,60 @@ func TestConfigErrors(t *testing.T) {
 	tr.Params = append(tr.Params, tr.Params[0])
 	if _, err := tr.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("duplicate param: %v", err)
+	}
+}
+
+// residentRecorder is the CPU backend with backend.Resident's bookkeeping:
+// it records what a device backend would hold and checks that a training
+// run keeps every weight for the run, refreshes the restored best weights
+// and releases everything at the end.
+type residentRecorder struct {
+	backend.Backend
+	kept    map[*float32]int
+	changed int
+	log     []string
+}
+
+func (r *residentRecorder) Keep(x []float32) { r.kept[&x[0]] = len(x); r.log = append(r.log, "keep") }
+func (r *residentRecorder) Changed(x []float32) {
+	if _, ok := r.kept[&x[0]]; !ok {
+		r.log = append(r.log, "changed a slice that is not kept")
+	}
+	r.changed++
+}
+func (r *residentRecorder) Release(x []float32) { delete(r.kept, &x[0]) }
+
+func TestWeightsResidentDuringRun(t *testing.T) {
+	g := newRegression(64, 2)
+	rec := &residentRecorder{Backend: backend.CPU(), kept: map[*float32]int{}}
+	defer backend.Use(backend.Current())
+	backend.Use(rec)
+	metrics := []float64{0.5, 0.1, 0.2}
+	k := 0
+	tr := trainer(g, Config{Epochs: 3, BatchSize: 16, LR: 0.05, EvalEvery: 4, Seed: 3})
+	n := len(tr.Params)
+	var keptDuring int
+	tr.Eval = func(context.Context) (float64, error) {
+		keptDuring = len(rec.kept)
+		m := metrics[k%len(metrics)]
+		k++
+		return m, nil
+	}
+	if _, err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if keptDuring != n {
+		t.Errorf("%d of %d weights kept on the device during the run", keptDuring, n)
+	}
+	if len(rec.kept) != 0 {
+		t.Errorf("%d weights still kept after the run", len(rec.kept))
+	}
+	if rec.changed != n {
+		t.Errorf("restoring the best weights refreshed %d device copies, want %d", rec.changed, n)
+	}
+	for _, l := range rec.log {
+		if l != "keep" {
+			t.Error(l)
+		}
 	}
 }

@@ -353,3 +353,25 @@ func TestTrainingStepMatchesCPU(t *testing.T) {
 	}
 	t.Logf("largest weight difference after 3 steps: %.3g", worst)
 }
+
+// TestAdamWUpdatesKeptWeight: AdamW on a kept weight updates the device
+// copy in place, so the next Sgemm with that weight sees the new values
+// without Changed, and the host copy matches.
+func TestAdamWUpdatesKeptWeight(t *testing.T) {
+	g := open(t)
+	r := rand.New(rand.NewPCG(21, 22))
+	const rows, cols = 64, 48
+	w := randFloats(r, rows*cols)
+	g.Keep(w)
+	defer g.Release(w)
+	grad := randFloats(r, rows*cols)
+	m, v := make([]float32, len(w)), make([]float32, len(w))
+	g.AdamW(w, grad, m, v, 1, 0.9, 0.999, 0.1, float32(math.Sqrt(1-0.999)), 1e-8)
+	host := slices.Clone(w) // the host copy AdamW wrote back
+	x := randFloats(r, 8*rows)
+	got := make([]float32, 8*cols)
+	g.Sgemm(false, false, 8, cols, rows, 1, x, rows, w, cols, 0, got, cols)
+	ref := make([]float32, 8*cols)
+	backend.CPU().Sgemm(false, false, 8, cols, rows, 1, x, rows, host, cols, 0, ref, cols)
+	closeTo(t, "Sgemm with the kept weight after AdamW", got, ref)
+}

@@ -52,9 +52,8 @@
 // kernels use their own expf and erff, as the Go operators do) and every
 // float add and multiply in it carries .rn, so ptxas cannot fuse them.
 // Each call copies its operands into scratch buffers, launches 256 threads
-// per block and copies the results back; kept (Resident) copies are neither
-// read nor updated by the kernels (after AdamW on a kept weight, call
-// Changed, as after a CPU update).
+// per block and copies the results back; only AdamW reads a kept
+// (Resident) copy, which it updates in place.
 //
 // The kernels mirror the Go operators' arithmetic operation by operation
 // (float64 where Go uses float64, the same float32 constants, Go's min/max
@@ -83,7 +82,13 @@
 // without a GPU: the emu tests run the conformance training run with the
 // emulated kernels behind the same interface and get the CPU's bits.
 //
-// What this backend is not yet: device-resident. Activations go to the
+// Weights stay on the device for a whole training run: the trainer
+// (internal/train) keeps every parameter (backend.Resident) before its first
+// step and releases them after the last; GEMMs read the kept copies, and
+// the AdamW kernel updates a kept weight in place on the device and writes
+// it back to the host, so no weight is uploaded again between steps.
+//
+// What this backend is not yet: device-resident for activations. They go to the
 // device and back for every GEMM and kernel call, so a training step is
 // bound by PCIe copies, not by the GPU; keeping activations on the device
 // across operators (a device tensor type under the autograd graph) is the

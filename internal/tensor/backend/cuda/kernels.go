@@ -110,6 +110,15 @@ func (j *job) in(x []float32) cu.DevicePtr {
 	return d
 }
 
+// resident returns the kept device copy of x (backend.Resident), which a
+// kernel then reads and updates in place, or else uploads x like in.
+func (j *job) resident(x []float32) cu.DevicePtr {
+	if d, ok := j.b.kept[keyOf(x)]; ok {
+		return d.ptr
+	}
+	return j.in(x)
+}
+
 // ints uploads x into a scratch buffer.
 func (j *job) ints(x []int32) cu.DevicePtr {
 	d := j.alloc(len(x))
@@ -291,9 +300,11 @@ func (b *Backend) MaskedSoftmaxRows(x []float32, rows, cols int, visible []int32
 }
 
 // AdamW runs repro_adamw over one parameter (p, m and v updated in place);
-// see backend.Kernels. Like every kernel here it copies p from the host and
-// back: a kept (Resident) copy of p is neither used nor updated, so call
-// Changed(p) afterwards, as after an update on the CPU.
+// see backend.Kernels. A kept (Resident) p is updated in place on the
+// device -- weights stay there between steps, and the next Sgemm uses the
+// updated copy without an upload -- and copied back to the host, which the
+// CPU-side operators (embedding lookups, checkpoints) read. The gradient
+// and the moments travel both ways each call.
 func (b *Backend) AdamW(p, g, m, v []float32, decay, b1, b2, stepSize, sqrtBC2, eps float32) {
 	n := len(p)
 	checkLen("AdamW", n, g, m, v)
@@ -302,7 +313,7 @@ func (b *Backend) AdamW(p, g, m, v []float32, decay, b1, b2, stepSize, sqrtBC2, 
 		return
 	}
 	b.kernel("AdamW", func(j *job) {
-		dp, dg, dm, dv := j.in(p), j.in(g), j.in(m), j.in(v)
+		dp, dg, dm, dv := j.resident(p), j.in(g), j.in(m), j.in(v)
 		j.launch(b.fns.adamW, ptx.AdamW, n, ptrArg(dp), ptrArg(dg), ptrArg(dm), ptrArg(dv), intArg(n),
 			floatArg(decay), floatArg(b1), floatArg(b2), floatArg(stepSize), floatArg(sqrtBC2), floatArg(eps))
 		j.get(p, dp)
