@@ -363,29 +363,17 @@ func (d *decoder) resolveType(s *stageBlock, uses *hcl.Attribute) {
 	for _, p := range ps {
 		s.params[p.Name] = p
 	}
-	s.intKinds = intKinds(t.Params)
+	s.intKinds = intKinds(ps)
 }
 
-// intKinds finds the integer fields of a Params struct by their cty tags.
-func intKinds(params any) map[string]reflect.Kind {
+// intKinds finds the integer-typed parameters of a schema.
+func intKinds(ps []registry.Param) map[string]reflect.Kind {
 	out := map[string]reflect.Kind{}
-	if params == nil {
-		return out
-	}
-	rt := reflect.TypeOf(params)
-	if rt.Kind() != reflect.Struct {
-		return out
-	}
-	for i := 0; i < rt.NumField(); i++ {
-		f := rt.Field(i)
-		name := f.Tag.Get("cty")
-		if name == "" {
-			continue
-		}
-		switch k := f.Type.Kind(); k {
+	for _, p := range ps {
+		switch k := p.GoKind; k {
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			out[name] = k
+			out[p.Name] = k
 		}
 	}
 	return out

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
-	"github.com/zclconf/go-cty/cty/gocty"
 )
 
 var ctyString = cty.String
@@ -400,7 +399,7 @@ func (e *evaluator) paramsOf(s *stageBlock) (cty.Value, bool) {
 		// numbers are 512-bit decimals while Go defaults are float64; going
 		// through the Go struct makes `lr = 3e-5` and the omitted default
 		// 3e-5 the same value (and the same cache key).
-		v, err = gocty.ToCtyValue(reflect.ValueOf(decoded).Elem().Interface(), s.typ.ParamType())
+		v, err = s.typ.EncodeParams(decoded)
 	}
 	if err != nil {
 		e.errorf(s.defRange, "Invalid parameters", "Stage %q: %v.", s.name, err)

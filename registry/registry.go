@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -46,7 +47,9 @@ type StageType struct {
 	Doc     string
 	// Params is a struct value (not a pointer) whose exported fields carry
 	// `cty:"name"` tags and optionally `doc:"..."` and `required:"true"`
-	// tags. Its field values are the defaults. A nil Params means none.
+	// tags. Its field values are the defaults. Embedded structs without a
+	// cty tag are groups of parameters (see ParamSchema). A nil Params
+	// means none.
 	Params  any
 	Inputs  []Port
 	Outputs []Port
@@ -130,7 +133,10 @@ type Param struct {
 	Default  cty.Value
 	Doc      string
 	Required bool
-	field    int
+	// GoKind is the kind of the Go field behind the parameter (an integer
+	// kind tells a front end that only whole numbers decode).
+	GoKind reflect.Kind
+	index  []int // reflect.Value.FieldByIndex path of the field
 }
 
 // Registry maps stage type names to stage types.
@@ -173,6 +179,15 @@ func (r *Registry) Names() []string {
 }
 
 // ParamSchema lists the parameters of t in declaration order.
+//
+// A field of the Params struct is a parameter when it is exported and has a
+// `cty:"name"` tag. An embedded (anonymous) field of an exported struct type
+// without a cty tag is a group of parameters: its parameters are t's as if
+// declared in its place (recursively), with their defaults taken from the
+// embedded value. A group shared by several stage types may need another
+// wording for one of them: a `doc.NAME:"..."` tag on the embedded field
+// replaces the doc of parameter NAME of that group. Two parameters with
+// one name are an error.
 func (t *StageType) ParamSchema() ([]Param, error) {
 	if t.Params == nil {
 		return nil, nil
@@ -181,28 +196,136 @@ func (t *StageType) ParamSchema() ([]Param, error) {
 	if v.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("Params must be a struct value, got %s", v.Kind())
 	}
-	rt := v.Type()
 	var ps []Param
+	if err := appendParams(&ps, v, nil, ""); err != nil {
+		return nil, err
+	}
+	seen := map[string]string{}
+	for _, p := range ps {
+		where := fieldPath(v.Type(), p.index)
+		if prev, dup := seen[p.Name]; dup {
+			return nil, fmt.Errorf("param %s declared twice (fields %s and %s)", p.Name, prev, where)
+		}
+		seen[p.Name] = where
+	}
+	return ps, nil
+}
+
+// appendParams appends the parameters of struct value v, whose fields lie
+// at index (from the Params struct) and prefix (their Go path, for errors).
+func appendParams(ps *[]Param, v reflect.Value, index []int, prefix string) error {
+	rt := v.Type()
 	for i := 0; i < rt.NumField(); i++ {
 		f := rt.Field(i)
+		fv := v.Field(i)
+		idx := append(append([]int(nil), index...), i)
 		name := f.Tag.Get("cty")
+		if name == "" && f.Anonymous && (f.Type.Kind() == reflect.Struct || f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct) {
+			if f.Type.Kind() != reflect.Struct || !f.IsExported() {
+				return fmt.Errorf("embedded field %s%s: a parameter group must be an embedded exported struct type (not a pointer)", prefix, f.Name)
+			}
+			first := len(*ps)
+			if err := appendParams(ps, fv, idx, prefix+f.Name+"."); err != nil {
+				return err
+			}
+			docs, err := docOverrides(f.Tag)
+			if err != nil {
+				return fmt.Errorf("embedded field %s%s: %v", prefix, f.Name, err)
+			}
+			for _, n := range sortedKeys(docs) {
+				found := false
+				for j := first; j < len(*ps); j++ {
+					if (*ps)[j].Name == n {
+						(*ps)[j].Doc, found = docs[n], true
+					}
+				}
+				if !found {
+					return fmt.Errorf("embedded field %s%s: tag doc.%s names no parameter of %s", prefix, f.Name, n, f.Type)
+				}
+			}
+			continue
+		}
 		if name == "" || !f.IsExported() {
 			continue
 		}
-		ty, err := gocty.ImpliedType(v.Field(i).Interface())
+		ty, err := gocty.ImpliedType(fv.Interface())
 		if err != nil {
-			return nil, fmt.Errorf("param %s: %v", name, err)
+			return fmt.Errorf("param %s: %v", name, err)
 		}
-		def, err := gocty.ToCtyValue(v.Field(i).Interface(), ty)
+		def, err := gocty.ToCtyValue(fv.Interface(), ty)
 		if err != nil {
-			return nil, fmt.Errorf("param %s default: %v", name, err)
+			return fmt.Errorf("param %s default: %v", name, err)
 		}
-		ps = append(ps, Param{
+		*ps = append(*ps, Param{
 			Name: name, Type: ty, Default: def,
-			Doc: f.Tag.Get("doc"), Required: f.Tag.Get("required") == "true", field: i,
+			Doc: f.Tag.Get("doc"), Required: f.Tag.Get("required") == "true",
+			GoKind: f.Type.Kind(), index: idx,
 		})
 	}
-	return ps, nil
+	return nil
+}
+
+// fieldPath spells the Go path of the field at index in struct type rt.
+func fieldPath(rt reflect.Type, index []int) string {
+	var parts []string
+	for _, i := range index {
+		f := rt.Field(i)
+		parts = append(parts, f.Name)
+		rt = f.Type
+	}
+	return strings.Join(parts, ".")
+}
+
+// docOverrides returns the `doc.NAME:"..."` entries of a struct tag, by
+// NAME. It parses the tag as reflect.StructTag.Lookup does.
+func docOverrides(tag reflect.StructTag) (map[string]string, error) {
+	out := map[string]string{}
+	s := string(tag)
+	for {
+		s = strings.TrimLeft(s, " ")
+		if s == "" {
+			return out, nil
+		}
+		i := 0
+		for i < len(s) && s[i] > ' ' && s[i] != ':' && s[i] != '"' && s[i] != 0x7f {
+			i++
+		}
+		if i == 0 || i+1 >= len(s) || s[i] != ':' || s[i+1] != '"' {
+			return nil, fmt.Errorf("malformed struct tag %q", string(tag))
+		}
+		key := s[:i]
+		s = s[i+1:]
+		i = 1
+		for i < len(s) && s[i] != '"' {
+			if s[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(s) {
+			return nil, fmt.Errorf("malformed struct tag %q", string(tag))
+		}
+		val, err := strconv.Unquote(s[:i+1])
+		if err != nil {
+			return nil, fmt.Errorf("malformed struct tag %q", string(tag))
+		}
+		s = s[i+1:]
+		if n, ok := strings.CutPrefix(key, "doc."); ok {
+			if n == "" {
+				return nil, fmt.Errorf("tag %s names no parameter", key)
+			}
+			out[n] = val
+		}
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // ParamType is the cty object type of t's parameters.
@@ -217,16 +340,89 @@ func (t *StageType) ParamType() cty.Type {
 
 // DecodeParams turns a complete parameter object (every attribute present,
 // already converted to the schema's types) into a pointer to a new value of
-// t's Params struct type.
+// t's Params struct type, field by field (embedded groups included).
 func (t *StageType) DecodeParams(obj cty.Value) (any, error) {
 	if t.Params == nil {
 		return nil, nil
 	}
+	ps, err := t.ParamSchema()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", t.Name, err)
+	}
+	fail := func(err error) (any, error) {
+		return nil, fmt.Errorf("%s: decoding parameters: %w", t.Name, err)
+	}
+	if obj.Type() == cty.NilType {
+		return fail(fmt.Errorf("no parameter object"))
+	}
+	if !obj.Type().IsObjectType() {
+		return fail(fmt.Errorf("parameters must be an object, got %s", obj.Type().FriendlyName()))
+	}
+	if obj.IsNull() || !obj.IsKnown() {
+		return fail(fmt.Errorf("parameters must be a known, non-null object"))
+	}
+	attrs := obj.Type().AttributeTypes()
+	names := map[string]bool{}
+	for _, p := range ps {
+		names[p.Name] = true
+	}
+	extra := make([]string, 0)
+	for k := range attrs {
+		if !names[k] {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		return fail(cty.GetAttrPath(extra[0]).NewErrorf("unsupported attribute %q", extra[0]))
+	}
 	ptr := reflect.New(reflect.TypeOf(t.Params))
-	if err := gocty.FromCtyValue(obj, ptr.Interface()); err != nil {
-		return nil, fmt.Errorf("%s: decoding parameters: %v", t.Name, err)
+	for _, p := range ps {
+		field := ptr.Elem().FieldByIndex(p.index)
+		if _, ok := attrs[p.Name]; !ok {
+			switch field.Kind() {
+			case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+				continue // left nil, as gocty leaves a missing attribute
+			}
+			return fail(cty.GetAttrPath(p.Name).NewErrorf("missing required attribute %q", p.Name))
+		}
+		if err := gocty.FromCtyValue(obj.GetAttr(p.Name), field.Addr().Interface()); err != nil {
+			return fail(cty.GetAttrPath(p.Name).NewError(err))
+		}
 	}
 	return ptr.Interface(), nil
+}
+
+// EncodeParams is DecodeParams' inverse: the parameter object (of type
+// ParamType) holding the field values of params, a value of t's Params
+// struct type or a pointer to one.
+func (t *StageType) EncodeParams(params any) (cty.Value, error) {
+	ps, err := t.ParamSchema()
+	if err != nil {
+		return cty.NilVal, fmt.Errorf("%s: %v", t.Name, err)
+	}
+	if t.Params == nil {
+		return cty.NilVal, fmt.Errorf("%s: the stage type has no parameters", t.Name)
+	}
+	v := reflect.ValueOf(params)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if want := reflect.TypeOf(t.Params); !v.IsValid() || v.Type() != want {
+		return cty.NilVal, fmt.Errorf("%s: encoding parameters: got %T, want %s or a pointer to it", t.Name, params, want)
+	}
+	if len(ps) == 0 {
+		return cty.EmptyObjectVal, nil
+	}
+	attrs := make(map[string]cty.Value, len(ps))
+	for _, p := range ps {
+		a, err := gocty.ToCtyValue(v.FieldByIndex(p.index).Interface(), p.Type)
+		if err != nil {
+			return cty.NilVal, fmt.Errorf("%s: encoding parameters: %w", t.Name, cty.GetAttrPath(p.Name).NewError(err))
+		}
+		attrs[p.Name] = a
+	}
+	return cty.ObjectVal(attrs), nil
 }
 
 // Output returns the declared output port with that name.

@@ -25,6 +25,56 @@ const (
 	VocabTrain = "train"             // a WordPiece vocabulary trained on the training sentences
 )
 
+// Architecture is the parameter group, embedded in the Params of the
+// training types that can build their own model, that says where the model
+// comes from when no init input is connected: a Hugging Face checkpoint, or
+// a from-scratch model of this shape. Its defaults (DefaultArchitecture)
+// are BERT-base's shape.
+type Architecture struct {
+	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
+	FromScratch  bool   `cty:"from_scratch" doc:"without init or hf_checkpoint, train the architecture below from random weights; false makes a missing checkpoint an error (the paper settings need pretrained weights)"`
+	Layers       int    `cty:"layers" doc:"from scratch: transformer layers"`
+	Hidden       int    `cty:"hidden" doc:"from scratch: hidden size (>= 100 with glove_init)"`
+	Heads        int    `cty:"heads" doc:"from scratch: attention heads"`
+	Intermediate int    `cty:"intermediate" doc:"from scratch: feed-forward size"`
+	MaxPosition  int    `cty:"max_position" doc:"from scratch: position embeddings (longest sentence encoded)"`
+	Vocab        string `cty:"vocab" doc:"from scratch: \"bert-base-uncased\" (the catalogue's vocab.txt) or \"train\" (WordPiece trained on the data)"`
+	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\": vocabulary size"`
+	GloVeInit    bool   `cty:"glove_init" doc:"from scratch: initialise whole-word embeddings from GloVe (leading columns)"`
+	GloVe        string `cty:"glove" doc:"word-vector dataset used by glove_init"`
+}
+
+// DefaultArchitecture is BERT-base's shape with its vocabulary, trained
+// from scratch when no checkpoint is given, GloVe initialisation off.
+func DefaultArchitecture() Architecture {
+	return Architecture{
+		FromScratch: true, Layers: 12, Hidden: 768, Heads: 12, Intermediate: 3072, MaxPosition: 512,
+		Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d",
+	}
+}
+
+// Spec checks the GloVe parameters and returns the ModelSpec of a with the
+// given dropout and training pooling.
+func (a Architecture) Spec(dropout float64, pooling transformer.Pooling) (ModelSpec, error) {
+	glove, err := gloveName(a.GloVeInit, a.GloVe)
+	if err != nil {
+		return ModelSpec{}, err
+	}
+	return ModelSpec{HFCheckpoint: a.HFCheckpoint, FromScratch: a.FromScratch, Layers: a.Layers, Hidden: a.Hidden, Heads: a.Heads,
+		Intermediate: a.Intermediate, MaxPosition: a.MaxPosition, Vocab: a.Vocab, VocabSize: a.VocabSize, GloVe: glove,
+		Dropout: dropout, Pooling: pooling}, nil
+}
+
+func gloveName(init bool, name string) (string, error) {
+	if !init {
+		return "", nil
+	}
+	if name == "" {
+		return "", fmt.Errorf("glove: empty, but glove_init is set")
+	}
+	return name, nil
+}
+
 // ModelSpec says where a stage's model comes from (see the package doc)
 // and its dropout and training pooling. Stage types fill it from their own
 // parameters.
@@ -233,6 +283,34 @@ func ReadTriplets(env *registry.Env, name string, max int, needNegative bool) ([
 		return nil, fmt.Errorf("%s: %s: no triplets", name, path)
 	}
 	return ts, nil
+}
+
+// Optimisation is the parameter group of the trainer's settings that every
+// training type declares alike (embedded in their Params; the learning
+// rate, batch size, epochs and step limit stay with each type, whose docs
+// and defaults differ). Its defaults (DefaultOptimisation): evaluation
+// every 250 updates (SimCSE's), no early stopping, warm-up or weight
+// decay, gradient norm clipped at 1, no accumulation.
+type Optimisation struct {
+	EvalEvery    int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected)"`
+	Patience     int     `cty:"patience" doc:"stop after this many evaluations without improvement; 0 = never"`
+	Warmup       int     `cty:"warmup" doc:"updates of linear learning-rate warm-up (then linear decay to 0)"`
+	WeightDecay  float64 `cty:"weight_decay" doc:"AdamW decoupled weight decay (not on biases and LayerNorm)"`
+	GradClip     float64 `cty:"grad_clip" doc:"clip the global gradient norm to this; 0 = no clipping"`
+	Accumulation int     `cty:"accumulation" doc:"micro-batches per optimizer update"`
+}
+
+// DefaultOptimisation returns the defaults described at Optimisation.
+func DefaultOptimisation() Optimisation {
+	return Optimisation{EvalEvery: 250, GradClip: 1, Accumulation: 1}
+}
+
+// Loop is the LoopSpec of o with a type's own learning rate, batch size,
+// epochs and step limit.
+func (o Optimisation) Loop(learningRate float64, batchSize, epochs, maxSteps int) LoopSpec {
+	return LoopSpec{LearningRate: learningRate, BatchSize: batchSize, Epochs: epochs, MaxSteps: maxSteps,
+		Warmup: o.Warmup, WeightDecay: o.WeightDecay, GradClip: o.GradClip, Accumulation: o.Accumulation,
+		EvalEvery: o.EvalEvery, Patience: o.Patience}
 }
 
 // LoopSpec are the optimisation settings every training type shares.

@@ -60,26 +60,11 @@ type PaSeRParams struct {
 	Epochs       int     `cty:"epochs" doc:"passes over the data (max_steps > 0 overrides)"`
 	MaxSteps     int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
 	MaxPairs     int     `cty:"max_pairs" doc:"train on the first N masked pairs; 0 = all"`
-	EvalEvery    int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected)"`
-	Patience     int     `cty:"patience" doc:"stop after this many evaluations without improvement; 0 = never"`
-	Warmup       int     `cty:"warmup" doc:"updates of linear learning-rate warm-up (then linear decay to 0)"`
-	WeightDecay  float64 `cty:"weight_decay" doc:"AdamW decoupled weight decay (not on biases and LayerNorm)"`
-	GradClip     float64 `cty:"grad_clip" doc:"clip the global gradient norm to this; 0 = no clipping"`
-	Accumulation int     `cty:"accumulation" doc:"micro-batches per optimizer update"`
-	Dropout      float64 `cty:"dropout" doc:"hidden and attention dropout of encoder and decoder"`
-	Pooling      string  `cty:"pooling" doc:"cls | cls_before_pooler | mean (Top1 avg) | first_last_avg | top2_avg (paper Table 9)"`
+	Optimisation
+	Dropout float64 `cty:"dropout" doc:"hidden and attention dropout of encoder and decoder"`
+	Pooling string  `cty:"pooling" doc:"cls | cls_before_pooler | mean (Top1 avg) | first_last_avg | top2_avg (paper Table 9)"`
 
-	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
-	FromScratch  bool   `cty:"from_scratch" doc:"without init or hf_checkpoint, train the architecture below from random weights; false makes a missing checkpoint an error (the paper settings need pretrained weights)"`
-	Layers       int    `cty:"layers" doc:"from scratch: transformer layers"`
-	Hidden       int    `cty:"hidden" doc:"from scratch: hidden size (>= 100 with glove_init)"`
-	Heads        int    `cty:"heads" doc:"from scratch: attention heads (the decoder's too)"`
-	Intermediate int    `cty:"intermediate" doc:"from scratch: feed-forward size (the decoder's too)"`
-	MaxPosition  int    `cty:"max_position" doc:"from scratch: position embeddings (longest sentence encoded)"`
-	Vocab        string `cty:"vocab" doc:"from scratch: \"bert-base-uncased\" (the catalogue's vocab.txt) or \"train\" (WordPiece trained on the data)"`
-	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\": vocabulary size"`
-	GloVeInit    bool   `cty:"glove_init" doc:"from scratch: initialise whole-word embeddings from GloVe (leading columns)"`
-	GloVe        string `cty:"glove" doc:"word-vector dataset used by glove_init"`
+	Architecture `doc.heads:"from scratch: attention heads (the decoder's too)" doc.intermediate:"from scratch: feed-forward size (the decoder's too)"`
 }
 
 // PaSeRSupParams are train.paser_sup's parameters (section 3.3; SimCSE's
@@ -102,14 +87,9 @@ type PaSeRSupParams struct {
 	Epochs       int     `cty:"epochs" doc:"passes over the larger of the two datasets (max_steps > 0 overrides)"`
 	MaxSteps     int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
 	MaxTriplets  int     `cty:"max_triplets" doc:"train on the first N triplets; 0 = all"`
-	EvalEvery    int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected)"`
-	Patience     int     `cty:"patience" doc:"stop after this many evaluations without improvement; 0 = never"`
-	Warmup       int     `cty:"warmup" doc:"updates of linear learning-rate warm-up (then linear decay to 0)"`
-	WeightDecay  float64 `cty:"weight_decay" doc:"AdamW decoupled weight decay (not on biases and LayerNorm)"`
-	GradClip     float64 `cty:"grad_clip" doc:"clip the global gradient norm to this; 0 = no clipping"`
-	Accumulation int     `cty:"accumulation" doc:"micro-batches per optimizer update"`
-	Dropout      float64 `cty:"dropout" doc:"hidden and attention dropout of encoder and decoder"`
-	Pooling      string  `cty:"pooling" doc:"cls | cls_before_pooler | mean | first_last_avg | top2_avg"`
+	Optimisation
+	Dropout float64 `cty:"dropout" doc:"hidden and attention dropout of encoder and decoder"`
+	Pooling string  `cty:"pooling" doc:"cls | cls_before_pooler | mean | first_last_avg | top2_avg"`
 }
 
 // RegisterPaSeR adds train.paser and train.paser_sup to r (and the
@@ -130,10 +110,9 @@ and reconstructs the masked phrases (BOS p0 SEP p1 SEP ..., teacher forcing); pl
 Saves the encoder only.`,
 		Params: PaSeRParams{
 			DecoderLayers: 6, M: 10, N: 10, Memory: string(paser.MemorySlots), MLM: true, MLMProbability: 0.15, MaxTargetLength: 32,
-			LearningRate: 3e-5, BatchSize: 64, MaxLength: 32, Epochs: 5, EvalEvery: 250,
-			GradClip: 1, Accumulation: 1, Dropout: 0.1, Pooling: string(transformer.PoolCLS),
-			Layers: 12, Hidden: 768, Heads: 12, Intermediate: 3072, MaxPosition: 512,
-			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d", FromScratch: true,
+			LearningRate: 3e-5, BatchSize: 64, MaxLength: 32, Epochs: 5,
+			Optimisation: DefaultOptimisation(), Dropout: 0.1, Pooling: string(transformer.PoolCLS),
+			Architecture: DefaultArchitecture(),
 		},
 		Inputs: []registry.Port{
 			{Name: "data", Kind: rtext.KindMaskedPairs, Doc: "masked pairs {sentence, masked, targets} (text.mask_phrases, optionally text.eda)"},
@@ -156,8 +135,8 @@ PaSeR's phrase-reconstruction loss on masked pairs of NLI sentences, starting fr
 unsupervised PaSeR encoder (init) with a fresh decoder.`,
 		Params: PaSeRSupParams{
 			Alpha: 1, Temperature: 0.05, HardNegatives: true, DecoderLayers: 6, M: 10, N: 10, Memory: string(paser.MemorySlots),
-			MaxTargetLength: 32, LearningRate: 5e-5, BatchSize: 64, MaxLength: 32, Epochs: 3, EvalEvery: 250,
-			GradClip: 1, Accumulation: 1, Dropout: 0.1, Pooling: string(transformer.PoolCLS),
+			MaxTargetLength: 32, LearningRate: 5e-5, BatchSize: 64, MaxLength: 32, Epochs: 3,
+			Optimisation: DefaultOptimisation(), Dropout: 0.1, Pooling: string(transformer.PoolCLS),
 		},
 		Inputs: []registry.Port{
 			{Name: "triplets", Kind: registry.KindTriplets, Doc: "NLI triplets: anchor, positive (entailment), negative (contradiction)"},
@@ -247,7 +226,7 @@ func runPaSeR(ctx context.Context, env *registry.Env) error {
 		return fmt.Errorf("max_pairs: %d is negative", p.MaxPairs)
 	}
 	cfg.MLM, cfg.MLMProb, cfg.MaxLength = p.MLM, p.MLMProbability, p.MaxLength
-	glove, err := gloveName(p.GloVeInit, p.GloVe)
+	spec, err := p.Spec(p.Dropout, cfg.Pooling)
 	if err != nil {
 		return err
 	}
@@ -263,9 +242,7 @@ func runPaSeR(ctx context.Context, env *registry.Env) error {
 	for i, pr := range pairs {
 		corpus[i] = pr.Sentence
 	}
-	sm, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, FromScratch: p.FromScratch, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
-		Intermediate: p.Intermediate, MaxPosition: p.MaxPosition, Vocab: p.Vocab, VocabSize: p.VocabSize, GloVe: glove,
-		Dropout: p.Dropout, Pooling: cfg.Pooling}, corpus)
+	sm, err := BuildModel(env, spec, corpus)
 	if err != nil {
 		return err
 	}
@@ -286,9 +263,7 @@ func runPaSeR(ctx context.Context, env *registry.Env) error {
 		return l.Total, err
 	}
 	sm.Pooling = evalPool
-	res, err := FitParams(ctx, env, itrain.FromNamed(pm.NamedParams()), sm, len(exs), step, dev, LoopSpec{LearningRate: p.LearningRate, BatchSize: p.BatchSize,
-		Epochs: p.Epochs, MaxSteps: p.MaxSteps, Warmup: p.Warmup, WeightDecay: p.WeightDecay, GradClip: p.GradClip,
-		Accumulation: p.Accumulation, EvalEvery: p.EvalEvery, Patience: p.Patience})
+	res, err := FitParams(ctx, env, itrain.FromNamed(pm.NamedParams()), sm, len(exs), step, dev, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
 	if err != nil {
 		return err
 	}
@@ -364,9 +339,7 @@ func runPaSeRSup(ctx context.Context, env *registry.Env) error {
 		return l.Total, err
 	}
 	sm.Pooling = evalPool
-	res, err := FitParams(ctx, env, itrain.FromNamed(pm.NamedParams()), sm, n, step, dev, LoopSpec{LearningRate: p.LearningRate, BatchSize: p.BatchSize,
-		Epochs: p.Epochs, MaxSteps: p.MaxSteps, Warmup: p.Warmup, WeightDecay: p.WeightDecay, GradClip: p.GradClip,
-		Accumulation: p.Accumulation, EvalEvery: p.EvalEvery, Patience: p.Patience})
+	res, err := FitParams(ctx, env, itrain.FromNamed(pm.NamedParams()), sm, n, step, dev, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
 	if err != nil {
 		return err
 	}

@@ -28,27 +28,12 @@ type SimCSEUnsupParams struct {
 	Epochs       int     `cty:"epochs" doc:"passes over the data (max_steps > 0 overrides)"`
 	MaxSteps     int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
 	MaxSentences int     `cty:"max_sentences" doc:"train on the first N sentences; 0 = all"`
-	EvalEvery    int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected)"`
-	Patience     int     `cty:"patience" doc:"stop after this many evaluations without improvement; 0 = never"`
-	Warmup       int     `cty:"warmup" doc:"updates of linear learning-rate warm-up (then linear decay to 0)"`
-	WeightDecay  float64 `cty:"weight_decay" doc:"AdamW decoupled weight decay (not on biases and LayerNorm)"`
-	GradClip     float64 `cty:"grad_clip" doc:"clip the global gradient norm to this; 0 = no clipping"`
-	Accumulation int     `cty:"accumulation" doc:"micro-batches per optimizer update"`
+	Optimisation
 	Dropout      float64 `cty:"dropout" doc:"hidden and attention dropout: the source of the two views"`
 	Pooling      string  `cty:"pooling" doc:"cls | cls_before_pooler | mean | first_last_avg | top2_avg"`
 	MLPOnlyTrain bool    `cty:"mlp_only_train" doc:"with pooling cls: train with the MLP head, evaluate without it"`
 
-	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
-	FromScratch  bool   `cty:"from_scratch" doc:"without init or hf_checkpoint, train the architecture below from random weights; false makes a missing checkpoint an error (the paper settings need pretrained weights)"`
-	Layers       int    `cty:"layers" doc:"from scratch: transformer layers"`
-	Hidden       int    `cty:"hidden" doc:"from scratch: hidden size (>= 100 with glove_init)"`
-	Heads        int    `cty:"heads" doc:"from scratch: attention heads"`
-	Intermediate int    `cty:"intermediate" doc:"from scratch: feed-forward size"`
-	MaxPosition  int    `cty:"max_position" doc:"from scratch: position embeddings (longest sentence encoded)"`
-	Vocab        string `cty:"vocab" doc:"from scratch: \"bert-base-uncased\" (the catalogue's vocab.txt) or \"train\" (WordPiece trained on the data)"`
-	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\": vocabulary size"`
-	GloVeInit    bool   `cty:"glove_init" doc:"from scratch: initialise whole-word embeddings from GloVe (leading columns)"`
-	GloVe        string `cty:"glove" doc:"word-vector dataset used by glove_init"`
+	Architecture
 }
 
 // SimCSESupParams are train.simcse_sup's parameters; defaults are
@@ -64,27 +49,12 @@ type SimCSESupParams struct {
 	Epochs        int     `cty:"epochs" doc:"passes over the data (max_steps > 0 overrides)"`
 	MaxSteps      int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
 	MaxTriplets   int     `cty:"max_triplets" doc:"train on the first N triplets; 0 = all"`
-	EvalEvery     int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected)"`
-	Patience      int     `cty:"patience" doc:"stop after this many evaluations without improvement; 0 = never"`
-	Warmup        int     `cty:"warmup" doc:"updates of linear learning-rate warm-up (then linear decay to 0)"`
-	WeightDecay   float64 `cty:"weight_decay" doc:"AdamW decoupled weight decay (not on biases and LayerNorm)"`
-	GradClip      float64 `cty:"grad_clip" doc:"clip the global gradient norm to this; 0 = no clipping"`
-	Accumulation  int     `cty:"accumulation" doc:"micro-batches per optimizer update"`
-	Dropout       float64 `cty:"dropout" doc:"hidden and attention dropout"`
-	Pooling       string  `cty:"pooling" doc:"cls | cls_before_pooler | mean | first_last_avg | top2_avg"`
-	MLPOnlyTrain  bool    `cty:"mlp_only_train" doc:"with pooling cls: train with the MLP head, evaluate without it"`
+	Optimisation
+	Dropout      float64 `cty:"dropout" doc:"hidden and attention dropout"`
+	Pooling      string  `cty:"pooling" doc:"cls | cls_before_pooler | mean | first_last_avg | top2_avg"`
+	MLPOnlyTrain bool    `cty:"mlp_only_train" doc:"with pooling cls: train with the MLP head, evaluate without it"`
 
-	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
-	FromScratch  bool   `cty:"from_scratch" doc:"without init or hf_checkpoint, train the architecture below from random weights; false makes a missing checkpoint an error (the paper settings need pretrained weights)"`
-	Layers       int    `cty:"layers" doc:"from scratch: transformer layers"`
-	Hidden       int    `cty:"hidden" doc:"from scratch: hidden size (>= 100 with glove_init)"`
-	Heads        int    `cty:"heads" doc:"from scratch: attention heads"`
-	Intermediate int    `cty:"intermediate" doc:"from scratch: feed-forward size"`
-	MaxPosition  int    `cty:"max_position" doc:"from scratch: position embeddings (longest sentence encoded)"`
-	Vocab        string `cty:"vocab" doc:"from scratch: \"bert-base-uncased\" (the catalogue's vocab.txt) or \"train\" (WordPiece trained on the data)"`
-	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\": vocabulary size"`
-	GloVeInit    bool   `cty:"glove_init" doc:"from scratch: initialise whole-word embeddings from GloVe (leading columns)"`
-	GloVe        string `cty:"glove" doc:"word-vector dataset used by glove_init"`
+	Architecture
 }
 
 func modelPorts(data registry.Kind, dataDoc string) []registry.Port {
@@ -106,10 +76,9 @@ views are positives and the other sentences' views in the batch negatives (cross
 cosine / temperature). Pooling cls trains with the MLP head and, with mlp_only_train, evaluates
 and saves without it.`,
 		Params: SimCSEUnsupParams{
-			LearningRate: 3e-5, BatchSize: 64, MaxLength: 32, Temperature: 0.05, Epochs: 1, EvalEvery: 250,
-			GradClip: 1, Accumulation: 1, Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: true,
-			Layers: 12, Hidden: 768, Heads: 12, Intermediate: 3072, MaxPosition: 512,
-			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d", FromScratch: true,
+			LearningRate: 3e-5, BatchSize: 64, MaxLength: 32, Temperature: 0.05, Epochs: 1,
+			Optimisation: DefaultOptimisation(), Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: true,
+			Architecture: DefaultArchitecture(),
 		},
 		Inputs:  modelPorts(registry.KindSentences, "training sentences"),
 		Outputs: modelOutput,
@@ -127,10 +96,9 @@ func simcseSupType() *registry.StageType {
 other positive in the batch and, with hard_negatives, every contradiction are negatives
 (cross-entropy over cosine / temperature).`,
 		Params: SimCSESupParams{
-			LearningRate: 5e-5, BatchSize: 512, MaxLength: 32, Temperature: 0.05, HardNegatives: true, Epochs: 3, EvalEvery: 250,
-			GradClip: 1, Accumulation: 1, Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: false,
-			Layers: 12, Hidden: 768, Heads: 12, Intermediate: 3072, MaxPosition: 512,
-			Vocab: VocabBERT, VocabSize: 8000, GloVe: "glove.6B.100d", FromScratch: true,
+			LearningRate: 5e-5, BatchSize: 512, MaxLength: 32, Temperature: 0.05, HardNegatives: true, Epochs: 3,
+			Optimisation: DefaultOptimisation(), Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: false,
+			Architecture: DefaultArchitecture(),
 		},
 		Inputs:  modelPorts(registry.KindTriplets, "NLI triplets: anchor, positive (entailment), negative (contradiction)"),
 		Outputs: modelOutput,
@@ -155,23 +123,13 @@ func checkCommon(maxLength int, temperature float64, pooling string) (transforme
 	return "", fmt.Errorf("pooling: %q is not one of %v", pooling, transformer.Poolings())
 }
 
-func gloveName(init bool, name string) (string, error) {
-	if !init {
-		return "", nil
-	}
-	if name == "" {
-		return "", fmt.Errorf("glove: empty, but glove_init is set")
-	}
-	return name, nil
-}
-
 func runUnsup(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*SimCSEUnsupParams)
 	pool, err := checkCommon(p.MaxLength, p.Temperature, p.Pooling)
 	if err != nil {
 		return err
 	}
-	glove, err := gloveName(p.GloVeInit, p.GloVe)
+	spec, err := p.Spec(p.Dropout, pool)
 	if err != nil {
 		return err
 	}
@@ -186,9 +144,7 @@ func runUnsup(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	m, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, FromScratch: p.FromScratch, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
-		Intermediate: p.Intermediate, MaxPosition: p.MaxPosition, Vocab: p.Vocab, VocabSize: p.VocabSize, GloVe: glove,
-		Dropout: p.Dropout, Pooling: pool}, sentences)
+	m, err := BuildModel(env, spec, sentences)
 	if err != nil {
 		return err
 	}
@@ -215,9 +171,7 @@ func runUnsup(ctx context.Context, env *registry.Env) error {
 	}
 	// Evaluation during training uses the evaluation pooling.
 	m.Pooling = evalPool
-	res, err := Fit(ctx, env, m, len(seqs), step, dev, LoopSpec{LearningRate: p.LearningRate, BatchSize: p.BatchSize,
-		Epochs: p.Epochs, MaxSteps: p.MaxSteps, Warmup: p.Warmup, WeightDecay: p.WeightDecay, GradClip: p.GradClip,
-		Accumulation: p.Accumulation, EvalEvery: p.EvalEvery, Patience: p.Patience})
+	res, err := Fit(ctx, env, m, len(seqs), step, dev, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
 	if err != nil {
 		return err
 	}
@@ -230,7 +184,7 @@ func runSup(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	glove, err := gloveName(p.GloVeInit, p.GloVe)
+	spec, err := p.Spec(p.Dropout, pool)
 	if err != nil {
 		return err
 	}
@@ -252,9 +206,7 @@ func runSup(ctx context.Context, env *registry.Env) error {
 			corpus = append(corpus, t.Negative)
 		}
 	}
-	m, err := BuildModel(env, ModelSpec{HFCheckpoint: p.HFCheckpoint, FromScratch: p.FromScratch, Layers: p.Layers, Hidden: p.Hidden, Heads: p.Heads,
-		Intermediate: p.Intermediate, MaxPosition: p.MaxPosition, Vocab: p.Vocab, VocabSize: p.VocabSize, GloVe: glove,
-		Dropout: p.Dropout, Pooling: pool}, corpus)
+	m, err := BuildModel(env, spec, corpus)
 	if err != nil {
 		return err
 	}
@@ -296,9 +248,7 @@ func runSup(ctx context.Context, env *registry.Env) error {
 		return loss.SimCSESup(za, zp, tensor.SliceRows(z, 2*n, 3*n), temp)
 	}
 	m.Pooling = evalPool
-	res, err := Fit(ctx, env, m, len(ts), step, dev, LoopSpec{LearningRate: p.LearningRate, BatchSize: p.BatchSize,
-		Epochs: p.Epochs, MaxSteps: p.MaxSteps, Warmup: p.Warmup, WeightDecay: p.WeightDecay, GradClip: p.GradClip,
-		Accumulation: p.Accumulation, EvalEvery: p.EvalEvery, Patience: p.Patience})
+	res, err := Fit(ctx, env, m, len(ts), step, dev, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
 	if err != nil {
 		return err
 	}
