@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/nlpodyssey/spago/mat"
 	"github.com/nlpodyssey/spago/nn"
@@ -163,6 +164,10 @@ func (m *Model) NamedParams() []transformer.NamedParam {
 // decoder sequence BOS p0 SEP p1 SEP ... SEP.
 type Example struct {
 	Sentence, Masked, Target []int
+	// Dropped counts the targets left out because the tokenizer keeps
+	// nothing of them (a phrase of characters it discards, such as the
+	// U+FFFD replacement characters of mis-decoded STS sentences).
+	Dropped int
 }
 
 // pieces returns text's token ids without the framing special tokens.
@@ -187,13 +192,17 @@ func (m *Model) Prepare(pairs []text.MaskedPair) ([]Example, error) {
 		}
 		tgt := []int{m.special.CLS}
 		for j, ph := range p.Targets {
+			if strings.TrimSpace(ph) == "" {
+				return nil, fmt.Errorf("row %d: target %d is blank", i+1, j+1)
+			}
 			ids := m.pieces(ph)
 			if len(ids) == 0 {
-				return nil, fmt.Errorf("row %d: target %d (%q) has no tokens", i+1, j+1, ph)
+				ex.Dropped++
+				continue
 			}
 			tgt = append(append(tgt, ids...), m.special.SEP)
 		}
-		if len(p.Targets) == 0 {
+		if len(tgt) == 1 {
 			tgt = append(tgt, m.special.SEP)
 		}
 		if len(tgt) > m.Config.MaxTargetLength {

@@ -143,6 +143,16 @@ func TestPrepare(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(ex[0].Target, []int{sp.CLS, sp.SEP}) {
 		t.Errorf("empty targets: %v, %v", ex, err)
 	}
+	// A phrase the tokenizer keeps nothing of (mis-decoded STS text has
+	// U+FFFD characters) is left out of the targets and counted.
+	ex, err = m.Prepare([]text.MaskedPair{{Sentence: "supr\ufffdme it is", Masked: "supr[MASK]me [MASK] is", Targets: []string{"\ufffd", "it"}}})
+	if err != nil || ex[0].Dropped != 1 || !reflect.DeepEqual(ex[0].Target, append(append([]int{sp.CLS}, m.pieces("it")...), sp.SEP)) {
+		t.Errorf("target without tokens: %+v, %v", ex, err)
+	}
+	ex, err = m.Prepare([]text.MaskedPair{{Sentence: "\ufffd", Masked: "[MASK]", Targets: []string{"\ufffd"}}})
+	if err != nil || !reflect.DeepEqual(ex[0].Target, []int{sp.CLS, sp.SEP}) {
+		t.Errorf("only target without tokens: %+v, %v", ex, err)
+	}
 	for _, bad := range []text.MaskedPair{{Sentence: "", Masked: "x"}, {Sentence: "x", Masked: "x", Targets: []string{"  "}}} {
 		if _, err := m.Prepare([]text.MaskedPair{{Sentence: "ok", Masked: "ok"}, bad}); err == nil || !strings.Contains(err.Error(), "row 2") {
 			t.Errorf("bad pair %+v: error %v, want one naming row 2", bad, err)

@@ -254,6 +254,7 @@ func runPaSeR(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return fmt.Errorf("data: %s: %w", path, err)
 	}
+	logDropped(env, path, exs)
 	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
 		b := make([]paser.Example, len(batch))
 		for i, k := range batch {
@@ -316,6 +317,7 @@ func runPaSeRSup(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return fmt.Errorf("masked: %s: %w", path, err)
 	}
+	logDropped(env, path, exs)
 	anchors, positives, negatives := make([]string, len(ts)), make([]string, len(ts)), make([]string, len(ts))
 	for i, t := range ts {
 		anchors[i], positives[i] = t.Anchor, t.Positive
@@ -361,4 +363,16 @@ func newPaSeR(sm *sentenc.Model, cfg paser.Config, seed int64) (*paser.Model, er
 		return nil, err
 	}
 	return pm, nil
+}
+
+// logDropped notes in the stage's log how many masked phrases the tokenizer
+// kept nothing of (they are left out of the reconstruction targets).
+func logDropped(env *registry.Env, path string, exs []paser.Example) {
+	n := 0
+	for _, ex := range exs {
+		n += ex.Dropped
+	}
+	if n > 0 && env.Log != nil {
+		env.Log.Info("masked phrases without tokens left out of the targets", "file", path, "phrases", n)
+	}
 }
