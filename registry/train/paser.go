@@ -250,11 +250,10 @@ func runPaSeR(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	exs, err := pm.Prepare(pairs)
+	exs, err := prepareMasked(env, pm, pairs, "data", path)
 	if err != nil {
-		return fmt.Errorf("data: %s: %w", path, err)
+		return err
 	}
-	logDropped(env, path, exs)
 	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
 		b := make([]paser.Example, len(batch))
 		for i, k := range batch {
@@ -313,11 +312,10 @@ func runPaSeRSup(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	exs, err := pm.Prepare(pairs)
+	exs, err := prepareMasked(env, pm, pairs, "masked", path)
 	if err != nil {
-		return fmt.Errorf("masked: %s: %w", path, err)
+		return err
 	}
-	logDropped(env, path, exs)
 	anchors, positives, negatives := make([]string, len(ts)), make([]string, len(ts)), make([]string, len(ts))
 	for i, t := range ts {
 		anchors[i], positives[i] = t.Anchor, t.Positive
@@ -365,9 +363,14 @@ func newPaSeR(sm *sentenc.Model, cfg paser.Config, seed int64) (*paser.Model, er
 	return pm, nil
 }
 
-// logDropped notes in the stage's log how many masked phrases the tokenizer
+// prepareMasked tokenises the masked pairs read from input port (file
+// path), and notes in the stage's log how many masked phrases the tokenizer
 // kept nothing of (they are left out of the reconstruction targets).
-func logDropped(env *registry.Env, path string, exs []paser.Example) {
+func prepareMasked(env *registry.Env, pm *paser.Model, pairs []itext.MaskedPair, port, path string) ([]paser.Example, error) {
+	exs, err := pm.Prepare(pairs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", port, path, err)
+	}
 	n := 0
 	for _, ex := range exs {
 		n += ex.Dropped
@@ -375,4 +378,5 @@ func logDropped(env *registry.Env, path string, exs []paser.Example) {
 	if n > 0 && env.Log != nil {
 		env.Log.Info("masked phrases without tokens left out of the targets", "file", path, "phrases", n)
 	}
+	return exs, nil
 }
