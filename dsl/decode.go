@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // This file decodes a parsed file into the static model: blocks, names and
@@ -341,7 +342,7 @@ func (d *decoder) stage(b *hcl.Block, rep *repeatBlock) *stageBlock {
 
 func (d *decoder) resolveType(s *stageBlock, uses *hcl.Attribute) {
 	v, diags := uses.Expr.Value(nil)
-	if diags.HasErrors() || v.IsNull() || !v.IsKnown() || !v.Type().Equals(ctyString) {
+	if diags.HasErrors() || v.IsNull() || !v.IsKnown() || !v.Type().Equals(cty.String) {
 		d.errorf(uses.Expr.Range(), "Invalid stage type",
 			"`uses` must be a literal string naming a registered stage type, such as \"data.sts\".")
 		return
@@ -471,7 +472,7 @@ func (d *decoder) objectKeys(a *hcl.Attribute, what string) (map[string]hcl.Expr
 		key := hcl.ExprAsKeyword(p.Key)
 		if key == "" {
 			v, diags := p.Key.Value(nil)
-			if diags.HasErrors() || !v.Type().Equals(ctyString) || v.IsNull() {
+			if diags.HasErrors() || !v.Type().Equals(cty.String) || v.IsNull() {
 				d.errorf(p.Key.Range(), "Invalid key", "Keys of `%s` must be names.", what)
 				continue
 			}
@@ -656,7 +657,7 @@ func (d *decoder) pathKey(key hcl.Expression) (string, bool) {
 		return strings.Join(parts, "."), true
 	}
 	v, diags := key.Value(nil)
-	if diags.HasErrors() || v.IsNull() || !v.Type().Equals(ctyString) {
+	if diags.HasErrors() || v.IsNull() || !v.Type().Equals(cty.String) {
 		d.errorf(key.Range(), "Invalid path", "A path is a string such as \"stage.mask.top_k\".")
 		return "", false
 	}

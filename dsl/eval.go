@@ -15,8 +15,6 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 )
 
-var ctyString = cty.String
-
 // evaluator evaluates the static model for one variant: one set of
 // overrides. Parameters are evaluated once per stage block and shared by
 // every round of a repeat block, so a parameter error is reported once.

@@ -16,6 +16,10 @@ const (
 	// KindPairs: pairs.jsonl, rows {"sentence1", "sentence2", "label": float}
 	// (training pairs: positives, scored pairs, masked pairs carry more keys).
 	KindPairs Kind = "pairs"
+	// KindMaskedPairs: pairs.jsonl, rows {"sentence": s, "masked": s'
+	// (masked phrases replaced by one "[MASK]" per word), "targets":
+	// [phrase, ...] most important first} (PaSeR's duplicate-and-mask).
+	KindMaskedPairs Kind = "masked_pairs"
 	// KindDocuments: documents.jsonl, rows {"id", "category", "headline",
 	// "sentences": [str]}.
 	KindDocuments Kind = "documents"
@@ -24,7 +28,7 @@ const (
 	KindRerank Kind = "rerank"
 	// KindEncoder: encoder.json ({"type": ..., ...}) plus the files that
 	// encoder type needs (vectors, safetensors weights, tokenizer files).
-	// Opened with internal/embed.Open.
+	// Opened with internal/encoder.Open.
 	KindEncoder Kind = "encoder"
 	// KindMetrics: metrics.json, a JSON object of numbers (possibly nested
 	// objects of numbers); `stage.S.metrics.a.b` in HCL reads key a, then b.

@@ -14,6 +14,7 @@ import (
 	"repro/registry/builtin"
 	"repro/runner"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -75,7 +76,7 @@ func loadExperiment(file string, lf *loadFlags, reg *registry.Registry, stderr i
 	if diags.HasErrors() || cfg == nil {
 		n := 0
 		for _, d := range diags {
-			if d.Severity == 1 { // hcl.DiagError
+			if d.Severity == hcl.DiagError {
 				n++
 			}
 		}
@@ -198,5 +199,5 @@ func ctyLabel(v cty.Value) string {
 		}
 		return "false"
 	}
-	return ctyString(v)
+	return formatValue(v)
 }

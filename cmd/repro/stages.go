@@ -73,7 +73,7 @@ func writeStage(w io.Writer, t *registry.StageType) error {
 	for _, p := range ps {
 		def := "required"
 		if !p.Required {
-			def = "default " + ctyString(p.Default)
+			def = "default " + formatValue(p.Default)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.Name, p.Type.FriendlyName(), def, p.Doc)
 	}
@@ -99,7 +99,7 @@ func writeStage(w io.Writer, t *registry.StageType) error {
 	return nil
 }
 
-func ctyString(v cty.Value) string {
+func formatValue(v cty.Value) string {
 	if v.IsNull() {
 		return "null"
 	}

@@ -13,7 +13,7 @@ import (
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
 	"repro/internal/tensor/loss"
-	"repro/internal/text"
+	"repro/internal/text/mask"
 )
 
 // Memory names how the decoding signal becomes the decoder's memory.
@@ -180,7 +180,7 @@ func (m *Model) pieces(s string) []int {
 }
 
 // Prepare tokenises masked pairs. Row numbers in errors count from 1.
-func (m *Model) Prepare(pairs []text.MaskedPair) ([]Example, error) {
+func (m *Model) Prepare(pairs []mask.MaskedPair) ([]Example, error) {
 	out := make([]Example, len(pairs))
 	for i, p := range pairs {
 		if p.Sentence == "" || p.Masked == "" {

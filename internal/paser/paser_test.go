@@ -16,9 +16,9 @@ import (
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
 	"repro/internal/tensor/loss"
-	"repro/internal/text"
+	"repro/internal/text/mask"
 	"repro/internal/text/rake"
-	"repro/internal/train"
+	"repro/internal/trainer"
 )
 
 // stsSentences returns the first n distinct sentences of STS-B dev.
@@ -43,9 +43,9 @@ func stsSentences(t testing.TB, n int) []string {
 }
 
 // maskedPairs masks the top-3 RAKE phrases of each sentence.
-func maskedPairs(t testing.TB, sents []string) []text.MaskedPair {
+func maskedPairs(t testing.TB, sents []string) []mask.MaskedPair {
 	t.Helper()
-	out := make([]text.MaskedPair, len(sents))
+	out := make([]mask.MaskedPair, len(sents))
 	for i, s := range sents {
 		p, err := rake.MaskTopK(s, 3)
 		if err != nil {
@@ -99,7 +99,7 @@ func TestPrepare(t *testing.T) {
 	sp := m.Tokenizer.Special()
 	for i, ex := range exs {
 		p := pairs[i]
-		masks := strings.Count(p.Masked, text.MaskToken)
+		masks := strings.Count(p.Masked, mask.MaskToken)
 		got := 0
 		for _, id := range ex.Masked {
 			if id == sp.MASK {
@@ -130,8 +130,8 @@ func TestPrepare(t *testing.T) {
 		}
 	}
 	// Truncation keeps the final SEP.
-	long := text.MaskedPair{Sentence: "a b", Masked: "a [MASK]", Targets: []string{strings.Repeat("word ", 40)}}
-	ex, err := m.Prepare([]text.MaskedPair{long})
+	long := mask.MaskedPair{Sentence: "a b", Masked: "a [MASK]", Targets: []string{strings.Repeat("word ", 40)}}
+	ex, err := m.Prepare([]mask.MaskedPair{long})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,22 +139,22 @@ func TestPrepare(t *testing.T) {
 		t.Errorf("truncated target has %d ids ending in %d, want %d ending in SEP", n, ex[0].Target[n-1], m.Config.MaxTargetLength)
 	}
 	// No phrase: BOS SEP.
-	ex, err = m.Prepare([]text.MaskedPair{{Sentence: "it is", Masked: "it is"}})
+	ex, err = m.Prepare([]mask.MaskedPair{{Sentence: "it is", Masked: "it is"}})
 	if err != nil || !reflect.DeepEqual(ex[0].Target, []int{sp.CLS, sp.SEP}) {
 		t.Errorf("empty targets: %v, %v", ex, err)
 	}
 	// A phrase the tokenizer keeps nothing of (mis-decoded STS text has
 	// U+FFFD characters) is left out of the targets and counted.
-	ex, err = m.Prepare([]text.MaskedPair{{Sentence: "supr\ufffdme it is", Masked: "supr[MASK]me [MASK] is", Targets: []string{"\ufffd", "it"}}})
+	ex, err = m.Prepare([]mask.MaskedPair{{Sentence: "supr\ufffdme it is", Masked: "supr[MASK]me [MASK] is", Targets: []string{"\ufffd", "it"}}})
 	if err != nil || ex[0].Dropped != 1 || !reflect.DeepEqual(ex[0].Target, append(append([]int{sp.CLS}, m.pieces("it")...), sp.SEP)) {
 		t.Errorf("target without tokens: %+v, %v", ex, err)
 	}
-	ex, err = m.Prepare([]text.MaskedPair{{Sentence: "\ufffd", Masked: "[MASK]", Targets: []string{"\ufffd"}}})
+	ex, err = m.Prepare([]mask.MaskedPair{{Sentence: "\ufffd", Masked: "[MASK]", Targets: []string{"\ufffd"}}})
 	if err != nil || !reflect.DeepEqual(ex[0].Target, []int{sp.CLS, sp.SEP}) {
 		t.Errorf("only target without tokens: %+v, %v", ex, err)
 	}
-	for _, bad := range []text.MaskedPair{{Sentence: "", Masked: "x"}, {Sentence: "x", Masked: "x", Targets: []string{"  "}}} {
-		if _, err := m.Prepare([]text.MaskedPair{{Sentence: "ok", Masked: "ok"}, bad}); err == nil || !strings.Contains(err.Error(), "row 2") {
+	for _, bad := range []mask.MaskedPair{{Sentence: "", Masked: "x"}, {Sentence: "x", Masked: "x", Targets: []string{"  "}}} {
+		if _, err := m.Prepare([]mask.MaskedPair{{Sentence: "ok", Masked: "ok"}, bad}); err == nil || !strings.Contains(err.Error(), "row 2") {
 			t.Errorf("bad pair %+v: error %v, want one naming row 2", bad, err)
 		}
 	}
@@ -355,12 +355,12 @@ func TestMLMMasking(t *testing.T) {
 	}
 }
 
-// trainer wires the model into internal/train for the tests.
-func trainer(m *Model, exs []Example, steps int, lr float64, seed uint64, fn func(*Model, []Example, *rand.Rand) (mat.Tensor, error)) *train.Trainer {
-	return &train.Trainer{
-		Params: train.FromNamed(m.NamedParams()),
+// newTrainer wires the model into internal/trainer for the tests.
+func newTrainer(m *Model, exs []Example, steps int, lr float64, seed uint64, fn func(*Model, []Example, *rand.Rand) (mat.Tensor, error)) *trainer.Trainer {
+	return &trainer.Trainer{
+		Params: trainer.FromNamed(m.NamedParams()),
 		N:      len(exs),
-		Config: train.Config{MaxSteps: steps, BatchSize: len(exs), LR: lr, ConstantLR: true, Seed: seed, MaxGradNorm: 1},
+		Config: trainer.Config{MaxSteps: steps, BatchSize: len(exs), LR: lr, ConstantLR: true, Seed: seed, MaxGradNorm: 1},
 		Step: func(_ context.Context, idx []int, rng *rand.Rand) (mat.Tensor, error) {
 			b := make([]Example, len(idx))
 			for i, j := range idx {
@@ -394,7 +394,7 @@ func TestOverfit(t *testing.T) {
 		t.Fatal(err)
 	}
 	l0 := tensor.Data(before)[0]
-	if _, err := trainer(m, exs, 150, 3e-3, 1, generative).Run(context.Background()); err != nil {
+	if _, err := newTrainer(m, exs, 150, 3e-3, 1, generative).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	after, err := m.GenerativeLoss(exs, nil)
@@ -437,7 +437,7 @@ func TestUnsupLossDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := trainer(m, exs, 4, 1e-3, seed, func(m *Model, b []Example, rng *rand.Rand) (mat.Tensor, error) {
+		tr := newTrainer(m, exs, 4, 1e-3, seed, func(m *Model, b []Example, rng *rand.Rand) (mat.Tensor, error) {
 			l, err := m.UnsupLoss(b, rng)
 			if err != nil {
 				return nil, err
@@ -549,7 +549,7 @@ func BenchmarkUnsupStep(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				tr := trainer(m, exs, b.N, 1e-4, 1, func(m *Model, bt []Example, rng *rand.Rand) (mat.Tensor, error) {
+				tr := newTrainer(m, exs, b.N, 1e-4, 1, func(m *Model, bt []Example, rng *rand.Rand) (mat.Tensor, error) {
 					l, err := m.UnsupLoss(bt, rng)
 					return l.Total, err
 				})

@@ -1,7 +1,7 @@
 // Package encode holds the encode.* stage types, which build the non-neural
-// encoder artifacts of repro/internal/encoders: averaged GloVe vectors,
+// encoder artifacts of repro/internal/encoder/nonneural: averaged GloVe vectors,
 // TF-IDF fitted on a corpus, and vectors read from a user's file. Each
-// writes one KindEncoder artifact that evaluate.* opens with embed.Open.
+// writes one KindEncoder artifact that evaluate.* opens with encoder.Open.
 //
 // encode.file reads a path outside the store, so its cache key cannot see
 // the file's content; its optional sha256 parameter pins the content (and,
@@ -20,15 +20,15 @@ import (
 	"strings"
 
 	"repro/internal/dataset"
-	"repro/internal/encoders"
+	"repro/internal/encoder/nonneural"
 	"repro/internal/rows"
 	"repro/registry"
 )
 
 // Register adds the encode.* stage types to r and registers the encoder
-// types they write with embed (so the artifacts open in this process).
+// types they write with package encoder (so the artifacts open in this process).
 func Register(r *registry.Registry) {
-	encoders.Register()
+	nonneural.Register()
 	r.Add(gloveType())
 	r.Add(tfidfType())
 	r.Add(fileType())
@@ -60,7 +60,7 @@ func gloveType() *registry.StageType {
 			if err != nil {
 				return fmt.Errorf("vectors: %v", err)
 			}
-			return encoders.WriteGloVeAvg(env.Output("encoder"), v, p.Vectors)
+			return nonneural.WriteGloVeAvg(env.Output("encoder"), v, p.Vectors)
 		},
 	}
 }
@@ -96,7 +96,7 @@ func tfidfType() *registry.StageType {
 			for i, s := range ss {
 				texts[i] = s.Text
 			}
-			m, err := encoders.FitTFIDF(texts, p.MaxFeatures)
+			m, err := nonneural.FitTFIDF(texts, p.MaxFeatures)
 			if err != nil {
 				return fmt.Errorf("corpus %s: %v", in.Path(registry.FileSentences), err)
 			}
@@ -133,7 +133,7 @@ func fileType() *registry.StageType {
 					return fmt.Errorf("path: %s has sha256 %s, the sha256 parameter says %s", p.Path, got, want)
 				}
 			}
-			return encoders.WriteFileVectors(env.Output("encoder"), p.Path)
+			return nonneural.WriteFileVectors(env.Output("encoder"), p.Path)
 		},
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"repro/internal/datadir"
 	"repro/internal/dataset"
-	"repro/internal/embed"
+	"repro/internal/encoder"
 	"repro/internal/rows"
 	"repro/registry"
 )
@@ -61,8 +61,8 @@ func TestTypes(t *testing.T) {
 		}
 	}
 	for _, typ := range []string{"file", "glove_avg", "tfidf"} {
-		if !strings.Contains(strings.Join(embed.Types(), " "), typ) {
-			t.Errorf("encoder type %s not registered with embed", typ)
+		if !strings.Contains(strings.Join(encoder.Types(), " "), typ) {
+			t.Errorf("encoder type %s not registered with package encoder", typ)
 		}
 	}
 }
@@ -78,7 +78,7 @@ func TestGloVeAvgStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := embed.Open(out)
+	enc, err := encoder.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestTFIDFStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := embed.Open(out)
+	enc, err := encoder.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestFileStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := embed.Open(out)
+	enc, err := encoder.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}

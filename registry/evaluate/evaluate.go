@@ -40,7 +40,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"repro/internal/embed"
+	"repro/internal/encoder"
 	"repro/registry"
 )
 
@@ -139,7 +139,7 @@ func (v *vectors) at(i int, buf []float32) []float32 {
 }
 
 // encode encodes the set in batches and validates every vector.
-func (s *sentenceSet) encode(ctx context.Context, env *registry.Env, enc embed.Encoder, batch int) (*vectors, error) {
+func (s *sentenceSet) encode(ctx context.Context, env *registry.Env, enc encoder.Encoder, batch int) (*vectors, error) {
 	if batch < 1 {
 		return nil, fmt.Errorf("batch_size = %d: must be at least 1", batch)
 	}
@@ -188,7 +188,7 @@ func (s *sentenceSet) encode(ctx context.Context, env *registry.Env, enc embed.E
 }
 
 // openInputs opens the encoder and returns the named data artifact.
-func openInputs(env *registry.Env, data string) (embed.Encoder, registry.Artifact, error) {
+func openInputs(env *registry.Env, data string) (encoder.Encoder, registry.Artifact, error) {
 	ea, err := env.Input("encoder")
 	if err != nil {
 		return nil, registry.Artifact{}, err
@@ -197,7 +197,7 @@ func openInputs(env *registry.Env, data string) (embed.Encoder, registry.Artifac
 	if err != nil {
 		return nil, registry.Artifact{}, err
 	}
-	enc, err := embed.Open(ea.Dir)
+	enc, err := encoder.Open(ea.Dir)
 	if err != nil {
 		return nil, registry.Artifact{}, err
 	}

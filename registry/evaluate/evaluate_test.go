@@ -16,7 +16,7 @@ import (
 	"testing"
 	"unicode"
 
-	"repro/internal/embed"
+	"repro/internal/encoder"
 	"repro/internal/metrics"
 	"repro/internal/rows"
 	"repro/registry"
@@ -44,7 +44,7 @@ var (
 )
 
 func init() {
-	embed.RegisterType(testType, func(dir string, meta json.RawMessage) (embed.Encoder, error) {
+	encoder.RegisterType(testType, func(dir string, meta json.RawMessage) (encoder.Encoder, error) {
 		e := &testEncoder{}
 		if err := json.Unmarshal(meta, e); err != nil {
 			return nil, err
@@ -102,7 +102,7 @@ func (e *testEncoder) Encode(_ context.Context, ss []string) ([][]float32, error
 func newEncoder(t testing.TB, dim int, mode string) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := embed.WriteMeta(dir, map[string]any{"type": testType, "dim": dim, "mode": mode}); err != nil {
+	if err := encoder.WriteMeta(dir, map[string]any{"type": testType, "dim": dim, "mode": mode}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -5,9 +5,9 @@
 //	text.eda           masked pairs -> masked pairs (EDA on s and s')
 //
 // The stage types only decode parameters and move rows; the algorithms are
-// in internal/text and its sub-packages. Masked pairs are a kind of their
-// own (KindMaskedPairs): rows {"sentence", "masked", "targets"} in
-// pairs.jsonl, the row type internal/text.MaskedPair.
+// in internal/text's packages. Masked pairs are a kind of their own
+// (registry.KindMaskedPairs): rows {"sentence", "masked", "targets"} in
+// pairs.jsonl, the row type internal/text/mask.MaskedPair.
 //
 // The noun/verb-phrase methods train a part-of-speech tagger on the Brown
 // Corpus from the data directory when they run (about five seconds, once
@@ -26,22 +26,14 @@ import (
 
 	"repro/internal/datadir"
 	"repro/internal/rows"
-	itext "repro/internal/text"
 	"repro/internal/text/chunk"
 	"repro/internal/text/eda"
+	"repro/internal/text/mask"
 	"repro/internal/text/postag"
 	"repro/internal/text/rake"
 	"repro/internal/text/wordnet"
 	"repro/registry"
 )
-
-// KindMaskedPairs: pairs.jsonl, rows {"sentence": s, "masked": s' (masked
-// phrases replaced by one "[MASK]" per word), "targets": [phrase, ...] most
-// important first}.
-const KindMaskedPairs registry.Kind = "masked_pairs"
-
-// FileMaskedPairs is the file inside a masked-pairs artifact.
-const FileMaskedPairs = registry.FilePairs
 
 // MaskParams are text.mask_phrases's parameters.
 type MaskParams struct {
@@ -66,7 +58,7 @@ func Register(r *registry.Registry) {
 		Doc:     "Duplicate each sentence and mask its important phrases (PaSeR 3.1.2): RAKE top-k, or noun/verb phrases.",
 		Params:  MaskParams{Method: "rake", TopK: 3},
 		Inputs:  []registry.Port{{Name: "input", Kind: registry.KindSentences, Doc: "sentences to duplicate and mask"}},
-		Outputs: []registry.Port{{Name: "pairs", Kind: KindMaskedPairs, Doc: "rows {sentence, masked, targets}"}},
+		Outputs: []registry.Port{{Name: "pairs", Kind: registry.KindMaskedPairs, Doc: "rows {sentence, masked, targets}"}},
 		Run:     runMask,
 	})
 	r.Add(&registry.StageType{
@@ -74,8 +66,8 @@ func Register(r *registry.Registry) {
 		Version: 1,
 		Doc:     "EDA (Wei and Zou 2019) on both the sentence and its masked duplicate, masks untouched (PaSeR 3.1.3).",
 		Params:  EDAParams{SynonymReplacement: 0.1},
-		Inputs:  []registry.Port{{Name: "input", Kind: KindMaskedPairs, Doc: "masked pairs"}},
-		Outputs: []registry.Port{{Name: "pairs", Kind: KindMaskedPairs, Doc: "augmented masked pairs; targets unchanged"}},
+		Inputs:  []registry.Port{{Name: "input", Kind: registry.KindMaskedPairs, Doc: "masked pairs"}},
+		Outputs: []registry.Port{{Name: "pairs", Kind: registry.KindMaskedPairs, Doc: "augmented masked pairs; targets unchanged"}},
 		Seeded:  true,
 		Run:     runEDA,
 	})
@@ -92,20 +84,20 @@ func runMask(ctx context.Context, env *registry.Env) error {
 	if !ok {
 		return fmt.Errorf("text.mask_phrases: parameters of type %T", env.Params)
 	}
-	var maskOne func(string) (itext.MaskedPair, error)
+	var maskOne func(string) (mask.MaskedPair, error)
 	switch p.Method {
 	case "rake":
 		if p.TopK < 1 {
 			return fmt.Errorf("text.mask_phrases: top_k = %d, must be at least 1", p.TopK)
 		}
-		maskOne = func(s string) (itext.MaskedPair, error) { return rake.MaskTopK(s, p.TopK) }
+		maskOne = func(s string) (mask.MaskedPair, error) { return rake.MaskTopK(s, p.TopK) }
 	case "np", "vp", "np+vp":
 		tg, err := brownTagger()
 		if err != nil {
 			return fmt.Errorf("text.mask_phrases: method %q: %w", p.Method, err)
 		}
 		np, vp := p.Method != "vp", p.Method != "np"
-		maskOne = func(s string) (itext.MaskedPair, error) { return chunk.Mask(s, tg, np, vp) }
+		maskOne = func(s string) (mask.MaskedPair, error) { return chunk.Mask(s, tg, np, vp) }
 	default:
 		return fmt.Errorf("text.mask_phrases: method %q: must be rake, np, vp or np+vp", p.Method)
 	}
@@ -117,7 +109,7 @@ func runMask(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	out := make([]itext.MaskedPair, len(sents))
+	out := make([]mask.MaskedPair, len(sents))
 	for i, s := range sents {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -130,7 +122,7 @@ func runMask(ctx context.Context, env *registry.Env) error {
 		}
 	}
 	report(env, len(sents), len(sents))
-	return rows.Write(filepath.Join(env.Output("pairs"), FileMaskedPairs), out)
+	return rows.Write(filepath.Join(env.Output("pairs"), registry.FilePairs), out)
 }
 
 func runEDA(ctx context.Context, env *registry.Env) error {
@@ -160,8 +152,8 @@ func runEDA(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	path := in.Path(FileMaskedPairs)
-	pairs, err := rows.Read[itext.MaskedPair](path)
+	path := in.Path(registry.FilePairs)
+	pairs, err := rows.Read[mask.MaskedPair](path)
 	if err != nil {
 		return err
 	}
@@ -179,7 +171,7 @@ func runEDA(ctx context.Context, env *registry.Env) error {
 		pairs[i].Masked = aug.Augment(pairs[i].Masked, opt, rng)
 	}
 	report(env, len(pairs), len(pairs))
-	return rows.Write(filepath.Join(env.Output("pairs"), FileMaskedPairs), pairs)
+	return rows.Write(filepath.Join(env.Output("pairs"), registry.FilePairs), pairs)
 }
 
 type noSynonyms struct{}

@@ -10,7 +10,7 @@ import (
 
 	"repro/internal/datadir"
 	"repro/internal/rows"
-	itext "repro/internal/text"
+	"repro/internal/text/mask"
 	"repro/internal/text/wordnet"
 	"repro/registry"
 )
@@ -43,7 +43,7 @@ func registryForTest(t *testing.T) *registry.Registry {
 
 // run runs stage type name with params on an input artifact directory and
 // returns the output rows.
-func run(t *testing.T, r *registry.Registry, name string, params any, inDir string, kind registry.Kind, seed int64) ([]itext.MaskedPair, error) {
+func run(t *testing.T, r *registry.Registry, name string, params any, inDir string, kind registry.Kind, seed int64) ([]mask.MaskedPair, error) {
 	t.Helper()
 	st, ok := r.Lookup(name)
 	if !ok {
@@ -60,7 +60,7 @@ func run(t *testing.T, r *registry.Registry, name string, params any, inDir stri
 	if err := st.Run(context.Background(), env); err != nil {
 		return nil, err
 	}
-	return rows.Read[itext.MaskedPair](filepath.Join(out, FileMaskedPairs))
+	return rows.Read[mask.MaskedPair](filepath.Join(out, registry.FilePairs))
 }
 
 func writeSentences(t *testing.T, ss []rows.Sentence) string {
@@ -100,7 +100,7 @@ func TestMaskRAKE(t *testing.T) {
 		for _, tg := range p.Targets {
 			words += len(strings.Fields(tg))
 		}
-		if n := strings.Count(p.Masked, itext.MaskToken); n < words {
+		if n := strings.Count(p.Masked, mask.MaskToken); n < words {
 			t.Errorf("row %d: %d masks for %d target words: %+v", i+1, n, words, p)
 		}
 	}
@@ -125,7 +125,7 @@ func TestMaskChunks(t *testing.T) {
 	r := registryForTest(t)
 	in := []rows.Sentence{{Text: "A man is playing a large flute."}, {Text: "The old man can not run to the big house."}}
 	dir := writeSentences(t, in)
-	want := map[string][]itext.MaskedPair{
+	want := map[string][]mask.MaskedPair{
 		"np": {
 			{Masked: "[MASK] [MASK] is playing [MASK] [MASK] [MASK].", Targets: []string{"A man", "a large flute"}},
 			{Masked: "[MASK] [MASK] [MASK] can not run to [MASK] [MASK] [MASK].", Targets: []string{"The old man", "the big house"}},
@@ -170,13 +170,13 @@ func TestMaskErrors(t *testing.T) {
 	}
 }
 
-func maskedInput(t *testing.T, r *registry.Registry, n int) (string, []itext.MaskedPair) {
+func maskedInput(t *testing.T, r *registry.Registry, n int) (string, []mask.MaskedPair) {
 	pairs, err := run(t, r, "text.mask_phrases", &MaskParams{Method: "rake", TopK: 3}, writeSentences(t, stsSentences(t, n)), registry.KindSentences, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := rows.Write(filepath.Join(dir, FileMaskedPairs), pairs); err != nil {
+	if err := rows.Write(filepath.Join(dir, registry.FilePairs), pairs); err != nil {
 		t.Fatal(err)
 	}
 	return dir, pairs
@@ -195,12 +195,12 @@ func TestEDA(t *testing.T) {
 	} else {
 		t.Logf("WordNet missing, testing RD and RS only: %v", err)
 	}
-	a, err := run(t, r, "text.eda", params, dir, KindMaskedPairs, 42)
+	a, err := run(t, r, "text.eda", params, dir, registry.KindMaskedPairs, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := run(t, r, "text.eda", params, dir, KindMaskedPairs, 42)
-	c, _ := run(t, r, "text.eda", params, dir, KindMaskedPairs, 43)
+	b, _ := run(t, r, "text.eda", params, dir, registry.KindMaskedPairs, 42)
+	c, _ := run(t, r, "text.eda", params, dir, registry.KindMaskedPairs, 43)
 	changedS, changedM, differ := 0, 0, 0
 	for i := range in {
 		if a[i].Sentence != b[i].Sentence || a[i].Masked != b[i].Masked {
@@ -212,7 +212,7 @@ func TestEDA(t *testing.T) {
 		if strings.Join(a[i].Targets, "|") != strings.Join(in[i].Targets, "|") {
 			t.Errorf("row %d: targets changed", i+1)
 		}
-		if strings.Count(a[i].Masked, itext.MaskToken) != strings.Count(in[i].Masked, itext.MaskToken) {
+		if strings.Count(a[i].Masked, mask.MaskToken) != strings.Count(in[i].Masked, mask.MaskToken) {
 			t.Errorf("row %d: masks changed: %q -> %q", i+1, in[i].Masked, a[i].Masked)
 		}
 		if a[i].Sentence != in[i].Sentence {
@@ -226,7 +226,7 @@ func TestEDA(t *testing.T) {
 		t.Errorf("changed %d sentences and %d masked sentences of %d; seeds 42 and 43 differ on %d", changedS, changedM, len(in), differ)
 	}
 	// All operations off: the pairs pass through unchanged.
-	same, err := run(t, r, "text.eda", &EDAParams{}, dir, KindMaskedPairs, 42)
+	same, err := run(t, r, "text.eda", &EDAParams{}, dir, registry.KindMaskedPairs, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestEDA(t *testing.T) {
 			t.Errorf("row %d changed with EDA disabled", i+1)
 		}
 	}
-	if _, err := run(t, r, "text.eda", &EDAParams{RandomSwap: 1.5}, dir, KindMaskedPairs, 42); err == nil || !strings.Contains(err.Error(), "random_swap") {
+	if _, err := run(t, r, "text.eda", &EDAParams{RandomSwap: 1.5}, dir, registry.KindMaskedPairs, 42); err == nil || !strings.Contains(err.Error(), "random_swap") {
 		t.Errorf("random_swap 1.5: error %v", err)
 	}
 }

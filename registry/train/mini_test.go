@@ -11,7 +11,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"repro/internal/dataset"
-	"repro/internal/embed"
+	"repro/internal/encoder"
 	"repro/internal/metrics"
 	"repro/internal/rows"
 	"repro/registry"
@@ -71,7 +71,7 @@ func override(t *testing.T, env string, base map[string]cty.Value) map[string]ct
 // stsEval runs the seven-task STS protocol (test splits) on an encoder.
 func stsEval(t *testing.T, c *dataset.Catalogue, dir string) metrics.STSResult {
 	t.Helper()
-	enc, err := embed.Open(dir)
+	enc, err := encoder.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

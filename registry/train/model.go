@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"repro/internal/embed"
+	"repro/internal/encoder"
+	"repro/internal/encoder/pooled"
 	"repro/internal/model/transformer"
 	"repro/internal/rows"
-	"repro/internal/sentenc"
-	itrain "repro/internal/train"
+	"repro/internal/trainer"
 	"repro/registry"
 )
 
@@ -106,17 +106,17 @@ type ModelSpec struct {
 // else spec.HFCheckpoint, else a from-scratch model whose trained
 // vocabulary (if any) is learned from corpus. Errors name the parameter or
 // input at fault.
-func BuildModel(env *registry.Env, spec ModelSpec, corpus []string) (*sentenc.Model, error) {
+func BuildModel(env *registry.Env, spec ModelSpec, corpus []string) (*pooled.Model, error) {
 	seed := uint64(env.Seed)
 	if !(spec.Dropout >= 0 && spec.Dropout < 1) {
 		return nil, fmt.Errorf("dropout: %v must lie in [0, 1)", spec.Dropout)
 	}
-	var m *sentenc.Model
+	var m *pooled.Model
 	fresh := false // whether a "cls" head must be created
 	switch init, ok := env.Inputs["init"]; {
 	case ok:
 		var err error
-		if m, err = sentenc.Load(init.Dir); err != nil {
+		if m, err = pooled.Load(init.Dir); err != nil {
 			return nil, fmt.Errorf("init: %w", err)
 		}
 		fresh = m.Encoder.Pooler == nil
@@ -128,7 +128,7 @@ func BuildModel(env *registry.Env, spec ModelSpec, corpus []string) (*sentenc.Mo
 		if !st.IsDir() {
 			return nil, fmt.Errorf("hf_checkpoint: %s is not a directory (want a Hugging Face model directory with config.json, model.safetensors and tokenizer files)", spec.HFCheckpoint)
 		}
-		if m, err = sentenc.FromHF(spec.HFCheckpoint, transformer.PoolCLSBeforePooler); err != nil {
+		if m, err = pooled.FromHF(spec.HFCheckpoint, transformer.PoolCLSBeforePooler); err != nil {
 			return nil, fmt.Errorf("hf_checkpoint: %w", err)
 		}
 		fresh = true
@@ -149,7 +149,7 @@ func BuildModel(env *registry.Env, spec ModelSpec, corpus []string) (*sentenc.Mo
 	return m, nil
 }
 
-func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*sentenc.Model, error) {
+func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*pooled.Model, error) {
 	switch {
 	case spec.Layers < 1:
 		return nil, fmt.Errorf("layers: %d must be at least 1", spec.Layers)
@@ -160,7 +160,7 @@ func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*sentenc.Model,
 	case spec.MaxPosition < 8:
 		return nil, fmt.Errorf("max_position: %d is too small (need at least 8)", spec.MaxPosition)
 	}
-	var m *sentenc.Model
+	var m *pooled.Model
 	cfg := transformer.Config{Hidden: spec.Hidden, Layers: spec.Layers, Heads: spec.Heads, Intermediate: spec.Intermediate,
 		MaxPosition: spec.MaxPosition, TypeVocab: 2, LayerNormEps: 1e-12}
 	switch spec.Vocab {
@@ -169,22 +169,22 @@ func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*sentenc.Model,
 		if err != nil {
 			return nil, fmt.Errorf("vocab: %w", err)
 		}
-		tok, err := sentenc.LoadVocab(path)
+		tok, err := pooled.LoadVocab(path)
 		if err != nil {
 			return nil, fmt.Errorf("vocab: %w", err)
 		}
-		if m, err = sentenc.New(cfg, tok, spec.Pooling, seed); err != nil {
+		if m, err = pooled.New(cfg, tok, spec.Pooling, seed); err != nil {
 			return nil, err
 		}
 	case VocabTrain:
 		if spec.VocabSize < 100 {
 			return nil, fmt.Errorf("vocab_size: %d is too small for a trained vocabulary (need at least 100)", spec.VocabSize)
 		}
-		tok, err := sentenc.TrainVocab(corpus, spec.VocabSize)
+		tok, err := pooled.TrainVocab(corpus, spec.VocabSize)
 		if err != nil {
 			return nil, fmt.Errorf("vocab: %w", err)
 		}
-		if m, err = sentenc.New(cfg, tok, spec.Pooling, seed); err != nil {
+		if m, err = pooled.New(cfg, tok, spec.Pooling, seed); err != nil {
 			return nil, err
 		}
 	default:
@@ -207,7 +207,7 @@ func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*sentenc.Model,
 
 // LoadDev reads the optional `dev` input (KindSTS pairs, STS-B dev) for
 // model selection; it returns nil when the input is not connected.
-func LoadDev(env *registry.Env) (*sentenc.DevSet, error) {
+func LoadDev(env *registry.Env) (*pooled.DevSet, error) {
 	a, ok := env.Inputs["dev"]
 	if !ok {
 		return nil, nil
@@ -217,7 +217,7 @@ func LoadDev(env *registry.Env) (*sentenc.DevSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dev: %w", err)
 	}
-	d, err := sentenc.NewDevSet(ps)
+	d, err := pooled.NewDevSet(ps)
 	if err != nil {
 		return nil, fmt.Errorf("dev: %s: %w", path, err)
 	}
@@ -359,15 +359,15 @@ func (l LoopSpec) check() error {
 // On return m holds the best evaluated weights (the last ones without
 // dev). The trainer's errors (a NaN loss, a state file from another
 // configuration) come back wrapped with the step.
-func Fit(ctx context.Context, env *registry.Env, m *sentenc.Model, n int, step itrain.StepFunc, dev *sentenc.DevSet, loop LoopSpec) (*itrain.Result, error) {
-	return FitParams(ctx, env, itrain.FromNamed(m.Encoder.NamedParams()), m, n, step, dev, loop)
+func Fit(ctx context.Context, env *registry.Env, m *pooled.Model, n int, step trainer.StepFunc, dev *pooled.DevSet, loop LoopSpec) (*trainer.Result, error) {
+	return FitParams(ctx, env, trainer.FromNamed(m.Encoder.NamedParams()), m, n, step, dev, loop)
 }
 
 // FitParams is Fit over an explicit parameter list: for objectives that
 // train more than the encoder (a decoder, a prediction head), whose
 // parameters follow the encoder's. enc is what dev evaluates; every
 // parameter in params is restored to its best-evaluated value.
-func FitParams(ctx context.Context, env *registry.Env, params []itrain.Param, enc embed.Encoder, n int, step itrain.StepFunc, dev *sentenc.DevSet, loop LoopSpec) (*itrain.Result, error) {
+func FitParams(ctx context.Context, env *registry.Env, params []trainer.Param, enc encoder.Encoder, n int, step trainer.StepFunc, dev *pooled.DevSet, loop LoopSpec) (*trainer.Result, error) {
 	if err := loop.check(); err != nil {
 		return nil, err
 	}
@@ -378,11 +378,11 @@ func FitParams(ctx context.Context, env *registry.Env, params []itrain.Param, en
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	tr := &itrain.Trainer{
+	tr := &trainer.Trainer{
 		Params: params,
 		N:      n,
 		Step:   step,
-		Config: itrain.Config{
+		Config: trainer.Config{
 			Epochs: loop.Epochs, MaxSteps: loop.MaxSteps, BatchSize: loop.BatchSize, Accumulate: loop.Accumulation,
 			// The epoch's last, short batch is kept (HF's loop does too).
 			LR: loop.LearningRate, Warmup: loop.Warmup, WeightDecay: loop.WeightDecay, MaxGradNorm: loop.GradClip,
@@ -393,7 +393,7 @@ func FitParams(ctx context.Context, env *registry.Env, params []itrain.Param, en
 	if dev != nil {
 		tr.Eval = func(ctx context.Context) (float64, error) { return dev.Spearman(ctx, enc) }
 	}
-	tr.OnStep = func(p itrain.Progress) {
+	tr.OnStep = func(p trainer.Progress) {
 		status := fmt.Sprintf("loss %.4f", p.Loss)
 		if !math.IsNaN(p.Metric) {
 			status += fmt.Sprintf(" dev %.2f (best %.2f)", p.Metric, p.Best)
@@ -420,14 +420,14 @@ func FitParams(ctx context.Context, env *registry.Env, params []itrain.Param, en
 // were chosen. It holds no timings, so identical runs write identical
 // bytes.
 type History struct {
-	Stage      string        `json:"stage"`
-	Examples   int           `json:"examples"`
-	Steps      int           `json:"steps"`
-	LastLoss   float64       `json:"last_loss"`
-	BestStep   int           `json:"best_step"`            // -1: no evaluation, last weights kept
-	BestDev    *float64      `json:"best_dev,omitempty"`   // STS-B dev Spearman x 100
-	Evaluation []itrain.Eval `json:"evaluation,omitempty"` // every evaluation
-	Stopped    bool          `json:"early_stopped,omitempty"`
+	Stage      string         `json:"stage"`
+	Examples   int            `json:"examples"`
+	Steps      int            `json:"steps"`
+	LastLoss   float64        `json:"last_loss"`
+	BestStep   int            `json:"best_step"`            // -1: no evaluation, last weights kept
+	BestDev    *float64       `json:"best_dev,omitempty"`   // STS-B dev Spearman x 100
+	Evaluation []trainer.Eval `json:"evaluation,omitempty"` // every evaluation
+	Stopped    bool           `json:"early_stopped,omitempty"`
 }
 
 // FileHistory is the name of the training history inside the artifact.
@@ -435,7 +435,7 @@ const FileHistory = "training.json"
 
 // SaveModel writes m (with evaluation pooling p) and the run's history to
 // the stage's `model` output.
-func SaveModel(env *registry.Env, m *sentenc.Model, p transformer.Pooling, stage string, n int, res *itrain.Result) error {
+func SaveModel(env *registry.Env, m *pooled.Model, p transformer.Pooling, stage string, n int, res *trainer.Result) error {
 	dir := env.Output("model")
 	m.Pooling = p
 	m.MaxLength = 0 // SimCSE encodes evaluation sentences untruncated

@@ -29,14 +29,13 @@ import (
 
 	"github.com/nlpodyssey/spago/mat"
 
+	"repro/internal/encoder/pooled"
 	"repro/internal/model/transformer"
 	"repro/internal/paser"
 	"repro/internal/rows"
-	"repro/internal/sentenc"
-	itext "repro/internal/text"
-	itrain "repro/internal/train"
+	"repro/internal/text/mask"
+	"repro/internal/trainer"
 	"repro/registry"
-	rtext "repro/registry/text"
 )
 
 // PaSeRParams are train.paser's parameters. Defaults are the paper's
@@ -93,9 +92,9 @@ type PaSeRSupParams struct {
 }
 
 // RegisterPaSeR adds train.paser and train.paser_sup to r (and the
-// "transformer" encoder type to embed, as Register does).
+// "transformer" encoder type with package encoder, as Register does).
 func RegisterPaSeR(r *registry.Registry) {
-	sentenc.Register()
+	pooled.Register()
 	r.Add(paserType())
 	r.Add(paserSupType())
 }
@@ -115,7 +114,7 @@ Saves the encoder only.`,
 			Architecture: DefaultArchitecture(),
 		},
 		Inputs: []registry.Port{
-			{Name: "data", Kind: rtext.KindMaskedPairs, Doc: "masked pairs {sentence, masked, targets} (text.mask_phrases, optionally text.eda)"},
+			{Name: "data", Kind: registry.KindMaskedPairs, Doc: "masked pairs {sentence, masked, targets} (text.mask_phrases, optionally text.eda)"},
 			{Name: "dev", Kind: registry.KindSTS, Optional: true, Doc: "STS-B dev pairs: evaluate every eval_every updates and keep the best weights (absent: keep the last)"},
 			{Name: "init", Kind: registry.KindEncoder, Optional: true, Doc: "a transformer encoder to continue training (overrides hf_checkpoint and the architecture)"},
 		},
@@ -140,7 +139,7 @@ unsupervised PaSeR encoder (init) with a fresh decoder.`,
 		},
 		Inputs: []registry.Port{
 			{Name: "triplets", Kind: registry.KindTriplets, Doc: "NLI triplets: anchor, positive (entailment), negative (contradiction)"},
-			{Name: "masked", Kind: rtext.KindMaskedPairs, Doc: "masked pairs of NLI sentences"},
+			{Name: "masked", Kind: registry.KindMaskedPairs, Doc: "masked pairs of NLI sentences"},
 			{Name: "init", Kind: registry.KindEncoder, Doc: "the unsupervised PaSeR encoder (its best checkpoint)"},
 			{Name: "dev", Kind: registry.KindSTS, Optional: true, Doc: "STS-B dev pairs for model selection"},
 		},
@@ -191,13 +190,13 @@ func poolingParam(name, v string) (transformer.Pooling, error) {
 }
 
 // readMasked reads a masked-pairs input, keeping the first max (0: all).
-func readMasked(env *registry.Env, name string, max int) ([]itext.MaskedPair, string, error) {
+func readMasked(env *registry.Env, name string, max int) ([]mask.MaskedPair, string, error) {
 	a, err := env.Input(name)
 	if err != nil {
 		return nil, "", err
 	}
-	path := a.Path(rtext.FileMaskedPairs)
-	ps, err := rows.Read[itext.MaskedPair](path)
+	path := a.Path(registry.FilePairs)
+	ps, err := rows.Read[mask.MaskedPair](path)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
@@ -263,7 +262,7 @@ func runPaSeR(ctx context.Context, env *registry.Env) error {
 		return l.Total, err
 	}
 	sm.Pooling = evalPool
-	res, err := FitParams(ctx, env, itrain.FromNamed(pm.NamedParams()), sm, len(exs), step, dev, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
+	res, err := FitParams(ctx, env, trainer.FromNamed(pm.NamedParams()), sm, len(exs), step, dev, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
 	if err != nil {
 		return err
 	}
@@ -339,7 +338,7 @@ func runPaSeRSup(ctx context.Context, env *registry.Env) error {
 		return l.Total, err
 	}
 	sm.Pooling = evalPool
-	res, err := FitParams(ctx, env, itrain.FromNamed(pm.NamedParams()), sm, n, step, dev, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
+	res, err := FitParams(ctx, env, trainer.FromNamed(pm.NamedParams()), sm, n, step, dev, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
 	if err != nil {
 		return err
 	}
@@ -348,7 +347,7 @@ func runPaSeRSup(ctx context.Context, env *registry.Env) error {
 
 // newPaSeR puts PaSeR's decoder (and MLM head) on the sentence encoder,
 // checking the lengths against the encoder's positions.
-func newPaSeR(sm *sentenc.Model, cfg paser.Config, seed int64) (*paser.Model, error) {
+func newPaSeR(sm *pooled.Model, cfg paser.Config, seed int64) (*paser.Model, error) {
 	lim := sm.Encoder.Config.MaxLen()
 	if cfg.MaxLength > lim {
 		return nil, fmt.Errorf("max_length: %d exceeds the encoder's %d positions", cfg.MaxLength, lim)
@@ -366,7 +365,7 @@ func newPaSeR(sm *sentenc.Model, cfg paser.Config, seed int64) (*paser.Model, er
 // prepareMasked tokenises the masked pairs read from input port (file
 // path), and notes in the stage's log how many masked phrases the tokenizer
 // kept nothing of (they are left out of the reconstruction targets).
-func prepareMasked(env *registry.Env, pm *paser.Model, pairs []itext.MaskedPair, port, path string) ([]paser.Example, error) {
+func prepareMasked(env *registry.Env, pm *paser.Model, pairs []mask.MaskedPair, port, path string) ([]paser.Example, error) {
 	exs, err := pm.Prepare(pairs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", port, path, err)

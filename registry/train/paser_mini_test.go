@@ -10,10 +10,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"repro/internal/dataset"
-	itext "repro/internal/text"
+	"repro/internal/text/mask"
 	"repro/internal/text/rake"
 	"repro/registry"
-	rtext "repro/registry/text"
 )
 
 // miniPaSeR is the mini-profile setting measured for the report (see
@@ -87,7 +86,7 @@ func TestPaSeRMini(t *testing.T) {
 			t.Fatalf("REPRO_MINI_TOPK=%q: want a positive integer", v)
 		}
 	}
-	pairs := make([]itext.MaskedPair, len(corpus))
+	pairs := make([]mask.MaskedPair, len(corpus))
 	for i, s := range corpus {
 		p, err := rake.MaskTopK(s, k)
 		if err != nil {
@@ -103,7 +102,7 @@ func TestPaSeRMini(t *testing.T) {
 	set := override(t, "REPRO_MINI_PASER", miniPaSeR)
 	t1 := time.Now()
 	out, pr, err := paserRun{name: "train.paser", set: set, seed: 42, inputs: map[string]registry.Artifact{
-		"data": artifact(t, rtext.KindMaskedPairs, rtext.FileMaskedPairs, pairs),
+		"data": artifact(t, registry.KindMaskedPairs, registry.FilePairs, pairs),
 		"dev":  artifact(t, registry.KindSTS, registry.FilePairs, dev),
 	}}.run(t)
 	if err != nil {

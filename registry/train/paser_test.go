@@ -12,12 +12,11 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"repro/internal/embed"
+	"repro/internal/encoder"
 	"repro/internal/rows"
-	itext "repro/internal/text"
+	"repro/internal/text/mask"
 	"repro/internal/text/rake"
 	"repro/registry"
-	rtext "repro/registry/text"
 )
 
 // paserRun is stageRun for the PaSeR types, which RegisterPaSeR (not
@@ -79,7 +78,7 @@ func tinyPaSeR() map[string]cty.Value {
 // paserData masks the top-3 RAKE phrases of the first n distinct STS-B
 // train sentences and returns the masked-pairs artifact, the STS-B dev
 // artifact (first 200 pairs) and the pairs.
-func paserData(t *testing.T, n int) (registry.Artifact, registry.Artifact, []itext.MaskedPair) {
+func paserData(t *testing.T, n int) (registry.Artifact, registry.Artifact, []mask.MaskedPair) {
 	t.Helper()
 	c := useData(t)
 	train, err := c.STS("stsb", "train")
@@ -87,7 +86,7 @@ func paserData(t *testing.T, n int) (registry.Artifact, registry.Artifact, []ite
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	var pairs []itext.MaskedPair
+	var pairs []mask.MaskedPair
 	for _, p := range train {
 		for _, s := range []string{p.Sentence1, p.Sentence2} {
 			if seen[s] || len(pairs) >= n {
@@ -105,7 +104,7 @@ func paserData(t *testing.T, n int) (registry.Artifact, registry.Artifact, []ite
 	if err != nil {
 		t.Fatal(err)
 	}
-	return artifact(t, rtext.KindMaskedPairs, rtext.FileMaskedPairs, pairs),
+	return artifact(t, registry.KindMaskedPairs, registry.FilePairs, pairs),
 		artifact(t, registry.KindSTS, registry.FilePairs, dev[:200]), pairs
 }
 
@@ -118,7 +117,7 @@ func copySet(m map[string]cty.Value) map[string]cty.Value {
 }
 
 // TestPaSeRStage trains train.paser end to end on 300 real STS sentences
-// masked with RAKE; the output opens with embed.Open and encodes; the same
+// masked with RAKE; the output opens with encoder.Open and encodes; the same
 // seed writes the same bytes, another seed others; a finished run's state
 // in the work directory makes a re-run return the same model.
 func TestPaSeRStage(t *testing.T) {
@@ -132,7 +131,7 @@ func TestPaSeRStage(t *testing.T) {
 	if pr.done != 8 || pr.total != 8 || !strings.Contains(pr.status, "dev") {
 		t.Errorf("progress %d/%d %q", pr.done, pr.total, pr.status)
 	}
-	enc, err := embed.Open(out)
+	enc, err := encoder.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +209,7 @@ func TestPaSeRVariants(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if _, err := embed.Open(out); err != nil {
+		if _, err := encoder.Open(out); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
@@ -242,17 +241,17 @@ func TestPaSeRBadInput(t *testing.T) {
 	}
 	// A malformed row is reported with its file and line.
 	dir := t.TempDir()
-	path := filepath.Join(dir, rtext.FileMaskedPairs)
+	path := filepath.Join(dir, registry.FilePairs)
 	if err := os.WriteFile(path, []byte(`{"sentence": "a b", "masked": "a [MASK]", "targets": ["b"]}`+"\n"+`{"sentence": 3}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bad := registry.Artifact{Kind: rtext.KindMaskedPairs, Dir: dir}
+	bad := registry.Artifact{Kind: registry.KindMaskedPairs, Dir: dir}
 	_, _, err := paserRun{name: "train.paser", set: tinyPaSeR(), inputs: map[string]registry.Artifact{"data": bad}, seed: 1}.run(t)
 	if err == nil || !strings.Contains(err.Error(), path+":2") {
 		t.Errorf("malformed row: %v", err)
 	}
 	// An empty masked sentence names its row.
-	if err := rows.Write(path, []itext.MaskedPair{{Sentence: "a b", Masked: "a [MASK]", Targets: []string{"b"}}, {Sentence: "c", Masked: ""}}); err != nil {
+	if err := rows.Write(path, []mask.MaskedPair{{Sentence: "a b", Masked: "a [MASK]", Targets: []string{"b"}}, {Sentence: "c", Masked: ""}}); err != nil {
 		t.Fatal(err)
 	}
 	s := tinyPaSeR()
@@ -277,7 +276,7 @@ func TestPaSeRSupStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts = ts[:96]
-	var masked []itext.MaskedPair
+	var masked []mask.MaskedPair
 	for _, tr := range ts {
 		mp, err := rake.MaskTopK(tr.Anchor, 3)
 		if err != nil {
@@ -287,7 +286,7 @@ func TestPaSeRSupStage(t *testing.T) {
 	}
 	inputs := map[string]registry.Artifact{
 		"triplets": artifact(t, registry.KindTriplets, registry.FileTriplets, ts),
-		"masked":   artifact(t, rtext.KindMaskedPairs, rtext.FileMaskedPairs, masked[:50]),
+		"masked":   artifact(t, registry.KindMaskedPairs, registry.FilePairs, masked[:50]),
 		"init":     {Kind: registry.KindEncoder, Dir: unsup},
 		"dev":      dev,
 	}
@@ -300,7 +299,7 @@ func TestPaSeRSupStage(t *testing.T) {
 	if pr.done != 4 {
 		t.Errorf("progress %d/%d", pr.done, pr.total)
 	}
-	enc, err := embed.Open(out)
+	enc, err := encoder.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}

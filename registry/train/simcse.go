@@ -7,8 +7,8 @@ import (
 
 	"github.com/nlpodyssey/spago/mat"
 
+	"repro/internal/encoder/pooled"
 	"repro/internal/model/transformer"
-	"repro/internal/sentenc"
 	"repro/internal/tensor"
 	"repro/internal/tensor/loss"
 	"repro/registry"
@@ -148,7 +148,7 @@ func runUnsup(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	evalPool := sentenc.EvalPooling(pool, p.MLPOnlyTrain)
+	evalPool := pooled.EvalPooling(pool, p.MLPOnlyTrain)
 	seqs := m.Tokenize(sentences, p.MaxLength)
 	temp := float32(p.Temperature)
 	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
@@ -210,7 +210,7 @@ func runSup(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	evalPool := sentenc.EvalPooling(pool, p.MLPOnlyTrain)
+	evalPool := pooled.EvalPooling(pool, p.MLPOnlyTrain)
 	anchors, positives, negatives := make([]string, len(ts)), make([]string, len(ts)), make([]string, len(ts))
 	for i, t := range ts {
 		anchors[i], positives[i], negatives[i] = t.Anchor, t.Positive, t.Negative

@@ -1,7 +1,7 @@
 // Package train holds the train.* stage types: SimCSE's unsupervised
 // (train.simcse_unsup) and supervised (train.simcse_sup) objectives over a
-// repro/internal/sentenc sentence encoder, trained by the shared loop of
-// repro/internal/train and written as a "transformer" encoder artifact.
+// repro/internal/encoder/pooled sentence encoder, trained by the shared loop of
+// repro/internal/trainer and written as a "transformer" encoder artifact.
 //
 // Design choices:
 //
@@ -34,15 +34,15 @@ package train
 
 import (
 	"repro/internal/dataset"
-	"repro/internal/sentenc"
+	"repro/internal/encoder/pooled"
 	"repro/registry"
 )
 
 // Register adds the train.* stage types to r and registers the
-// "transformer" encoder type with embed, so the artifacts they write open
+// "transformer" encoder type with package encoder, so the artifacts they write open
 // in this process.
 func Register(r *registry.Registry) {
-	sentenc.Register()
+	pooled.Register()
 	r.Add(simcseUnsupType())
 	r.Add(simcseSupType())
 }

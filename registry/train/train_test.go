@@ -14,9 +14,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"repro/internal/dataset"
-	"repro/internal/embed"
+	"repro/internal/encoder"
+	"repro/internal/encoder/pooled"
 	"repro/internal/rows"
-	"repro/internal/sentenc"
 	"repro/registry"
 )
 
@@ -118,8 +118,8 @@ func TestRegistered(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(strings.Join(embed.Types(), " "), sentenc.Type) {
-		t.Error("the transformer encoder type is not registered with embed")
+	if !strings.Contains(strings.Join(encoder.Types(), " "), pooled.Type) {
+		t.Error("the transformer encoder type is not registered with package encoder")
 	}
 	// The paper's settings are the defaults.
 	u, _ := r.Lookup("train.simcse_unsup")
@@ -135,7 +135,7 @@ func TestRegistered(t *testing.T) {
 }
 
 // TestTinyRuns trains each stage type for a few steps on real data and
-// opens the result with embed.
+// opens the result with package encoder.
 func TestTinyRuns(t *testing.T) {
 	d := loadReal(t, 300, 300, 200)
 	for _, c := range []struct {
@@ -156,7 +156,7 @@ func TestTinyRuns(t *testing.T) {
 			if pr.done != 6 || pr.total != 6 || !strings.Contains(pr.status, "loss") || !strings.Contains(pr.status, "dev") {
 				t.Errorf("progress %d/%d %q", pr.done, pr.total, pr.status)
 			}
-			enc, err := embed.Open(out)
+			enc, err := encoder.Open(out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +183,7 @@ func TestTinyRuns(t *testing.T) {
 				t.Errorf("best dev %g, max of the evaluations %g", *h.BestDev, best)
 			}
 			// The saved model is the best one: its dev score is the best.
-			got, err := sentenc.STSSpearman(context.Background(), enc, d.devRows)
+			got, err := pooled.STSSpearman(context.Background(), enc, d.devRows)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +216,7 @@ func TestNoDevKeepsLastAndInit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := embed.Open(out2)
+	enc, err := encoder.Open(out2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestSupervisedImprovesDev(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := sentenc.NewDevSet(devRows)
+	dev, err := pooled.NewDevSet(devRows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestSupervisedImprovesDev(t *testing.T) {
 		t.Fatal(err)
 	}
 	took := time.Since(start)
-	enc, err := embed.Open(out)
+	enc, err := encoder.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,9 @@
 package chunk
 
 import (
-	"repro/internal/text"
+	"repro/internal/text/mask"
 	"repro/internal/text/postag"
+	"repro/internal/text/words"
 )
 
 // Chunk is a phrase found by the rules: Label "NP" or "VP", tokens
@@ -128,15 +129,15 @@ func Find(tags []string, np, vp bool) []Chunk {
 // Mask tokenises s, tags it, finds its noun phrases (np) and/or verb
 // groups (vp) and masks every one of them; the targets are the chunks in
 // sentence order.
-func Mask(s string, tg *postag.Tagger, np, vp bool) (text.MaskedPair, error) {
-	toks := text.Tokenize(s)
-	words := make([]string, len(toks))
+func Mask(s string, tg *postag.Tagger, np, vp bool) (mask.MaskedPair, error) {
+	toks := words.Tokenize(s)
+	ws := make([]string, len(toks))
 	for i, t := range toks {
-		words[i] = t.Text
+		ws[i] = t.Text
 	}
-	var phrases [][]text.Span
-	for _, c := range Find(tg.Tag(words), np, vp) {
-		phrases = append(phrases, []text.Span{{From: c.From, To: c.To}})
+	var phrases [][]words.Span
+	for _, c := range Find(tg.Tag(ws), np, vp) {
+		phrases = append(phrases, []words.Span{{From: c.From, To: c.To}})
 	}
-	return text.Mask(s, toks, phrases)
+	return mask.Mask(s, toks, phrases)
 }

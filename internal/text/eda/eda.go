@@ -34,7 +34,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"repro/internal/text"
+	"repro/internal/text/mask"
 	"repro/internal/text/wordnet"
 )
 
@@ -83,7 +83,7 @@ type Augmenter struct {
 func New(syn Synonyms) *Augmenter { return &Augmenter{syn: syn} }
 
 // Protected reports whether a token holds a mask and must stay untouched.
-func Protected(tok string) bool { return strings.Contains(tok, text.MaskToken) }
+func Protected(tok string) bool { return strings.Contains(tok, mask.MaskToken) }
 
 // Augment applies the enabled operations to sentence s.
 func (a *Augmenter) Augment(s string, opt Options, rng *rand.Rand) string {

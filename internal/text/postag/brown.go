@@ -147,7 +147,7 @@ func Coarse(tag string) string {
 }
 
 // NormalizeToken maps Brown's quote tokens (“ and ”) to the plain double
-// quote that text.Tokenize produces, so the tagger sees the same symbols
+// quote that words.Tokenize produces, so the tagger sees the same symbols
 // in training and in use.
 func NormalizeToken(tok string) string {
 	if tok == "``" || tok == "''" {

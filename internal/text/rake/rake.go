@@ -21,7 +21,8 @@ import (
 	"sort"
 	"strings"
 
-	"repro/internal/text"
+	"repro/internal/text/mask"
+	"repro/internal/text/words"
 )
 
 //go:embed smart.txt
@@ -59,20 +60,20 @@ func Normalize(word string) string {
 
 // Phrase is a distinct candidate phrase with its RAKE score.
 type Phrase struct {
-	Key   string      // normalised words joined by one space
-	Text  string      // surface form of the first occurrence
-	Score float64     // sum of its word scores
-	Spans []text.Span // every occurrence, in sentence order
+	Key   string       // normalised words joined by one space
+	Text  string       // surface form of the first occurrence
+	Score float64      // sum of its word scores
+	Spans []words.Span // every occurrence, in sentence order
 }
 
 // Extract returns the distinct candidate phrases of a tokenised sentence,
 // most important first. A nil stoplist means SMART().
-func Extract(s string, toks []text.Token, stop Stoplist) []Phrase {
+func Extract(s string, toks []words.Token, stop Stoplist) []Phrase {
 	if stop == nil {
 		stop = smart
 	}
 	// Candidate occurrences: maximal runs of non-stopword words.
-	var cands []text.Span
+	var cands []words.Span
 	from := -1
 	for i, t := range toks {
 		if t.Word && !stop.Has(t.Text) {
@@ -82,12 +83,12 @@ func Extract(s string, toks []text.Token, stop Stoplist) []Phrase {
 			continue
 		}
 		if from >= 0 {
-			cands = append(cands, text.Span{From: from, To: i})
+			cands = append(cands, words.Span{From: from, To: i})
 			from = -1
 		}
 	}
 	if from >= 0 {
-		cands = append(cands, text.Span{From: from, To: len(toks)})
+		cands = append(cands, words.Span{From: from, To: len(toks)})
 	}
 
 	deg := map[string]float64{}
@@ -103,23 +104,23 @@ func Extract(s string, toks []text.Token, stop Stoplist) []Phrase {
 	var out []Phrase
 	index := map[string]int{}
 	for _, c := range cands {
-		words := make([]string, 0, c.Len())
+		ws := make([]string, 0, c.Len())
 		for i := c.From; i < c.To; i++ {
-			words = append(words, Normalize(toks[i].Text))
+			ws = append(ws, Normalize(toks[i].Text))
 		}
-		key := strings.Join(words, " ")
+		key := strings.Join(ws, " ")
 		if j, ok := index[key]; ok {
 			out[j].Spans = append(out[j].Spans, c)
 			continue
 		}
 		score := 0.0
-		for _, w := range words {
+		for _, w := range ws {
 			score += deg[w] / freq[w]
 		}
 		index[key] = len(out)
 		out = append(out, Phrase{
 			Key: key, Text: s[toks[c.From].Start:toks[c.To-1].End],
-			Score: score, Spans: []text.Span{c},
+			Score: score, Spans: []words.Span{c},
 		})
 	}
 	// Stable sort: equal scores keep first-occurrence order.
@@ -128,7 +129,7 @@ func Extract(s string, toks []text.Token, stop Stoplist) []Phrase {
 }
 
 // TopK returns the k best phrases of Extract (all when fewer).
-func TopK(s string, toks []text.Token, stop Stoplist, k int) []Phrase {
+func TopK(s string, toks []words.Token, stop Stoplist, k int) []Phrase {
 	ps := Extract(s, toks, stop)
 	if k >= 0 && len(ps) > k {
 		ps = ps[:k]
@@ -137,12 +138,12 @@ func TopK(s string, toks []text.Token, stop Stoplist, k int) []Phrase {
 }
 
 // MaskTopK tokenises s, selects its k best RAKE phrases and masks them.
-func MaskTopK(s string, k int) (text.MaskedPair, error) {
-	toks := text.Tokenize(s)
+func MaskTopK(s string, k int) (mask.MaskedPair, error) {
+	toks := words.Tokenize(s)
 	ps := TopK(s, toks, nil, k)
-	spans := make([][]text.Span, len(ps))
+	spans := make([][]words.Span, len(ps))
 	for i, p := range ps {
 		spans[i] = p.Spans
 	}
-	return text.Mask(s, toks, spans)
+	return mask.Mask(s, toks, spans)
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"repro/internal/rows"
-	"repro/internal/text"
+	"repro/internal/text/words"
 )
 
 type goldenPhrase struct {
@@ -33,7 +33,7 @@ func TestGolden(t *testing.T) {
 		t.Fatalf("golden file has %d rows, want >= 200", len(gold))
 	}
 	for _, g := range gold {
-		toks := text.Tokenize(g.Sentence)
+		toks := words.Tokenize(g.Sentence)
 		got := Extract(g.Sentence, toks, nil)
 		if len(got) != len(g.Phrases) {
 			t.Errorf("%q: %d phrases, golden %d\n got %v\nwant %v", g.Sentence, len(got), len(g.Phrases), keys(got), g.Phrases)
@@ -67,7 +67,7 @@ func TestRoseExample(t *testing.T) {
 	if !strings.HasPrefix(s, "Compatibility of systems") {
 		t.Fatalf("last golden row is not Rose et al.'s example: %q", s)
 	}
-	got := TopK(s, text.Tokenize(s), nil, 3)
+	got := TopK(s, words.Tokenize(s), nil, 3)
 	want := []struct {
 		key   string
 		score float64
@@ -78,7 +78,7 @@ func TestRoseExample(t *testing.T) {
 		}
 	}
 	// Every occurrence of a distinct phrase is kept (and so masked).
-	for _, p := range Extract(s, text.Tokenize(s), nil) {
+	for _, p := range Extract(s, words.Tokenize(s), nil) {
 		if p.Key == "systems" && len(p.Spans) != 4 {
 			t.Errorf("phrase %q has %d occurrences, want 4", p.Key, len(p.Spans))
 		}
@@ -87,7 +87,7 @@ func TestRoseExample(t *testing.T) {
 
 func TestTieBreakFirstOccurrence(t *testing.T) {
 	s := "Dogs bark, cats purr and birds sing."
-	got := Extract(s, text.Tokenize(s), nil)
+	got := Extract(s, words.Tokenize(s), nil)
 	want := []string{"dogs bark", "cats purr", "birds sing"}
 	if strings.Join(keys(got), "|") != strings.Join(want, "|") {
 		t.Fatalf("got %v, want %v", keys(got), want)

@@ -83,7 +83,7 @@
 // emulated kernels behind the same interface and get the CPU's bits.
 //
 // Weights stay on the device for a whole training run: the trainer
-// (internal/train) keeps every parameter (backend.Resident) before its first
+// (internal/trainer) keeps every parameter (backend.Resident) before its first
 // step and releases them after the last; GEMMs read the kept copies, and
 // the AdamW kernel updates a kept weight in place on the device and writes
 // it back to the host, so no weight is uploaded again between steps.

@@ -1,4 +1,4 @@
-package sentenc
+package pooled
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"repro/internal/embed"
+	"repro/internal/encoder"
 	"repro/internal/metrics"
 	"repro/internal/rows"
 )
@@ -25,7 +25,7 @@ type DevSet struct {
 // non-finite score is an error naming the pair.
 func NewDevSet(pairs []rows.STSPair) (*DevSet, error) {
 	if len(pairs) < 2 {
-		return nil, fmt.Errorf("sentenc: dev set: %d pairs, need at least 2", len(pairs))
+		return nil, fmt.Errorf("encoder: dev set: %d pairs, need at least 2", len(pairs))
 	}
 	d := &DevSet{left: make([]int, len(pairs)), right: make([]int, len(pairs)), gold: make([]float64, len(pairs))}
 	index := map[string]int{}
@@ -41,10 +41,10 @@ func NewDevSet(pairs []rows.STSPair) (*DevSet, error) {
 	}
 	for i, p := range pairs {
 		if strings.TrimSpace(p.Sentence1) == "" || strings.TrimSpace(p.Sentence2) == "" {
-			return nil, fmt.Errorf("sentenc: dev set: pair %d has an empty sentence", i+1)
+			return nil, fmt.Errorf("encoder: dev set: pair %d has an empty sentence", i+1)
 		}
 		if math.IsNaN(p.Score) || math.IsInf(p.Score, 0) {
-			return nil, fmt.Errorf("sentenc: dev set: pair %d has score %v", i+1, p.Score)
+			return nil, fmt.Errorf("encoder: dev set: pair %d has score %v", i+1, p.Score)
 		}
 		d.left[i], d.right[i], d.gold[i] = add(p.Sentence1), add(p.Sentence2), p.Score
 	}
@@ -58,19 +58,19 @@ func (d *DevSet) Len() int { return len(d.gold) }
 // 100 between the cosine of each pair's vectors and its gold score (the
 // STS-B dev model-selection metric). A collapsed encoder (every cosine
 // equal) gives 0, not NaN: it is a legitimate, bad, model.
-func (d *DevSet) Spearman(ctx context.Context, enc embed.Encoder) (float64, error) {
+func (d *DevSet) Spearman(ctx context.Context, enc encoder.Encoder) (float64, error) {
 	vs, err := enc.Encode(ctx, d.sentences)
 	if err != nil {
 		return 0, err
 	}
 	if len(vs) != len(d.sentences) {
-		return 0, fmt.Errorf("sentenc: dev set: encoder returned %d vectors for %d sentences", len(vs), len(d.sentences))
+		return 0, fmt.Errorf("encoder: dev set: encoder returned %d vectors for %d sentences", len(vs), len(d.sentences))
 	}
 	sys := make([]float64, len(d.gold))
 	for i := range sys {
 		sys[i] = metrics.Cosine(vs[d.left[i]], vs[d.right[i]])
 		if math.IsNaN(sys[i]) {
-			return 0, fmt.Errorf("sentenc: dev set: pair %d: the encoder produced a vector that is not finite", i+1)
+			return 0, fmt.Errorf("encoder: dev set: pair %d: the encoder produced a vector that is not finite", i+1)
 		}
 	}
 	r := metrics.Spearman(sys, d.gold)
@@ -81,7 +81,7 @@ func (d *DevSet) Spearman(ctx context.Context, enc embed.Encoder) (float64, erro
 }
 
 // STSSpearman is NewDevSet followed by one Spearman evaluation.
-func STSSpearman(ctx context.Context, enc embed.Encoder, pairs []rows.STSPair) (float64, error) {
+func STSSpearman(ctx context.Context, enc encoder.Encoder, pairs []rows.STSPair) (float64, error) {
 	d, err := NewDevSet(pairs)
 	if err != nil {
 		return 0, err

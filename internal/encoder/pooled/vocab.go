@@ -1,4 +1,4 @@
-package sentenc
+package pooled
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ var uncased = tokenizer.WordPieceOptions{BasicOptions: tokenizer.BasicOptions{Lo
 func LoadVocab(path string) (*tokenizer.WordPiece, error) {
 	t, err := tokenizer.LoadWordPiece(path, uncased)
 	if err != nil {
-		return nil, fmt.Errorf("sentenc: vocabulary: %w", err)
+		return nil, fmt.Errorf("encoder: vocabulary: %w", err)
 	}
 	return t, nil
 }
@@ -27,11 +27,11 @@ func LoadVocab(path string) (*tokenizer.WordPiece, error) {
 func TrainVocab(sentences []string, size int) (*tokenizer.WordPiece, error) {
 	tokens, err := tokenizer.TrainWordPiece(sentences, tokenizer.TrainOptions{VocabSize: size, Basic: uncased.BasicOptions})
 	if err != nil {
-		return nil, fmt.Errorf("sentenc: %w", err)
+		return nil, fmt.Errorf("encoder: %w", err)
 	}
 	t, err := tokenizer.NewWordPiece(tokens, uncased)
 	if err != nil {
-		return nil, fmt.Errorf("sentenc: trained vocabulary: %w", err)
+		return nil, fmt.Errorf("encoder: trained vocabulary: %w", err)
 	}
 	return t, nil
 }
@@ -43,10 +43,10 @@ func TrainVocab(sentences []string, size int) (*tokenizer.WordPiece, error) {
 func (m *Model) InitGloVe(v *dataset.Vectors) (int, error) {
 	wp, ok := m.Tokenizer.(*tokenizer.WordPiece)
 	if !ok {
-		return 0, fmt.Errorf("sentenc: GloVe initialisation needs a WordPiece vocabulary, the model has %T", m.Tokenizer)
+		return 0, fmt.Errorf("encoder: GloVe initialisation needs a WordPiece vocabulary, the model has %T", m.Tokenizer)
 	}
 	if v.Dim > m.Encoder.Config.Hidden {
-		return 0, fmt.Errorf("sentenc: GloVe vectors have %d dimensions, more than the hidden size %d", v.Dim, m.Encoder.Config.Hidden)
+		return 0, fmt.Errorf("encoder: GloVe vectors have %d dimensions, more than the hidden size %d", v.Dim, m.Encoder.Config.Hidden)
 	}
 	vocab := wp.Tokens()
 	want := make(map[string]bool, len(vocab))
@@ -63,7 +63,7 @@ func (m *Model) InitGloVe(v *dataset.Vectors) (int, error) {
 	}
 	n, err := m.Encoder.InitWordEmbeddings(vocab, vectors)
 	if err != nil {
-		return n, fmt.Errorf("sentenc: %w", err)
+		return n, fmt.Errorf("encoder: %w", err)
 	}
 	return n, nil
 }

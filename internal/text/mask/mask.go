@@ -1,7 +1,6 @@
-// Package text holds the sentence-level text processing that PaSeR's data
-// preparation needs: a word tokenizer that keeps byte offsets, the
-// duplicate-and-mask operation (paper section 3.1.2) and the masked-pair
-// row type. Phrase extraction lives in the sub-packages rake (RAKE key
+// Package mask is PaSeR's duplicate-and-mask operation (paper section
+// 3.1.2) and its masked-pair row type, over the word tokens of package
+// words. Phrase extraction lives in the sibling packages rake (RAKE key
 // phrases) and chunk (noun/verb phrase chunks over postag tags);
 // augmentation lives in eda, with WordNet in wordnet.
 //
@@ -20,14 +19,14 @@
 //     The targets list each selected phrase once, in the order of
 //     importance (RAKE score) or of position (chunks, which the paper treats
 //     as equally important), in the surface form of its first occurrence.
-package text
+package mask
 
 import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"repro/internal/text/words"
 )
 
 // MaskToken replaces each word of a masked phrase.
@@ -42,77 +41,12 @@ type MaskedPair struct {
 	Targets  []string `json:"targets"`
 }
 
-// Token is a word or a punctuation mark of a sentence.
-type Token struct {
-	Text       string
-	Start, End int  // byte offsets into the sentence: Text == s[Start:End]
-	Word       bool // false for punctuation and symbols
-}
-
-// Tokenize splits s into words and punctuation marks. A word is a run of
-// letters and digits, joined across an apostrophe followed by a letter
-// ("don't", "Atlanta's"), a hyphen between letters or digits
-// ("term-end"), and "." or "," between digits ("3.5", "1,000"), so that
-// contractions stay whole (SMART's stoplist lists them whole). Every other
-// non-space rune is a token of its own.
-func Tokenize(s string) []Token {
-	var toks []Token
-	i := 0
-	for i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsSpace(r) {
-			i += n
-			continue
-		}
-		if !isAlnum(r) {
-			toks = append(toks, Token{Text: s[i : i+n], Start: i, End: i + n})
-			i += n
-			continue
-		}
-		start := i
-		prevDigit := unicode.IsDigit(r)
-		i += n
-		for i < len(s) {
-			r, n = utf8.DecodeRuneInString(s[i:])
-			if isAlnum(r) {
-				prevDigit = unicode.IsDigit(r)
-				i += n
-				continue
-			}
-			next, m := utf8.DecodeRuneInString(s[i+n:])
-			joined := false
-			switch {
-			case (r == '\'' || r == '’') && m > 0 && unicode.IsLetter(next):
-				joined = true
-			case r == '-' && m > 0 && isAlnum(next):
-				joined = true
-			case (r == '.' || r == ',') && prevDigit && m > 0 && unicode.IsDigit(next):
-				joined = true
-			}
-			if !joined {
-				break
-			}
-			i += n
-		}
-		toks = append(toks, Token{Text: s[start:i], Start: start, End: i, Word: true})
-	}
-	return toks
-}
-
-func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-// Span is a phrase of a sentence as a half-open range of token indexes.
-type Span struct{ From, To int }
-
-// Len is the number of tokens in the span.
-func (p Span) Len() int { return p.To - p.From }
-
 // Mask builds the masked pair for s from its tokens and the selected
 // phrases, in target order. Each element of phrases lists every occurrence
 // of one phrase (the first one gives the target's surface form); all
 // occurrences are masked. Overlapping spans are an error: the caller's
 // phrase extractor must produce disjoint phrases.
-func Mask(s string, toks []Token, phrases [][]Span) (MaskedPair, error) {
+func Mask(s string, toks []words.Token, phrases [][]words.Span) (MaskedPair, error) {
 	type rng struct{ from, to int }
 	var all []rng
 	pair := MaskedPair{Sentence: s, Targets: make([]string, 0, len(phrases))}

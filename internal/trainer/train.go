@@ -1,4 +1,4 @@
-// Package train is the training loop every training stage shares: batches
+// Package trainer is the training loop every training stage shares: batches
 // drawn from a seeded shuffle, a stage-supplied step function that builds
 // the loss graph, gradient accumulation, clipping by global norm, AdamW
 // with linear warm-up and decay, periodic evaluation with keep-best and
@@ -29,7 +29,7 @@
 //     accumulated step are summed across micro-batches and divided by their
 //     count, which equals the gradient of the mean loss over the combined
 //     batch when the loss is a per-example mean and micro-batches are equal.
-package train
+package trainer
 
 import (
 	"context"

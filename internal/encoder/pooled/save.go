@@ -1,4 +1,4 @@
-package sentenc
+package pooled
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"repro/internal/embed"
+	"repro/internal/encoder"
 	"repro/internal/model/checkpoint"
 	"repro/internal/model/transformer"
 )
@@ -23,11 +23,11 @@ type Meta struct {
 	MaxLength int `json:"max_length"`
 }
 
-// Register makes embed.Open understand encoder.json files with "type":
+// Register makes encoder.Open understand encoder.json files with "type":
 // "transformer". Call it explicitly (registry/builtin does); it has no
 // init side effects.
 func Register() {
-	embed.RegisterType(Type, func(dir string, raw json.RawMessage) (embed.Encoder, error) {
+	encoder.RegisterType(Type, func(dir string, raw json.RawMessage) (encoder.Encoder, error) {
 		return open(dir, raw)
 	})
 }
@@ -38,7 +38,7 @@ func Register() {
 // (training provenance, say); it may be nil.
 func (m *Model) Save(dir string, extra map[string]any) error {
 	if m.Tokenizer == nil {
-		return fmt.Errorf("sentenc: save: the model has no tokenizer")
+		return fmt.Errorf("encoder: save: the model has no tokenizer")
 	}
 	repro := map[string]any{}
 	for k, v := range extra {
@@ -47,10 +47,10 @@ func (m *Model) Save(dir string, extra map[string]any) error {
 	repro["pooling"] = string(m.Pooling)
 	repro["max_length"] = m.MaxLength
 	if err := checkpoint.SaveEncoder(dir, m.Encoder, m.Tokenizer, repro); err != nil {
-		return fmt.Errorf("sentenc: save: %w", err)
+		return fmt.Errorf("encoder: save: %w", err)
 	}
-	if err := embed.WriteMeta(dir, Meta{Type: Type, Pooling: m.Pooling, MaxLength: m.MaxLength}); err != nil {
-		return fmt.Errorf("sentenc: save: %w", err)
+	if err := encoder.WriteMeta(dir, Meta{Type: Type, Pooling: m.Pooling, MaxLength: m.MaxLength}); err != nil {
+		return fmt.Errorf("encoder: save: %w", err)
 	}
 	return nil
 }
@@ -59,7 +59,7 @@ func (m *Model) Save(dir string, extra map[string]any) error {
 func Load(dir string) (*Model, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "encoder.json"))
 	if err != nil {
-		return nil, fmt.Errorf("sentenc: %w", err)
+		return nil, fmt.Errorf("encoder: %w", err)
 	}
 	return open(dir, raw)
 }
@@ -68,26 +68,26 @@ func open(dir string, raw []byte) (*Model, error) {
 	path := filepath.Join(dir, "encoder.json")
 	var meta Meta
 	if err := json.Unmarshal(raw, &meta); err != nil {
-		return nil, fmt.Errorf("sentenc: %s: %v", path, err)
+		return nil, fmt.Errorf("encoder: %s: %v", path, err)
 	}
 	if meta.Type != Type {
-		return nil, fmt.Errorf("sentenc: %s: type %q, want %q", path, meta.Type, Type)
+		return nil, fmt.Errorf("encoder: %s: type %q, want %q", path, meta.Type, Type)
 	}
 	if err := checkPooling(meta.Pooling); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if meta.MaxLength < 0 {
-		return nil, fmt.Errorf("sentenc: %s: max_length %d is negative", path, meta.MaxLength)
+		return nil, fmt.Errorf("encoder: %s: max_length %d is negative", path, meta.MaxLength)
 	}
 	ck, err := checkpoint.LoadEncoder(dir)
 	if err != nil {
 		return nil, err
 	}
 	if ck.Tokenizer == nil {
-		return nil, fmt.Errorf("sentenc: %s has no tokenizer files", dir)
+		return nil, fmt.Errorf("encoder: %s has no tokenizer files", dir)
 	}
 	if meta.Pooling == transformer.PoolCLS && ck.Encoder.Pooler == nil {
-		return nil, fmt.Errorf("sentenc: %s: pooling %q needs the pooler weights, which model.safetensors lacks", path, meta.Pooling)
+		return nil, fmt.Errorf("encoder: %s: pooling %q needs the pooler weights, which model.safetensors lacks", path, meta.Pooling)
 	}
 	return &Model{Tokenizer: ck.Tokenizer, Encoder: ck.Encoder, Pooling: meta.Pooling, MaxLength: meta.MaxLength}, nil
 }

@@ -1,4 +1,4 @@
-package encoders
+package nonneural
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"repro/internal/embed"
+	"repro/internal/encoder"
 )
 
 const fileVectors = "vectors.jsonl"
@@ -110,10 +110,10 @@ func WriteFileVectors(dir, src string) error {
 	if err := os.WriteFile(filepath.Join(dir, fileVectors), raw, 0o644); err != nil {
 		return err
 	}
-	return embed.WriteMeta(dir, FileMeta{Type: TypeFile, Dim: fv.dim, Count: len(fv.vecs), Vectors: fileVectors, Source: src})
+	return encoder.WriteMeta(dir, FileMeta{Type: TypeFile, Dim: fv.dim, Count: len(fv.vecs), Vectors: fileVectors, Source: src})
 }
 
-func openFile(dir string, raw json.RawMessage) (embed.Encoder, error) {
+func openFile(dir string, raw json.RawMessage) (encoder.Encoder, error) {
 	var m FileMeta
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("file encoder: %s: %v", filepath.Join(dir, "encoder.json"), err)

@@ -1,4 +1,4 @@
-package sentenc
+package pooled
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 const DefaultBatchSize = 128
 
 // Model is a sentence encoder: tokenizer + transformer encoder + pooling.
-// It implements embed.Encoder.
+// It implements encoder.Encoder.
 type Model struct {
 	Tokenizer tokenizer.Tokenizer
 	Encoder   *transformer.Encoder
@@ -38,7 +38,7 @@ type Model struct {
 // a pooling of "cls" gives the encoder its pooler (the SimCSE MLP head).
 func New(cfg transformer.Config, tok tokenizer.Tokenizer, pooling transformer.Pooling, seed uint64) (*Model, error) {
 	if tok == nil {
-		return nil, fmt.Errorf("sentenc: a tokenizer is required")
+		return nil, fmt.Errorf("encoder: a tokenizer is required")
 	}
 	if err := checkPooling(pooling); err != nil {
 		return nil, err
@@ -46,12 +46,12 @@ func New(cfg transformer.Config, tok tokenizer.Tokenizer, pooling transformer.Po
 	cfg.VocabSize = tok.Size()
 	cfg.PadID = tok.Special().PAD
 	if cfg.PadID < 0 {
-		return nil, fmt.Errorf("sentenc: the vocabulary has no padding token")
+		return nil, fmt.Errorf("encoder: the vocabulary has no padding token")
 	}
 	cfg.Pooler = cfg.Pooler || pooling == transformer.PoolCLS
 	enc, err := transformer.NewEncoder(cfg, rand.New(rand.NewPCG(seed, 0x5e17e7c)))
 	if err != nil {
-		return nil, fmt.Errorf("sentenc: %w", err)
+		return nil, fmt.Errorf("encoder: %w", err)
 	}
 	return &Model{Tokenizer: tok, Encoder: enc, Pooling: pooling}, nil
 }
@@ -67,11 +67,11 @@ func FromHF(dir string, pooling transformer.Pooling) (*Model, error) {
 		return nil, err
 	}
 	if ck.Tokenizer == nil {
-		return nil, fmt.Errorf("sentenc: %s has no tokenizer files (vocab.txt, or vocab.json + merges.txt)", dir)
+		return nil, fmt.Errorf("encoder: %s has no tokenizer files (vocab.txt, or vocab.json + merges.txt)", dir)
 	}
 	m := &Model{Tokenizer: ck.Tokenizer, Encoder: ck.Encoder, Pooling: pooling}
 	if pooling == transformer.PoolCLS && m.Encoder.Pooler == nil {
-		return nil, fmt.Errorf("sentenc: %s: pooling %q needs a pooler layer and the checkpoint has none (use ResetPooler)", dir, pooling)
+		return nil, fmt.Errorf("encoder: %s: pooling %q needs a pooler layer and the checkpoint has none (use ResetPooler)", dir, pooling)
 	}
 	return m, nil
 }
@@ -105,7 +105,7 @@ func checkPooling(p transformer.Pooling) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("sentenc: unknown pooling %q (known: %v)", p, transformer.Poolings())
+	return fmt.Errorf("encoder: unknown pooling %q (known: %v)", p, transformer.Poolings())
 }
 
 // EvalPooling is the pooling a model trained with pooling p is evaluated
@@ -158,7 +158,7 @@ func (m *Model) Embed(seqs [][]int, p transformer.Pooling, rng *rand.Rand) (mat.
 	return m.Encoder.Pool(o, p)
 }
 
-// Encode implements embed.Encoder: evaluation mode, batches of BatchSize
+// Encode implements encoder.Encoder: evaluation mode, batches of BatchSize
 // sentences grouped by length, vectors returned in input order.
 func (m *Model) Encode(ctx context.Context, sentences []string) ([][]float32, error) {
 	return m.EncodeWith(ctx, sentences, m.Pooling)
@@ -190,7 +190,7 @@ func (m *Model) EncodeWith(ctx context.Context, sentences []string, p transforme
 		}
 		pooled, err := m.Embed(batch, p, nil)
 		if err != nil {
-			return nil, fmt.Errorf("sentenc: encode: %w", err)
+			return nil, fmt.Errorf("encoder: encode: %w", err)
 		}
 		d := tensor.Data(pooled)
 		_, w := tensor.Dims(pooled)

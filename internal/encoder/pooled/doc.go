@@ -1,8 +1,8 @@
-// Package sentenc is the trained sentence encoder: a tokenizer, a
+// Package pooled is the trained sentence encoder: a tokenizer, a
 // BERT/RoBERTa-shaped transformer encoder (repro/internal/model/transformer)
 // and a pooling, with the longest input it reads. It is what the training
 // stages build and train, what they save as an encoder artifact, and what
-// every evaluation opens through repro/internal/embed ("type":
+// every evaluation opens through repro/internal/encoder ("type":
 // "transformer").
 //
 // Three ways to get a Model:
@@ -21,7 +21,7 @@
 //   - FromHF: a local Hugging Face BERT or RoBERTa directory
 //     (config.json, model.safetensors, vocab.txt or vocab.json+merges.txt),
 //     the paper profile's path, through repro/internal/model/checkpoint.
-//   - Load: a directory written by Save (also what embed.Open uses).
+//   - Load: a directory written by Save (also what encoder.Open uses).
 //
 // Pooling follows SimCSE. "cls" is the first token through an MLP (dense +
 // tanh), which is BERT's pooler layer: SimCSE's simcse_to_huggingface
@@ -38,4 +38,4 @@
 // sentences taken in order of token length so that little padding is
 // computed; results return in input order and do not depend on the
 // batching, up to float32 rounding in the matrix kernels' blocking.
-package sentenc
+package pooled

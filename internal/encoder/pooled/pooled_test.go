@@ -1,4 +1,4 @@
-package sentenc
+package pooled
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"repro/internal/datadir"
 	"repro/internal/dataset"
-	"repro/internal/embed"
+	"repro/internal/encoder"
 	"repro/internal/metrics"
 	"repro/internal/model/safetensors"
 	"repro/internal/model/tokenizer"
@@ -52,7 +52,7 @@ func tinyModel(t *testing.T, p transformer.Pooling, seed uint64) *Model {
 	return m
 }
 
-func encodeAll(t *testing.T, e embed.Encoder, ss []string) [][]float32 {
+func encodeAll(t *testing.T, e encoder.Encoder, ss []string) [][]float32 {
 	t.Helper()
 	v, err := e.Encode(context.Background(), ss)
 	if err != nil {
@@ -195,7 +195,7 @@ func TestSaveOpen(t *testing.T) {
 				t.Errorf("artifact lacks %s", f)
 			}
 		}
-		enc, err := embed.Open(dir)
+		enc, err := encoder.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +306,7 @@ func TestLoadErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := copyDir()
 			c.edit(dir)
-			_, err := embed.Open(dir)
+			_, err := encoder.Open(dir)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want an error containing %q", err, c.want)
 			}

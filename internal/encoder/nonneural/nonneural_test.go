@@ -1,4 +1,4 @@
-package encoders
+package nonneural
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 
 	"repro/internal/datadir"
 	"repro/internal/dataset"
-	"repro/internal/embed"
+	"repro/internal/encoder"
 )
 
 var ctx = context.Background()
@@ -60,7 +60,7 @@ func TestGloVeAvgHandComputed(t *testing.T) {
 	if err := WriteGloVeAvg(dir, tinyVectors(), "tiny"); err != nil {
 		t.Fatal(err)
 	}
-	enc, err := embed.Open(dir)
+	enc, err := encoder.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestGloVeAvgHandComputed(t *testing.T) {
 	}
 	// A truncated vector file is refused with its expected size.
 	os.WriteFile(filepath.Join(dir, gloveVectors), make([]byte, 7), 0o644)
-	if _, err := embed.Open(dir); err == nil || !strings.Contains(err.Error(), "want 60") {
+	if _, err := encoder.Open(dir); err == nil || !strings.Contains(err.Error(), "want 60") {
 		t.Errorf("truncated vectors: %v", err)
 	}
 }
@@ -146,7 +146,7 @@ func cosine(a, b []float32) float64 {
 
 // stsbSpearman encodes STS-B test in batches (TF-IDF vectors are wide) and
 // returns the Spearman correlation x100 of cosine with the gold scores.
-func stsbSpearman(t *testing.T, enc embed.Encoder) float64 {
+func stsbSpearman(t *testing.T, enc encoder.Encoder) float64 {
 	t.Helper()
 	c := &dataset.Catalogue{Dirs: []string{datadir.ForTest(t)}}
 	ps, err := c.STS("stsb", "test")
@@ -189,7 +189,7 @@ func TestGloVeAvgOnSTSB(t *testing.T) {
 	if err := WriteGloVeAvg(dir, v, "glove.6B.100d"); err != nil {
 		t.Fatal(err)
 	}
-	enc, err := embed.Open(dir)
+	enc, err := encoder.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,11 +251,11 @@ func TestTFIDFMatchesSklearn(t *testing.T) {
 		if err := m.Write(dir); err != nil {
 			t.Fatal(err)
 		}
-		opened, err := embed.Open(dir)
+		opened, err := encoder.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, enc := range []embed.Encoder{m, opened} {
+		for _, enc := range []encoder.Encoder{m, opened} {
 			got, err := enc.Encode(ctx, g.Queries)
 			if err != nil {
 				t.Fatal(err)
@@ -288,7 +288,7 @@ func TestTFIDFErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, tfidfVocab), []byte("ab\t1\t1.4\ncd\ttwo\t1\n"), 0o644)
-	if _, err := embed.Open(dir); err == nil || !strings.Contains(err.Error(), "vocab.tsv:2: bad df") {
+	if _, err := encoder.Open(dir); err == nil || !strings.Contains(err.Error(), "vocab.tsv:2: bad df") {
 		t.Errorf("bad vocab: %v", err)
 	}
 }
@@ -327,7 +327,7 @@ func TestFileVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(src) // the artifact is self-contained
-	enc, err := embed.Open(art)
+	enc, err := encoder.Open(art)
 	if err != nil {
 		t.Fatal(err)
 	}

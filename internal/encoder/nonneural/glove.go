@@ -1,4 +1,4 @@
-package encoders
+package nonneural
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"unicode"
 
 	"repro/internal/dataset"
-	"repro/internal/embed"
+	"repro/internal/encoder"
 )
 
 const (
@@ -73,13 +73,13 @@ func WriteGloVeAvg(dir string, v *dataset.Vectors, source string) error {
 	if err := os.WriteFile(filepath.Join(dir, gloveVectors), buf, 0o644); err != nil {
 		return err
 	}
-	return embed.WriteMeta(dir, GloVeMeta{
+	return encoder.WriteMeta(dir, GloVeMeta{
 		Type: TypeGloVeAvg, Dim: v.Dim, Words: len(v.Words), Tokenizer: gloveTokenizer,
 		Source: source, Vocab: gloveVocab, Vectors: gloveVectors,
 	})
 }
 
-func openGloVe(dir string, raw json.RawMessage) (embed.Encoder, error) {
+func openGloVe(dir string, raw json.RawMessage) (encoder.Encoder, error) {
 	var m GloVeMeta
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("glove_avg: %s: %v", filepath.Join(dir, "encoder.json"), err)

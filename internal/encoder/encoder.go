@@ -1,9 +1,9 @@
-// Package embed defines the one interface every evaluation consumes: an
+// Package encoder defines the one interface every evaluation consumes: an
 // Encoder maps sentences to vectors. Non-neural encoders (GloVe average,
 // TF-IDF, vectors read from a file) and trained transformer models all
 // implement it, and each is stored as an encoder artifact: a directory with
 // encoder.json naming its type plus whatever files that type needs.
-package embed
+package encoder
 
 import (
 	"context"

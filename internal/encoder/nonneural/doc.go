@@ -1,5 +1,5 @@
-// Package encoders holds three real, non-neural sentence encoders that
-// implement embed.Encoder and live in encoder artifacts (encoder.json plus
+// Package nonneural holds three real, non-neural sentence encoders that
+// implement encoder.Encoder and live in encoder artifacts (encoder.json plus
 // their files):
 //
 //   - glove_avg: the mean of the GloVe vectors of a sentence's known words
@@ -11,18 +11,18 @@
 //     scikit-learn's TfidfVectorizer defaults (lowercase, token pattern
 //     (?u)\b\w\w+\b, raw counts, smooth idf = ln((1+n)/(1+df)) + 1, L2
 //     norm), limited to max_features terms. Vectors are returned dense
-//     (embed.Encoder's contract); the max_features limit (default 20000) is
+//     (encoder.Encoder's contract); the max_features limit (default 20000) is
 //     what keeps that affordable.
 //   - file: vectors a user computed with any tool, read from JSONL rows
 //     {"text": ..., "vector": [...]}; each sentence maps to its vector by
 //     exact text and a sentence without one is an error naming it.
 //
-// Register makes embed.Open understand the three types; it is called
+// Register makes encoder.Open understand the three types; it is called
 // explicitly (registry/builtin, or registry/encode's Register), never from
 // init.
-package encoders
+package nonneural
 
-import "repro/internal/embed"
+import "repro/internal/encoder"
 
 // Encoder type names as written in encoder.json.
 const (
@@ -31,9 +31,9 @@ const (
 	TypeFile     = "file"
 )
 
-// Register registers the three encoder types with embed.
+// Register registers the three encoder types with package encoder.
 func Register() {
-	embed.RegisterType(TypeGloVeAvg, openGloVe)
-	embed.RegisterType(TypeTFIDF, openTFIDF)
-	embed.RegisterType(TypeFile, openFile)
+	encoder.RegisterType(TypeGloVeAvg, openGloVe)
+	encoder.RegisterType(TypeTFIDF, openTFIDF)
+	encoder.RegisterType(TypeFile, openFile)
 }

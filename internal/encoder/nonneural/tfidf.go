@@ -1,4 +1,4 @@
-package encoders
+package nonneural
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"repro/internal/embed"
+	"repro/internal/encoder"
 )
 
 const tfidfVocab = "vocab.tsv"
@@ -170,12 +170,12 @@ func (m *TFIDF) Write(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, tfidfVocab), []byte(b.String()), 0o644); err != nil {
 		return err
 	}
-	return embed.WriteMeta(dir, TFIDFMeta{
+	return encoder.WriteMeta(dir, TFIDFMeta{
 		Type: TypeTFIDF, Dim: len(m.Terms), Documents: m.N, MaxFeatures: m.Max, Tokenizer: tfidfTokenizer, Vocab: tfidfVocab,
 	})
 }
 
-func openTFIDF(dir string, raw json.RawMessage) (embed.Encoder, error) {
+func openTFIDF(dir string, raw json.RawMessage) (encoder.Encoder, error) {
 	var meta TFIDFMeta
 	if err := json.Unmarshal(raw, &meta); err != nil {
 		return nil, fmt.Errorf("tfidf: %s: %v", filepath.Join(dir, "encoder.json"), err)
