@@ -60,9 +60,10 @@ func LogProb(logits []float32, tok int) float64 {
 	for _, v := range logits[1:] {
 		mx = max(mx, v)
 	}
+	m := float64(mx)
 	var sum float64
 	for _, v := range logits {
-		sum += math.Exp(float64(v - mx))
+		sum += math.Exp(float64(v) - m)
 	}
-	return float64(logits[tok]-mx) - math.Log(sum)
+	return float64(logits[tok]) - m - math.Log(sum)
 }

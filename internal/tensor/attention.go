@@ -180,6 +180,31 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 		})
 		return wrap(out, f), nil
 	}
+	if Tq == 1 && f.drop == nil {
+		// One query per sequence (a decoding step against a key/value
+		// cache): dot products over the visible keys only. Packing K and V
+		// for a one-row sgemm per head would cost more than the products.
+		parallelFor(B*H, 8, func(lo, hi int) {
+			for bh := lo; bh < hi; bh++ {
+				b, h := bh/H, bh%H
+				q := Q[b*D+h*dh : b*D+h*dh+dh]
+				P := f.probs[bh*Tk : (bh+1)*Tk]
+				vis := visible(b, 0)
+				for j := 0; j < vis; j++ {
+					P[j] = f.scale * dot(q, K[(b*Tk+j)*D+h*dh:(b*Tk+j)*D+h*dh+dh])
+				}
+				if br := f.biasRow(bias, bh, 0); br != nil {
+					addBias(P, br, vis)
+				}
+				maskedSoftmaxRow(P, vis)
+				o := O[b*D+h*dh : b*D+h*dh+dh]
+				for j := 0; j < vis; j++ {
+					axpy(P[j], V[(b*Tk+j)*D+h*dh:(b*Tk+j)*D+h*dh+dh], o)
+				}
+			}
+		})
+		return wrap(out, f), nil
+	}
 	parallelFor(B*H, 1, func(lo, hi int) {
 		for bh := lo; bh < hi; bh++ {
 			scores(bh)
@@ -195,6 +220,32 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 		}
 	})
 	return wrap(out, f), nil
+}
+
+// dot is the inner product of two equally long vectors, in four
+// interleaved partial sums (fixed order).
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy adds alpha*x to y.
+func axpy(alpha float32, x, y []float32) {
+	x = x[:len(y)]
+	for i, v := range x {
+		y[i] += alpha * v
+	}
 }
 
 // addBias adds bias to the first vis entries of row (at most len(row)):

@@ -112,6 +112,7 @@ func TestGradAttention(t *testing.T) {
 		{name: "cross", tq: 2, tk: 5, spec: AttentionSpec{Batch: 2, Heads: 2, KeyLens: []int{5, 3}}},
 		{name: "dropout", tq: 3, tk: 3, spec: AttentionSpec{Batch: 2, Heads: 2, DropProb: 0.3}, drop: true},
 		{name: "unscaled", tq: 3, tk: 4, spec: AttentionSpec{Batch: 2, Heads: 2, KeyLens: []int{4, 2}, Scale: 1}},
+		{name: "one query", tq: 1, tk: 5, spec: AttentionSpec{Batch: 3, Heads: 2, KeyLens: []int{5, 2, 0}}},
 	}
 	for _, tc := range cases {
 		s := tc.spec

@@ -211,6 +211,13 @@ func (c Config) activate(x mat.Tensor) mat.Tensor {
 // key/value cache) differ.
 type attendFunc func(layer int, q, k, v mat.Tensor) mat.Tensor
 
+// affineFunc computes x W + b for one of the model's Conv1D layers:
+// tensor.Affine in training, a product with prepacked weights in a
+// Session.
+type affineFunc func(x mat.Tensor, l Conv1D) mat.Tensor
+
+func affine(x mat.Tensor, l Conv1D) mat.Tensor { return tensor.Affine(x, l.Weight, l.Bias) }
+
 // embed returns wte[ids] + wpe[pos] with embedding dropout.
 func (m *Model) embed(ids, pos []int, rng *rand.Rand) mat.Tensor {
 	x := tensor.Add(tensor.Gather(m.WTE, ids), tensor.Gather(m.WPE, pos))
@@ -218,17 +225,17 @@ func (m *Model) embed(ids, pos []int, rng *rand.Rand) mat.Tensor {
 }
 
 // blocks runs every layer and the final layer norm on x [n, D].
-func (m *Model) blocks(x mat.Tensor, attend attendFunc, rng *rand.Rand) mat.Tensor {
+func (m *Model) blocks(x mat.Tensor, attend attendFunc, affine affineFunc, rng *rand.Rand) mat.Tensor {
 	c := m.Config
 	D := c.NEmbd
 	eps := c.LayerNormEps
 	for i, b := range m.Blocks {
 		h := tensor.LayerNorm(x, b.LN1.Weight, b.LN1.Bias, eps)
-		qkv := tensor.Affine(h, b.CAttn.Weight, b.CAttn.Bias)
+		qkv := affine(h, b.CAttn)
 		a := attend(i, tensor.SliceCols(qkv, 0, D), tensor.SliceCols(qkv, D, 2*D), tensor.SliceCols(qkv, 2*D, 3*D))
-		x = tensor.Add(x, tensor.Dropout(tensor.Affine(a, b.CProj.Weight, b.CProj.Bias), c.ResidPdrop, rng))
+		x = tensor.Add(x, tensor.Dropout(affine(a, b.CProj), c.ResidPdrop, rng))
 		h = tensor.LayerNorm(x, b.LN2.Weight, b.LN2.Bias, eps)
-		f := tensor.Affine(c.activate(tensor.Affine(h, b.CFc.Weight, b.CFc.Bias)), b.MProj.Weight, b.MProj.Bias)
+		f := affine(c.activate(affine(h, b.CFc)), b.MProj)
 		x = tensor.Add(x, tensor.Dropout(f, c.ResidPdrop, rng))
 	}
 	return tensor.LayerNorm(x, m.LNF.Weight, m.LNF.Bias, eps)
@@ -283,7 +290,7 @@ func (m *Model) Hidden(b transformer.Batch, rng *rand.Rand) (mat.Tensor, error) 
 		s.Scale = c.attnScale(i)
 		return tensor.Attention(q, k, v, s)
 	}
-	return m.blocks(m.embed(b.IDs, positions(b.B, b.T), rng), attend, rng), nil
+	return m.blocks(m.embed(b.IDs, positions(b.B, b.T), rng), attend, affine, rng), nil
 }
 
 // Forward returns the logits [B*T, V] of every position of a padded batch.

@@ -4,18 +4,25 @@ import (
 	"fmt"
 
 	"github.com/nlpodyssey/spago/mat"
+	"github.com/nlpodyssey/spago/nn"
 
 	"repro/internal/generate"
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
 	"repro/internal/tensor/backend"
+	"repro/internal/tensor/kernel"
 )
 
 // Session is a batch of sequences being decoded (generate.Session): per
 // layer a key and a value cache of capacity rows per sequence, the number
 // of tokens each sequence holds, and the logits of its next position.
 type Session struct {
-	m      *Model
+	m *Model
+	// packed holds every weight packed for the CPU sgemm, when the CPU
+	// backend runs (nil otherwise): decoding multiplies each weight by a
+	// few rows per step, and packing it every time would cost as much as
+	// the products.
+	packed map[*nn.Param]*kernel.PackedB
 	cap    int
 	n      int         // sequences
 	rows   int         // sequences the caches have room for (>= n)
@@ -54,6 +61,9 @@ func (m *Model) Start(prompts [][]int, capacity int) (generate.Session, error) {
 		return nil, err
 	}
 	s := &Session{m: m, cap: capacity, n: b.B, rows: b.B, lens: append([]int(nil), b.Lens...)}
+	if err := s.pack(); err != nil {
+		return nil, err
+	}
 	D := c.NEmbd
 	s.k, s.v = make([][]float32, c.NLayer), make([][]float32, c.NLayer)
 	for i := range s.k {
@@ -71,13 +81,60 @@ func (m *Model) Start(prompts [][]int, capacity int) (generate.Session, error) {
 		sp.Scale = c.attnScale(i)
 		return tensor.Attention(q, k, v, sp)
 	}
-	h := m.blocks(m.embed(b.IDs, positions(b.B, b.T), nil), attend, nil)
+	h := m.blocks(m.embed(b.IDs, positions(b.B, b.T), nil), attend, s.affine, nil)
 	last := make([]int, b.B)
 	for r := range last {
 		last[r] = r*b.T + b.Lens[r] - 1
 	}
 	s.head(tensor.Gather(h, last))
 	return s, nil
+}
+
+// pack prepacks every weight (the output layer as its transpose) when the
+// CPU backend runs; the products then give the same bits as unpacked ones.
+func (s *Session) pack() error {
+	if backend.Current() != backend.CPU() {
+		return nil
+	}
+	s.packed = map[*nn.Param]*kernel.PackedB{}
+	add := func(p *nn.Param, trans bool) error {
+		r, c := tensor.Dims(p)
+		k, n := r, c
+		if trans {
+			k, n = c, r
+		}
+		pb, err := kernel.PackB(trans, k, n, tensor.Data(p), c)
+		if err != nil {
+			return fmt.Errorf("gpt2: %w", err)
+		}
+		s.packed[p] = pb
+		return nil
+	}
+	for _, b := range s.m.Blocks {
+		for _, l := range []Conv1D{b.CAttn, b.CProj, b.CFc, b.MProj} {
+			if err := add(l.Weight, false); err != nil {
+				return err
+			}
+		}
+	}
+	return add(s.m.output(), true)
+}
+
+// affine is x W + b with W prepacked when the session has it.
+func (s *Session) affine(x mat.Tensor, l Conv1D) mat.Tensor {
+	pw := s.packed[l.Weight]
+	if pw == nil {
+		return tensor.Affine(x, l.Weight, l.Bias)
+	}
+	n, in := tensor.Dims(x)
+	out := pw.N()
+	y := make([]float32, n*out)
+	bias := tensor.Data(l.Bias)
+	for i := 0; i < n; i++ {
+		copy(y[i*out:(i+1)*out], bias)
+	}
+	kernel.SgemmPacked(false, n, 1, tensor.Data(x), in, pw, 1, y, out)
+	return view(y, n, out)
 }
 
 // head computes the logits of the final hidden states h [n, D] into the
@@ -89,6 +146,10 @@ func (s *Session) head(h mat.Tensor) {
 		s.logits = make([]float32, n*c.VocabSize)
 	}
 	s.logits = s.logits[:n*c.VocabSize]
+	if pw := s.packed[s.m.output()]; pw != nil {
+		kernel.SgemmPacked(false, n, 1, tensor.Data(h), c.NEmbd, pw, 0, s.logits, c.VocabSize)
+		return
+	}
 	backend.Current().Sgemm(false, true, n, c.VocabSize, c.NEmbd, 1, tensor.Data(h), c.NEmbd,
 		tensor.Data(s.m.output()), c.NEmbd, 0, s.logits, c.VocabSize)
 }
@@ -139,7 +200,7 @@ func (s *Session) Append(tokens []int) error {
 		sp.Scale = c.attnScale(i)
 		return tensor.Attention(q, view(s.k[i], s.n*s.cap, D), view(s.v[i], s.n*s.cap, D), sp)
 	}
-	h := s.m.blocks(s.m.embed(tokens, pos, nil), attend, nil)
+	h := s.m.blocks(s.m.embed(tokens, pos, nil), attend, s.affine, nil)
 	for i := range s.lens {
 		s.lens[i]++
 	}
