@@ -127,6 +127,24 @@ func TrainWordPiece(sentences []string, o TrainOptions) ([]string, error) {
 		inVocab[v] = true
 	}
 
+	learnMerges(ws, st, o.MinFrequency, func() bool { return len(vocab) < o.VocabSize },
+		func(a, b string) string { return a + strings.TrimPrefix(b, "##") },
+		func(_, _, merged string) {
+			if !inVocab[merged] {
+				vocab = append(vocab, merged)
+				inVocab[merged] = true
+			}
+		})
+	return vocab, nil
+}
+
+// learnMerges is the BPE merge loop both trainers share: words (symbol
+// sequences with counts) are merged pair by pair, the most frequent
+// adjacent pair first (ties by the pair's strings in byte order, so the
+// result never depends on map or interning order), while more() holds and
+// the pair occurs at least minFreq times. name spells the merged symbol;
+// onMerge is told each merge in order.
+func learnMerges(ws []trainWord, st *symtab, minFreq int, more func() bool, name func(a, b string) string, onMerge func(a, b, merged string)) {
 	// Pair statistics, with the words each pair occurs in.
 	pc := map[uint64]int{}
 	where := map[uint64]map[int]struct{}{}
@@ -154,21 +172,18 @@ func TrainWordPiece(sentences []string, o TrainOptions) ([]string, error) {
 	}
 	heap.Init(h)
 
-	for len(vocab) < o.VocabSize && h.Len() > 0 {
+	for more() && h.Len() > 0 {
 		top := heap.Pop(h).(pairItem)
 		if cur := pc[top.key]; cur != top.count {
 			continue // stale entry; the current count was pushed when it changed
 		}
-		if top.count < o.MinFrequency {
+		if top.count < minFreq {
 			break
 		}
 		a, b := int(top.key>>32), int(uint32(top.key))
-		merged := st.str[a] + strings.TrimPrefix(st.str[b], "##")
+		merged := name(st.str[a], st.str[b])
 		mid := st.get(merged)
-		if !inVocab[merged] {
-			vocab = append(vocab, merged)
-			inVocab[merged] = true
-		}
+		onMerge(st.str[a], st.str[b], merged)
 		affected := make([]int, 0, len(where[top.key]))
 		for wi := range where[top.key] {
 			affected = append(affected, wi)
@@ -210,7 +225,6 @@ func TrainWordPiece(sentences []string, o TrainOptions) ([]string, error) {
 			}
 		}
 	}
-	return vocab, nil
 }
 
 type trainWord struct {
