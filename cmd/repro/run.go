@@ -112,7 +112,9 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 		if err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "repro run: %v\n", err)
 		}
-		if md, err := writeMarkdownReport(reports, ex, rep, figs); err == nil {
+		xs := stageExcerpts(res)
+		writeExcerpts(out, xs)
+		if md, err := writeMarkdownReport(reports, ex, rep, figs, xs); err == nil {
 			fmt.Fprintf(out, "\nreport: %s\n", md)
 		}
 		for _, f := range figs {
@@ -168,7 +170,7 @@ func loadBaselineQuiet(ex *experiment) *report.Baseline {
 
 // writeMarkdownReport writes the table as markdown, with links to the
 // figures beside it, for pasting into a README or a review.
-func writeMarkdownReport(dir string, ex *experiment, rep *report.Report, figures []string) (string, error) {
+func writeMarkdownReport(dir string, ex *experiment, rep *report.Report, figures []string, xs []excerpt) (string, error) {
 	name := ex.cfg.Experiment.Name
 	if p := profileOf(ex); p != "" {
 		name += "." + p
@@ -182,6 +184,7 @@ func writeMarkdownReport(dir string, ex *experiment, rep *report.Report, figures
 	for _, f := range figures {
 		fmt.Fprintf(&b, "\n![%s](%s)\n", filepath.Base(f), filepath.Base(f))
 	}
+	writeExcerpts(&b, xs)
 	path := filepath.Join(dir, name+".md")
 	return path, os.WriteFile(path, []byte(b.String()), 0o644)
 }

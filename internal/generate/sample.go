@@ -166,15 +166,7 @@ func (sm *sampler) topK(logits []float32, k int) {
 // reaches top-p. Sorting a few hundred tokens instead of the whole
 // vocabulary is what keeps nucleus sampling cheap.
 func (sm *sampler) nucleusCandidates(logits []float32, invT float32) {
-	mx := logits[0]
-	for _, v := range logits[1:] {
-		mx = max(mx, v)
-	}
-	mx *= invT
-	var z float64
-	for _, v := range logits {
-		z += float64(tensor.ExpF(v*invT - mx))
-	}
+	mx, z := normalizer(logits, invT)
 	for _, thr := range []float64{1e-3, 1e-5, 1e-7, 0} {
 		c := sm.cand[:0]
 		var mass float64
@@ -196,15 +188,7 @@ func (sm *sampler) nucleusCandidates(logits []float32, invT float32) {
 // sampleAll draws from the whole tempered distribution, walking the
 // vocabulary in id order.
 func sampleAll(logits []float32, invT float32, rng *rand.Rand) int {
-	mx := logits[0]
-	for _, v := range logits[1:] {
-		mx = max(mx, v)
-	}
-	mx *= invT
-	var z float64
-	for _, v := range logits {
-		z += float64(tensor.ExpF(v*invT - mx))
-	}
+	mx, z := normalizer(logits, invT)
 	u := rng.Float64() * z
 	for j, v := range logits {
 		u -= float64(tensor.ExpF(v*invT - mx))
@@ -213,4 +197,18 @@ func sampleAll(logits []float32, invT float32, rng *rand.Rand) int {
 		}
 	}
 	return len(logits) - 1
+}
+
+// normalizer returns the largest tempered logit and the softmax's
+// normalising sum relative to it (float32 exponentials summed in float64).
+func normalizer(logits []float32, invT float32) (mx float32, z float64) {
+	mx = logits[0]
+	for _, v := range logits[1:] {
+		mx = max(mx, v)
+	}
+	mx *= invT
+	for _, v := range logits {
+		z += float64(tensor.ExpF(v*invT - mx))
+	}
+	return mx, z
 }

@@ -76,18 +76,24 @@ func (f *layerNormFn) Backward(gy mat.Tensor) error {
 		accGrad(f.x, gx)
 	}
 	if f.g.RequiresGrad() {
-		prod := make([]float32, r*c)
-		parallelFor(r*c, 4096, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				prod[i] = Gy[i] * f.xhat[i]
-			}
-		})
-		accGrad(f.g, colSums(prod, r, c))
+		accGrad(f.g, gainGrad(Gy, f.xhat, r, c))
 	}
 	if f.b.RequiresGrad() {
 		accGrad(f.b, colSums(Gy, r, c))
 	}
 	return nil
+}
+
+// gainGrad is a normalisation's gain gradient: the column sums of
+// gy * xhat (rows x cols).
+func gainGrad(gy, xhat []float32, r, c int) []float32 {
+	prod := make([]float32, r*c)
+	parallelFor(r*c, 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			prod[i] = gy[i] * xhat[i]
+		}
+	})
+	return colSums(prod, r, c)
 }
 
 // layerNormGradX is LayerNorm's input gradient on the CPU.
@@ -240,13 +246,7 @@ func (f *rmsNormFn) Backward(gy mat.Tensor) error {
 		accGrad(f.x, gx)
 	}
 	if f.g.RequiresGrad() {
-		prod := make([]float32, r*c)
-		parallelFor(r*c, 4096, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				prod[i] = Gy[i] * f.xhat[i]
-			}
-		})
-		accGrad(f.g, colSums(prod, r, c))
+		accGrad(f.g, gainGrad(Gy, f.xhat, r, c))
 	}
 	return nil
 }

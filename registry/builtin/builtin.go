@@ -8,6 +8,7 @@ import (
 	"repro/registry/data"
 	"repro/registry/encode"
 	"repro/registry/evaluate"
+	"repro/registry/generate"
 	"repro/registry/text"
 	"repro/registry/train"
 )
@@ -28,4 +29,6 @@ var families = []func(*registry.Registry){
 	text.Register,
 	train.Register,
 	train.RegisterPaSeR,
+	train.RegisterLM,
+	generate.Register,
 }

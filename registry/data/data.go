@@ -29,6 +29,7 @@ func Register(r *registry.Registry) {
 	r.Add(documentsType())
 	r.Add(rerankType())
 	r.Add(tripletSentencesType())
+	r.Add(corpusType())
 }
 
 // catalogue is the catalogue stages read; a variable so tests can point it

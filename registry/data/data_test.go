@@ -75,7 +75,7 @@ func mustRead[T any](t *testing.T, path string) []T {
 func TestTypesAreVersioned(t *testing.T) {
 	r := registry.New()
 	Register(r)
-	if len(r.Names()) != 7 {
+	if len(r.Names()) != 8 {
 		t.Errorf("types %v", r.Names())
 	}
 	for _, n := range r.Names() {

@@ -368,6 +368,17 @@ func Fit(ctx context.Context, env *registry.Env, m *pooled.Model, n int, step tr
 // parameters follow the encoder's. enc is what dev evaluates; every
 // parameter in params is restored to its best-evaluated value.
 func FitParams(ctx context.Context, env *registry.Env, params []trainer.Param, enc encoder.Encoder, n int, step trainer.StepFunc, dev *pooled.DevSet, loop LoopSpec) (*trainer.Result, error) {
+	var eval trainer.EvalFunc
+	if dev != nil {
+		eval = func(ctx context.Context) (float64, error) { return dev.Spearman(ctx, enc) }
+	}
+	return FitEval(ctx, env, params, n, step, eval, nil, loop)
+}
+
+// FitEval is FitParams with any model-selection metric (higher is better;
+// nil: keep the last weights); show formats it for the progress line and
+// the log (nil: the number itself).
+func FitEval(ctx context.Context, env *registry.Env, params []trainer.Param, n int, step trainer.StepFunc, eval trainer.EvalFunc, show func(metric float64) float64, loop LoopSpec) (*trainer.Result, error) {
 	if err := loop.check(); err != nil {
 		return nil, err
 	}
@@ -378,10 +389,14 @@ func FitParams(ctx context.Context, env *registry.Env, params []trainer.Param, e
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if show == nil {
+		show = func(m float64) float64 { return m }
+	}
 	tr := &trainer.Trainer{
 		Params: params,
 		N:      n,
 		Step:   step,
+		Eval:   eval,
 		Config: trainer.Config{
 			Epochs: loop.Epochs, MaxSteps: loop.MaxSteps, BatchSize: loop.BatchSize, Accumulate: loop.Accumulation,
 			// The epoch's last, short batch is kept (HF's loop does too).
@@ -390,20 +405,17 @@ func FitParams(ctx context.Context, env *registry.Env, params []trainer.Param, e
 			Work: env.Work, Seed: uint64(env.Seed),
 		},
 	}
-	if dev != nil {
-		tr.Eval = func(ctx context.Context) (float64, error) { return dev.Spearman(ctx, enc) }
-	}
 	tr.OnStep = func(p trainer.Progress) {
 		status := fmt.Sprintf("loss %.4f", p.Loss)
 		if !math.IsNaN(p.Metric) {
-			status += fmt.Sprintf(" dev %.2f (best %.2f)", p.Metric, p.Best)
+			status += fmt.Sprintf(" dev %.2f (best %.2f)", show(p.Metric), show(p.Best))
 		}
 		// The runner's display computes the ETA from the reported steps.
 		if env.Progress != nil {
 			env.Progress.Update(p.Step, p.Total, status)
 		}
 		if p.Evaluated || p.Step == p.Total || p.Step%50 == 0 {
-			log.Info("train", "step", p.Step, "total", p.Total, "loss", p.Loss, "lr", p.LR, "grad_norm", p.GradNorm, "dev", p.Metric, "best", p.Best)
+			log.Info("train", "step", p.Step, "total", p.Total, "loss", p.Loss, "lr", p.LR, "grad_norm", p.GradNorm, "dev", show(p.Metric), "best", show(p.Best))
 		}
 	}
 	res, err := tr.Run(ctx)

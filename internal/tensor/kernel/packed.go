@@ -87,31 +87,7 @@ func SgemmPacked(transA bool, m int, alpha float32, a []float32, lda int, pb *Pa
 		return
 	}
 	g := gemm{transA: transA, k: k, alpha: alpha, a: a, lda: lda, beta: beta, c: c, ldc: ldc}
-	t := Threads()
-	if t <= 1 || m*n*k < parallelWork {
-		g.runPacked(0, m, 0, n, pb)
-		return
-	}
-	// Sgemm's partition: bands of whole tiles along the dimension with
-	// more tiles, one goroutine each.
-	mt, nt := (m+mr-1)/mr, (n+nr-1)/nr
-	var wg sync.WaitGroup
-	if mt >= nt {
-		t = min(t, mt)
-		for w := 0; w < t; w++ {
-			r0, r1 := min(m, (mt*w/t)*mr), min(m, (mt*(w+1)/t)*mr)
-			wg.Add(1)
-			go func() { defer wg.Done(); g.runPacked(r0, r1, 0, n, pb) }()
-		}
-	} else {
-		t = min(t, nt)
-		for w := 0; w < t; w++ {
-			c0, c1 := min(n, (nt*w/t)*nr), min(n, (nt*(w+1)/t)*nr)
-			wg.Add(1)
-			go func() { defer wg.Done(); g.runPacked(0, m, c0, c1, pb) }()
-		}
-	}
-	wg.Wait()
+	partition(m, n, k, func(r0, r1, c0, c1 int) { g.runPacked(r0, r1, c0, c1, pb) })
 }
 
 // runPacked is run with B's panels taken from pb instead of packed here.
