@@ -53,7 +53,8 @@ type LMArchitecture struct {
 type CausalLMParams struct {
 	LearningRate float64 `cty:"learning_rate" doc:"peak learning rate (run_clm.py: 5e-5)"`
 	BatchSize    int     `cty:"batch_size" doc:"sequences per micro-batch"`
-	MaxLength    int     `cty:"max_length" doc:"tokens per training sequence; a text framed as <|endoftext|> text <|endoftext|> that is longer is split into windows overlapping by one token"`
+	MaxLength    int     `cty:"max_length" doc:"tokens per training sequence (window); windows overlap by one token, so every token is predicted once"`
+	Pack         bool    `cty:"pack" doc:"concatenate the texts (<|endoftext|> between them) and cut the stream into windows of max_length, as run_clm.py's group_texts: no padding; false: each text framed as <|endoftext|> text <|endoftext|> on its own, split into windows when longer"`
 	Epochs       int     `cty:"epochs" doc:"passes over the data (max_steps > 0 overrides)"`
 	MaxSteps     int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
 	MaxTexts     int     `cty:"max_texts" doc:"train on the first N texts (sentences or documents); 0 = all"`
@@ -103,15 +104,16 @@ func causalLMType() *registry.StageType {
 	return &registry.StageType{
 		Name:    "train.causal_lm",
 		Version: 1,
-		Doc: `Next-token training of a GPT-2 causal language model on sentences and/or documents: each
-text is framed as <|endoftext|> text <|endoftext|> and split into windows of max_length tokens;
-the loss is the mean token cross-entropy. The model is the init input (a language model to
+		Doc: `Next-token training of a GPT-2 causal language model on sentences and/or documents: the
+texts, <|endoftext|> before, between and after them, are cut into windows of max_length tokens
+(pack = true, as run_clm.py; or each text framed on its own); the loss is the mean token
+cross-entropy. The model is the init input (a language model to
 continue), else hf_checkpoint (a local Hugging Face GPT-2), else a from-scratch model of the given
 shape with GPT-2's vocabulary or a byte-level BPE vocabulary trained here on the training texts.
 With dev connected, the dev perplexity is measured every eval_every updates and the best weights
 are kept. Resumable; bit-identical on CPU for a given seed.`,
 		Params: CausalLMParams{
-			LearningRate: 5e-5, BatchSize: 8, MaxLength: 128, Epochs: 3, DevBatch: 16,
+			LearningRate: 5e-5, BatchSize: 8, MaxLength: 128, Pack: true, Epochs: 3, DevBatch: 16,
 			Optimisation: DefaultOptimisation(), Dropout: 0.1,
 			LMArchitecture: LMArchitecture{Layers: 12, Hidden: 768, Heads: 12, Context: 1024, Vocab: LMVocabGPT2, VocabSize: 8192},
 		},
@@ -282,19 +284,29 @@ func runCausalLM(ctx context.Context, env *registry.Env) error {
 	saved := *c
 	c.ResidPdrop, c.EmbdPdrop, c.AttnPdrop = float32(p.Dropout), float32(p.Dropout), float32(p.Dropout)
 	eos := c.EOSTokenID
-	frame := func(ts []string) ([][]int, int) {
+	// Training windows: packed, or each text on its own. The dev texts
+	// are always framed one by one, as evaluate.perplexity frames them.
+	frame := func(ts []string, pack bool) ([][]int, int) {
+		ids := make([][]int, len(ts))
+		for i, t := range ts {
+			ids[i] = tok.IDs(t)
+		}
 		var seqs [][]int
-		n := 0
-		for _, t := range ts {
-			for _, s := range lm.Frame(tok.IDs(t), eos, p.MaxLength) {
-				seqs = append(seqs, s)
-				n += len(s) - 1
+		if pack {
+			seqs = lm.Pack(ids, eos, p.MaxLength)
+		} else {
+			for _, x := range ids {
+				seqs = append(seqs, lm.Frame(x, eos, p.MaxLength)...)
 			}
+		}
+		n := 0
+		for _, s := range seqs {
+			n += len(s) - 1
 		}
 		return seqs, n
 	}
-	seqs, tokens := frame(texts)
-	devSeqs, _ := frame(devTexts)
+	seqs, tokens := frame(texts, p.Pack)
+	devSeqs, _ := frame(devTexts, false)
 	log := env.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -13,6 +13,14 @@ import (
 	"repro/internal/model/tokenizer"
 )
 
+func TestPack(t *testing.T) {
+	got := Pack([][]int{{1, 2}, {3}, {4, 5, 6}}, 0, 4)
+	want := [][]int{{0, 1, 2, 0}, {0, 3, 0, 4}, {4, 5, 6, 0}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Pack = %v, want %v", got, want)
+	}
+}
+
 func TestFrame(t *testing.T) {
 	for _, tc := range []struct {
 		ids    []int

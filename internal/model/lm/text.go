@@ -14,10 +14,33 @@ import (
 // that overlap by one token, so that every token but the first is predicted
 // exactly once whatever the window size.
 func Frame(ids []int, eos, maxLen int) [][]int {
-	seq := make([]int, 0, len(ids)+2)
-	seq = append(seq, eos)
-	seq = append(seq, ids...)
-	seq = append(seq, eos)
+	return Pack([][]int{ids}, eos, maxLen)
+}
+
+// Pack concatenates texts' token ids into one stream, EOS before, between
+// and after them (EOS t1 EOS t2 EOS ...), and cuts it into windows of
+// maxLen tokens overlapping by one token: the grouping of transformers'
+// run_clm.py (group_texts), so a training batch holds no padding. Every
+// token but the stream's first is predicted exactly once; a text may span
+// two windows, and attention crosses text boundaries as in GPT-2's own
+// training.
+func Pack(texts [][]int, eos, maxLen int) [][]int {
+	n := 1
+	for _, t := range texts {
+		n += len(t) + 1
+	}
+	stream := make([]int, 0, n)
+	stream = append(stream, eos)
+	for _, t := range texts {
+		stream = append(stream, t...)
+		stream = append(stream, eos)
+	}
+	return windows(stream, maxLen)
+}
+
+// windows cuts seq into pieces of at most maxLen (>= 2) tokens, each
+// starting with the previous one's last token.
+func windows(seq []int, maxLen int) [][]int {
 	if maxLen < 2 {
 		maxLen = 2
 	}
