@@ -190,16 +190,26 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 				q := Q[b*D+h*dh : b*D+h*dh+dh]
 				P := f.probs[bh*Tk : (bh+1)*Tk]
 				vis := visible(b, 0)
-				for j := 0; j < vis; j++ {
-					P[j] = f.scale * dot(q, K[(b*Tk+j)*D+h*dh:(b*Tk+j)*D+h*dh+dh])
+				key := func(X []float32, j int) []float32 { return X[(b*Tk+j)*D+h*dh : (b*Tk+j)*D+h*dh+dh] }
+				j := 0
+				for ; j+4 <= vis; j += 4 {
+					s0, s1, s2, s3 := dot4(q, key(K, j), key(K, j+1), key(K, j+2), key(K, j+3))
+					P[j], P[j+1], P[j+2], P[j+3] = f.scale*s0, f.scale*s1, f.scale*s2, f.scale*s3
+				}
+				for ; j < vis; j++ {
+					P[j] = f.scale * dot(q, key(K, j))
 				}
 				if br := f.biasRow(bias, bh, 0); br != nil {
 					addBias(P, br, vis)
 				}
 				maskedSoftmaxRow(P, vis)
 				o := O[b*D+h*dh : b*D+h*dh+dh]
-				for j := 0; j < vis; j++ {
-					axpy(P[j], V[(b*Tk+j)*D+h*dh:(b*Tk+j)*D+h*dh+dh], o)
+				j = 0
+				for ; j+4 <= vis; j += 4 {
+					axpy4(P[j], P[j+1], P[j+2], P[j+3], key(V, j), key(V, j+1), key(V, j+2), key(V, j+3), o)
+				}
+				for ; j < vis; j++ {
+					axpy(P[j], key(V, j), o)
 				}
 			}
 		})
@@ -238,6 +248,29 @@ func dot(a, b []float32) float32 {
 		s0 += a[i] * b[i]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// dot4 is the inner products of q with four vectors of its length, q
+// read once for all four.
+func dot4(q, k0, k1, k2, k3 []float32) (s0, s1, s2, s3 float32) {
+	n := len(q)
+	k0, k1, k2, k3 = k0[:n], k1[:n], k2[:n], k3[:n]
+	for i, x := range q {
+		s0 += x * k0[i]
+		s1 += x * k1[i]
+		s2 += x * k2[i]
+		s3 += x * k3[i]
+	}
+	return s0, s1, s2, s3
+}
+
+// axpy4 adds a0*x0 + a1*x1 + a2*x2 + a3*x3 to y, y read and written once.
+func axpy4(a0, a1, a2, a3 float32, x0, x1, x2, x3, y []float32) {
+	n := len(y)
+	x0, x1, x2, x3 = x0[:n], x1[:n], x2[:n], x3[:n]
+	for i := range y {
+		y[i] += a0*x0[i] + a1*x1[i] + a2*x2[i] + a3*x3[i]
+	}
 }
 
 // axpy adds alpha*x to y.
