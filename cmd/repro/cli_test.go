@@ -174,7 +174,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"run", "testdata/missing.hcl"}, "missing.hcl"},
 		{[]string{"graph", "testdata/tfidf.hcl", "--format", "png"}, "want dot or mermaid"},
 		{[]string{"run", "testdata/tfidf.hcl", "--bogus"}, "unknown flag"},
-		{[]string{"stages", "evaluate.stss"}, `did you mean "evaluate.sts"`},
+		{[]string{"stages", "evaluate.stss"}, `unknown stage type "evaluate.stss". Did you mean "evaluate.sts"?`},
 	} {
 		code, out, errs := repro(t, tc.args...)
 		if code != 1 || !strings.Contains(out+errs, tc.want) {
