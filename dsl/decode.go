@@ -2,7 +2,9 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -571,7 +573,7 @@ func (d *decoder) profile(b *hcl.Block) {
 		case "repeat":
 			if _, ok := d.m.repeats[sb.Labels[0]]; !ok {
 				d.errorf(sb.LabelRanges[0], "Unknown repeat block",
-					"Profile %q changes repeat %q, which is not declared.%s", name, sb.Labels[0], Suggest(sb.Labels[0], keys(d.m.repeats)))
+					"Profile %q changes repeat %q, which is not declared.%s", name, sb.Labels[0], Suggest(sb.Labels[0], slices.Sorted(maps.Keys(d.m.repeats))))
 				continue
 			}
 			c, diags := sb.Body.Content(profileRepeatSchema)
@@ -694,13 +696,4 @@ func (d *decoder) pathKey(key hcl.Expression) (string, bool) {
 	return v.AsString(), true
 }
 
-func (d *decoder) stageNames() []string { return keys(d.m.stages) }
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func (d *decoder) stageNames() []string { return slices.Sorted(maps.Keys(d.m.stages)) }

@@ -2,8 +2,10 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -717,7 +719,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		r, ok := e.m.repeats[parts[0].name]
 		if !ok {
 			return fail(rng, "Reference to undeclared repeat block",
-				"There is no repeat block %q.%s", parts[0].name, Suggest(parts[0].name, keys(e.m.repeats)))
+				"There is no repeat block %q.%s", parts[0].name, Suggest(parts[0].name, slices.Sorted(maps.Keys(e.m.repeats))))
 		}
 		if r == sc.repeat {
 			return fail(rng, "Invalid reference",

@@ -2,7 +2,9 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,7 +110,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 	}
 	if len(opts.Vars) > 0 {
 		ff := &flagFile{name: "-var"}
-		for _, name := range keys(opts.Vars) {
+		for _, name := range slices.Sorted(maps.Keys(opts.Vars)) {
 			text := name + "=" + opts.Vars[name]
 			pos := ff.add(text)
 			if t, ok := dec.target("var."+name, span(ff.name, pos, text, 0, len(name))); ok {

@@ -2,6 +2,8 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -57,7 +59,7 @@ func (d *decoder) target(path string, rng hcl.Range) (target, bool) {
 	case len(parts) == 3 && parts[0] == "repeat":
 		r, ok := d.m.repeats[parts[1]]
 		if !ok {
-			return bad("there is no repeat block %q.%s", parts[1], Suggest(parts[1], keys(d.m.repeats)))
+			return bad("there is no repeat block %q.%s", parts[1], Suggest(parts[1], slices.Sorted(maps.Keys(d.m.repeats))))
 		}
 		if parts[2] != "rounds" {
 			return bad("only the rounds of a repeat block can be overridden.")

@@ -2,7 +2,9 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"repro/registry"
 
@@ -38,7 +40,7 @@ var resourceParams = func() map[string]cty.Type {
 	return out
 }()
 
-func resourceNames() []string { return keys(resourceParams) }
+func resourceNames() []string { return slices.Sorted(maps.Keys(resourceParams)) }
 
 // resources decodes a resources block's attributes, reporting unknown names
 // and duplicate blocks (prev: the attributes of an earlier block in the same

@@ -18,8 +18,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -241,7 +243,7 @@ func appendParams(ps *[]Param, v reflect.Value, index []int, prefix string) erro
 			if err != nil {
 				return fmt.Errorf("embedded field %s%s: %v", prefix, f.Name, err)
 			}
-			for _, n := range sortedKeys(docs) {
+			for _, n := range slices.Sorted(maps.Keys(docs)) {
 				found := false
 				for j := first; j < len(*ps); j++ {
 					if (*ps)[j].Name == n {
@@ -326,15 +328,6 @@ func docOverrides(tag reflect.StructTag) (map[string]string, error) {
 			out[n] = val
 		}
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ParamType is the cty object type of t's parameters.

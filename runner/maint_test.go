@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -158,7 +160,7 @@ func TestLastRunsPruned(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(recs) != 3 || recs["side"] != nil {
-		t.Errorf("records: %v", sortedKeys(recs))
+		t.Errorf("records: %v", slices.Sorted(maps.Keys(recs)))
 	}
 	st, err := c.GC(ctx, store.GCOptions{KeepNewer: -1})
 	if err != nil || st.RunsRemoved != 1 {

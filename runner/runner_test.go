@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -405,5 +406,83 @@ func TestRunValidates(t *testing.T) {
 	}
 	if cnt.total() != 0 {
 		t.Error("a stage ran")
+	}
+}
+
+// Resources drive assignment: a stage asking for no GPU stays on the CPU
+// even when GPUs are listed; a stage declaring as many cores as -j runs
+// alone; the Local executor binds each tensor stage's device and runs
+// tensor stages one at a time (the backend is process-wide).
+func TestResourcesAndBinding(t *testing.T) {
+	cnt := newCounter("")
+	ts := testTypes(cnt)
+	c := openTemp(t)
+	var g graph.Graph
+	add := func(id string, st *registry.StageType, r registry.Resources) {
+		n := node(t, id, st, nil, nil)
+		cp := *st
+		cp.Version = len(g.Nodes) + 1 // distinct keys
+		n.Type = &cp
+		n.Resources = r
+		g.Nodes = append(g.Nodes, n)
+	}
+	add("gpu1", ts["steps"], registry.Resources{GPUs: 1, CPUs: 1})
+	add("gpu2", ts["steps"], registry.Resources{GPUs: 1, CPUs: 1})
+	add("cpuonly", ts["steps"], registry.Resources{CPUs: 1})
+	add("wide", ts["source"], registry.Resources{CPUs: 2})
+	add("narrow", ts["source"], registry.Resources{CPUs: 1})
+
+	var mu sync.Mutex
+	bound, inTensor, maxTensor := map[string]int{}, 0, 0
+	exec := &Local{Store: c, Bind: func(d registry.Device) (func(), error) {
+		mu.Lock()
+		defer mu.Unlock()
+		inTensor++
+		maxTensor = max(maxTensor, inTensor)
+		bound[d.Name+"/"+d.Backend]++
+		return func() { mu.Lock(); inTensor--; mu.Unlock() }, nil
+	}}
+	running := map[string]bool{}
+	wideOverlap := false
+	res, err := Run(context.Background(), c, &g, Options{
+		Jobs: 2, Devices: []string{"cuda:0", "cuda:1"}, Backend: "cuda", Executor: exec,
+		Events: func(e Event) {
+			switch e.Kind {
+			case EventRunning:
+				running[e.Node] = true
+			case EventDone, EventFailed:
+				delete(running, e.Node)
+			}
+			if running["wide"] && len(running) > 1 {
+				wideOverlap = true
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := map[string]string{}
+	for _, n := range res.Nodes {
+		dev[n.ID] = n.Device
+	}
+	if !strings.HasPrefix(dev["gpu1"], "cuda:") || !strings.HasPrefix(dev["gpu2"], "cuda:") || dev["cpuonly"] != "cpu" {
+		t.Errorf("devices %v", dev)
+	}
+	if wideOverlap {
+		t.Error("a stage declaring cpus = -j ran beside another")
+	}
+	if maxTensor != 1 || bound["cpu/cuda"] != 1 || bound["cuda:0/cuda"]+bound["cuda:1/cuda"] != 2 {
+		t.Errorf("bindings %v, at most %d at once", bound, maxTensor)
+	}
+	info, ok, err := c.Lookup(context.Background(), res.Node("cpuonly").Key)
+	if !ok || err != nil || info.Device != "cpu" || info.Backend != "cuda" {
+		t.Errorf("provenance of cpuonly: %+v %v", info, err)
+	}
+	// A failing Bind fails the stage, naming the device.
+	g2 := &graph.Graph{Nodes: []*graph.Node{node(t, "t", ts["steps"], nil, nil)}}
+	g2.Nodes[0].Type = func() *registry.StageType { cp := *ts["steps"]; cp.Version = 99; return &cp }()
+	bad := &Local{Store: c, Bind: func(registry.Device) (func(), error) { return nil, errors.New("no such device") }}
+	if _, err := Run(context.Background(), c, g2, Options{Executor: bad}); err == nil || !strings.Contains(err.Error(), "device cpu: no such device") {
+		t.Errorf("failing bind: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/report"
 )
 
@@ -45,7 +46,7 @@ func golden(t *testing.T, name, got string) {
 // directory at the real data.
 func workspace(t *testing.T) string {
 	t.Helper()
-	t.Setenv(datadir.Env, datadir.ForTest(t))
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
 	t.Setenv("CI", "true")
 	root := t.TempDir()
 	for _, d := range []string{"experiments", "results"} {
