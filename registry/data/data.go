@@ -67,7 +67,6 @@ func stsType() *registry.StageType {
 	}
 }
 
-
 // STSSentencesParams are data.sts_sentences's parameters.
 type STSSentencesParams struct {
 	Tasks  []string `cty:"tasks" doc:"STS tasks whose sentences to collect"`

@@ -97,4 +97,3 @@ func (p *TripletSentencesParams) Validate() error {
 	}
 	return c.Result()
 }
-

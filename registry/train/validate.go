@@ -124,4 +124,3 @@ func (p *PaSeRSupParams) Validate() error {
 	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
 	return c.Result()
 }
-
