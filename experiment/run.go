@@ -133,7 +133,7 @@ func bindDevice(d registry.Device) (func(), error) {
 
 // Plan says what a run would do and why, without running anything.
 func (x *Experiment) Plan(ctx context.Context, st *store.Store) ([]runner.PlanEntry, error) {
-	return runner.Plan(ctx, st, x.Graph, x.Scope)
+	return runner.Plan(ctx, st, x.Graph, x.Scope, x.BaseScope)
 }
 
 // SaveReport stores rep as the scope's latest report.
