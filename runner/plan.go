@@ -103,13 +103,21 @@ type PlanEntry struct {
 // each other node would run, comparing with the scope's last-run records;
 // a node the scope has no record of is compared with the first of the
 // fallback scopes that has one (a --set variant never run before is
-// explained against its profile: "parameter top_k changed (3 -> 4)").
+// explained against its profile: "parameter top_k changed (3 -> 4)"). A nil
+// store is an empty cache: everything would run, never having run.
 // A node whose inputs are all cached has a key; a node downstream of one
 // that will run has none (early cut-off may still leave it cached once its
 // input is computed, so Plan says "will run" with the upstream as reason).
 func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string, fallback ...string) ([]PlanEntry, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
+	}
+	if st == nil {
+		var plan []PlanEntry
+		for _, n := range g.Nodes {
+			plan = append(plan, PlanEntry{ID: n.ID, Type: n.Type.Name, Status: PlanRun, Reasons: []Reason{{Kind: ReasonNeverRun}}})
+		}
+		return plan, nil
 	}
 	last, err := st.LastRuns(ctx, scope)
 	if err != nil {
