@@ -39,8 +39,10 @@ const (
 	locksDir   = "locks"   // locks/<key>: per-key flock; locks/gc: store-wide
 )
 
-// schemaVersion is stored in PRAGMA user_version.
-const schemaVersion = 1
+// schemaVersion is stored in PRAGMA user_version. Version 2 added
+// file_hashes (the stat cache of external inputs); a version-1 index is
+// upgraded in place (the schema only adds tables).
+const schemaVersion = 2
 
 const schema = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -93,6 +95,15 @@ CREATE TABLE IF NOT EXISTS reports (
 	body       TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS reports_scope ON reports(scope, id);
+CREATE TABLE IF NOT EXISTS file_hashes (
+	path     TEXT PRIMARY KEY,
+	size     INTEGER NOT NULL,
+	mtime_ns INTEGER NOT NULL,
+	ctime_ns INTEGER NOT NULL,
+	ino      INTEGER NOT NULL,
+	dev      INTEGER NOT NULL,
+	hash     TEXT NOT NULL
+);
 `
 
 // Open opens the cache in dir for writing, creating the directory and the
@@ -173,9 +184,9 @@ func OpenReadOnly(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("cache %s: %w", idx, err)
 	}
-	if v != schemaVersion {
+	if v < 1 || v > schemaVersion {
 		db.Close()
-		return nil, fmt.Errorf("cache %s: index schema version %d, this repro reads %d", idx, v, schemaVersion)
+		return nil, fmt.Errorf("cache %s: index schema version %d, this repro reads 1 to %d", idx, v, schemaVersion)
 	}
 	return c, nil
 }
