@@ -61,6 +61,11 @@ type StageType struct {
 	// serialises them on a GPU.
 	Tensor bool
 	Run    func(ctx context.Context, env *Env) error
+	// Requests, set by types that send language-model requests, says what
+	// a run would send without sending anything (`repro plan`). It gets an
+	// Env with Params, Seed, Requests and the Inputs already computed (an
+	// input whose stage has not run is absent).
+	Requests func(ctx context.Context, env *Env) (*RequestEstimate, error)
 }
 
 // Artifact is a finished, immutable artifact in the store.
@@ -105,6 +110,9 @@ type Env struct {
 	Log      *slog.Logger
 	// LogWriter is the raw log file behind Log, for tools that write text.
 	LogWriter io.Writer
+	// Requests is the cache of language-model requests (see RequestStore);
+	// nil where the runner provides none.
+	Requests RequestStore
 }
 
 // Input returns the named input, or an error naming it when it is absent.

@@ -401,7 +401,13 @@ func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[stri
 	running.Kind = EventRunning
 	s.em.emit(running)
 	prog := &progress{em: s.em, base: base, start: start, interval: s.opts.ProgressInterval}
+	requests, err := c.Requests()
+	if err != nil {
+		s.fail(st, err)
+		return
+	}
 	env := &registry.Env{
+		Requests:  requests,
 		Inputs:    inputs,
 		Outputs:   outputs,
 		Work:      work,
