@@ -159,8 +159,8 @@ func PromptTokens(msgs []Message) int {
 
 // Price is what a model costs, in dollars per 1,000 tokens.
 type Price struct {
-	InputPer1K  float64 `cty:"input_per_1k" json:"input_per_1k"`
-	OutputPer1K float64 `cty:"output_per_1k" json:"output_per_1k"`
+	InputPer1K  float64 `json:"input_per_1k"`
+	OutputPer1K float64 `json:"output_per_1k"`
 }
 
 // Cost is the price of the given token counts.
