@@ -13,7 +13,7 @@ import (
 func newCacheCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cache",
-		Short: "Inspect and maintain the cache: ls, verify, gc",
+		Short: "Inspect and maintain the cache: ls, verify, gc, requests",
 		Long: `The cache is --cache-dir, else $REPRO_CACHE, else .repro/ in the current directory
 (repro run puts it beside the experiment file; name the file, as in
 ` + "`repro cache verify experiments/simcse.hcl`" + `, to use that one).`,
@@ -86,7 +86,7 @@ func newCacheCmd() *cobra.Command {
 	var opts runner.GCOptions
 	gc := &cobra.Command{
 		Use:   "gc [FILE.hcl]",
-		Short: "Remove runs and objects no experiment's latest state needs, and leftovers of interrupted runs",
+		Short: "Remove runs and objects no experiment's latest state needs, and leftovers of interrupted runs (language-model answers are kept: repro cache requests --drop)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := open(args)
@@ -110,7 +110,7 @@ func newCacheCmd() *cobra.Command {
 	gc.Flags().DurationVar(&opts.KeepNewer, "keep-newer", 0, "also keep every run younger than this (default 168h; negative: none by age)")
 	gc.Flags().BoolVar(&opts.DropLastRuns, "all", false, "do not keep the runs that experiments' latest states reference")
 	gc.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be removed, remove nothing")
-	cmd.AddCommand(ls, verify, gc)
+	cmd.AddCommand(ls, verify, gc, newCacheRequestsCmd())
 	return cmd
 }
 
