@@ -26,6 +26,13 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 			if e.Profile != "" && e.Profile != r.Profile {
 				continue
 			}
+			if e.Pending != "" {
+				if !ex.targeted {
+					r.Cells = append(r.Cells, report.Cell{Name: e.Name, Row: e.Row, Column: e.Column, Paper: e.Paper,
+						HasPaper: !math.IsNaN(e.Paper), Pending: e.Pending})
+				}
+				continue
+			}
 			if _, ok := ids[e.Value.Stage]; !ok && ex.targeted {
 				continue // --target left this cell's stage out
 			}
@@ -68,7 +75,9 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 		paper = a.Paper
 	} else {
 		for _, e := range cfg.Expects {
-			refs = append(refs, e.Value)
+			if e.Pending == "" {
+				refs = append(refs, e.Value)
+			}
 		}
 	}
 	if ex.targeted {
