@@ -2,139 +2,12 @@ package runner
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
-	"time"
 
+	"repro/graph"
 	"repro/registry"
+	"repro/store"
 )
-
-// The request cache: language-model answers by request key, in the index
-// (index.db) beside the stage runs, in a table of their own.
-//
-// Stage keys and request keys are different things: a stage re-runs when
-// its parameters or inputs change, yet every request it repeats is found
-// here. Each answer is committed in its own transaction as it arrives (WAL,
-// synchronous=NORMAL: durable against a process crash, see Open), so a
-// kill -9 loses no answer that was stored. GC never touches the table;
-// DropRequests is the only way answers leave it.
-//
-// Stages reach the table through registry.Env.Requests, an interface: when
-// stages run in other processes (cluster executors) and only the
-// coordinating process may write the index, the store a stage gets can be a
-// journal the coordinator merges, without any stage changing.
-const requestsSchema = `
-CREATE TABLE IF NOT EXISTS llm_requests (
-	key               TEXT PRIMARY KEY,
-	provider          TEXT NOT NULL,
-	model             TEXT NOT NULL,
-	request           TEXT NOT NULL,
-	response          TEXT NOT NULL,
-	prompt_tokens     INTEGER NOT NULL,
-	completion_tokens INTEGER NOT NULL,
-	duration_ns       INTEGER NOT NULL,
-	created_ns        INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS llm_requests_model ON llm_requests(provider, model);
-`
-
-// requestStore is the registry.RequestStore of a cache.
-type requestStore struct {
-	db *sql.DB
-}
-
-// Requests returns the cache's request store, creating its table when the
-// index does not have it yet.
-func (c *Cache) Requests() (registry.RequestStore, error) {
-	if _, err := c.db.Exec(requestsSchema); err != nil {
-		return nil, fmt.Errorf("request cache in %s: %w", c.dir, err)
-	}
-	return &requestStore{db: c.db}, nil
-}
-
-func (s *requestStore) LookupRequest(ctx context.Context, key string) ([]byte, bool, error) {
-	var resp string
-	err := s.db.QueryRowContext(ctx, "SELECT response FROM llm_requests WHERE key = ?", key).Scan(&resp)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return []byte(resp), true, nil
-}
-
-func (s *requestStore) PutRequest(ctx context.Context, r registry.StoredRequest) error {
-	if !validDigest(r.Key) {
-		return fmt.Errorf("request key %q is not 64 hex digits", r.Key)
-	}
-	_, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO llm_requests
-		(key, provider, model, request, response, prompt_tokens, completion_tokens, duration_ns, created_ns)
-		VALUES (?,?,?,?,?,?,?,?,?)`,
-		r.Key, r.Provider, r.Model, string(r.Request), string(r.Response), r.PromptTokens, r.CompletionTokens,
-		int64(r.Duration), time.Now().UnixNano())
-	return err
-}
-
-// RequestStats summarises the stored answers of one provider and model.
-type RequestStats struct {
-	Provider, Model                string
-	Requests                       int
-	PromptTokens, CompletionTokens int64
-	Duration                       time.Duration // summed time waiting for the answers
-	First, Last                    time.Time
-}
-
-// RequestStats returns per provider and model the number of stored
-// answers and their tokens, sorted by provider and model.
-func (c *Cache) RequestStats(ctx context.Context) ([]RequestStats, error) {
-	if _, err := c.Requests(); err != nil {
-		return nil, err
-	}
-	rows, err := c.db.QueryContext(ctx, `SELECT provider, model, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens),
-		SUM(duration_ns), MIN(created_ns), MAX(created_ns) FROM llm_requests GROUP BY provider, model ORDER BY provider, model`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []RequestStats
-	for rows.Next() {
-		var s RequestStats
-		var dur, first, last int64
-		if err := rows.Scan(&s.Provider, &s.Model, &s.Requests, &s.PromptTokens, &s.CompletionTokens, &dur, &first, &last); err != nil {
-			return nil, err
-		}
-		s.Duration, s.First, s.Last = time.Duration(dur), time.Unix(0, first), time.Unix(0, last)
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
-
-// DropRequests deletes stored answers -- those of one model when model is
-// not "" (of one provider when provider is not ""), else all -- and says how
-// many. Nothing else ever deletes them: dropped answers are paid again.
-func (c *Cache) DropRequests(ctx context.Context, provider, model string) (int, error) {
-	if _, err := c.Requests(); err != nil {
-		return 0, err
-	}
-	q := "DELETE FROM llm_requests WHERE 1 = 1"
-	var args []any
-	if provider != "" {
-		q += " AND provider = ?"
-		args = append(args, provider)
-	}
-	if model != "" {
-		q += " AND model = ?"
-		args = append(args, model)
-	}
-	res, err := c.db.ExecContext(ctx, q, args...)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
-}
 
 // RequestPlan is what one node would send to a language model.
 type RequestPlan struct {
@@ -145,15 +18,15 @@ type RequestPlan struct {
 // PlanRequests asks every node of g whose stage type sends language-model
 // requests what it would send, given the artifacts of the nodes that plan
 // (from Plan) says are cached; nothing is run or sent.
-func (c *Cache) PlanRequests(ctx context.Context, g *Graph, plan []PlanEntry) ([]RequestPlan, error) {
-	store, err := c.Requests()
+func PlanRequests(ctx context.Context, st *store.Store, g *graph.Graph, plan []PlanEntry) ([]RequestPlan, error) {
+	requests, err := st.Requests()
 	if err != nil {
 		return nil, err
 	}
 	outputs := map[string]map[string]registry.Artifact{}
 	for _, e := range plan {
 		if e.Status == PlanCached && e.Key != "" {
-			outs, err := c.outputDigests(ctx, e.Key)
+			outs, err := st.Outputs(ctx, e.Key)
 			if err != nil {
 				return nil, err
 			}
@@ -175,7 +48,7 @@ func (c *Cache) PlanRequests(ctx context.Context, g *Graph, plan []PlanEntry) ([
 				inputs[port] = a
 			}
 		}
-		env := &registry.Env{Params: params, Inputs: inputs, Seed: n.Seed, Requests: store}
+		env := &registry.Env{Params: params, Inputs: inputs, Seed: n.Seed, Requests: requests}
 		est, err := n.Type.Requests(ctx, env)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n.ID, err)

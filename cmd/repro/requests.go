@@ -9,8 +9,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"repro/experiment"
 	"repro/registry"
 	"repro/runner"
+	"repro/store"
 
 	"github.com/spf13/cobra"
 )
@@ -18,8 +20,8 @@ import (
 // printRequestPlan prints what the stages that send language-model requests
 // would send: requests, how many are already answered in the request
 // cache, and the estimated tokens and cost of the rest. Nothing is sent.
-func printRequestPlan(ctx context.Context, w io.Writer, c *runner.Cache, g *runner.Graph, entries []runner.PlanEntry) error {
-	rps, err := c.PlanRequests(ctx, g, entries)
+func printRequestPlan(ctx context.Context, w io.Writer, st *store.Store, x *experiment.Experiment, entries []runner.PlanEntry) error {
+	rps, err := x.PlanRequests(ctx, st, entries)
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,7 @@ Nothing else ever deletes an answer (repro cache gc keeps them all): --drop dele
 			if len(args) == 1 {
 				file = args[0]
 			}
-			c, err := openCache(file)
+			c, err := openStore(file)
 			if err != nil {
 				return err
 			}
@@ -118,11 +120,11 @@ Nothing else ever deletes an answer (repro cache gc keeps them all): --drop dele
 			}
 			prices := map[string]registry.RequestEstimate{}
 			if len(args) == 1 {
-				ex, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
+				x, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
 				if err != nil {
 					return err
 				}
-				if prices, err = priceTable(ctx, c, ex.graph); err != nil {
+				if prices, err = x.Prices(ctx, c); err != nil {
 					return exitCode(1, "repro cache requests: %v", err)
 				}
 			}
@@ -142,24 +144,7 @@ Nothing else ever deletes an answer (repro cache gc keeps them all): --drop dele
 	return cmd
 }
 
-// priceTable collects, per provider/model, the price the experiment's
-// stages declare for it.
-func priceTable(ctx context.Context, c *runner.Cache, g *runner.Graph) (map[string]registry.RequestEstimate, error) {
-	rps, err := c.PlanRequests(ctx, g, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]registry.RequestEstimate{}
-	for _, r := range rps {
-		k := r.Provider + "/" + r.Model
-		if _, ok := out[k]; !ok && r.Priced {
-			out[k] = r.RequestEstimate
-		}
-	}
-	return out, nil
-}
-
-func writeRequestStats(w io.Writer, stats []runner.RequestStats, prices map[string]registry.RequestEstimate, haveFile bool) {
+func writeRequestStats(w io.Writer, stats []store.RequestStats, prices map[string]registry.RequestEstimate, haveFile bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROVIDER\tMODEL\tREQUESTS\tPROMPT TOKENS\tCOMPLETION TOKENS\tCOST\tWAITED")
 	var total float64

@@ -414,7 +414,9 @@ func TestAPIKey(t *testing.T) {
 		}
 	}
 	// A rejected key stops the stage at once with a message naming the variable.
-	srv.Script = func(int, *llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Status: 401, Error: "Incorrect API key provided"} }
+	srv.Script = func(int, *llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Status: 401, Error: "Incorrect API key provided"}
+	}
 	t.Setenv("REPRO_TEST_LLM_KEY", "sk-wrong")
 	s.store = newMemStore()
 	before := srv.Count()

@@ -1,48 +1,51 @@
-package main
+package experiment
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"sort"
 	"strings"
 	"time"
 
 	"repro/dsl"
 	"repro/internal/report"
+	"repro/registry"
 )
 
-// lowerIsBetter names the metrics where a smaller number is the better one.
-var lowerIsBetter = map[string]bool{"alignment": true, "uniformity": true}
+// Lookup finds the artifact of a node's output after a run; why says what
+// went wrong when ok is false.
+type Lookup func(nodeID, output string) (art registry.Artifact, why string, ok bool)
 
-// buildReport turns the experiment's expect blocks (and ablation, if one was
-// expanded) into a report, reading each value through look.
-func buildReport(ex *experiment, look outputLookup) *report.Report {
-	cfg := ex.cfg
+// BuildReport turns the experiment's expect blocks (and its ablation, if one
+// was expanded) into a report, reading each value through look.
+func (x *Experiment) BuildReport(look Lookup) *report.Report {
+	cfg := x.Config
 	r := &report.Report{
 		Experiment: cfg.Experiment.Name, Title: cfg.Experiment.Title, Table: cfg.Experiment.Table,
-		File: ex.file, Profile: profileOf(ex), Time: time.Now().UTC(),
+		File: x.File, Profile: x.Profile, Time: time.Now().UTC(),
 	}
 	if len(cfg.Variants) == 1 {
-		ids := ex.idMaps[0]
+		ids := x.IDMaps[0]
 		for _, e := range cfg.Expects {
 			if e.Profile != "" && e.Profile != r.Profile {
 				continue
 			}
 			if e.Pending != "" {
-				if !ex.targeted {
+				if !x.Targeted {
 					r.Cells = append(r.Cells, report.Cell{Name: e.Name, Row: e.Row, Column: e.Column, Paper: e.Paper,
 						HasPaper: !math.IsNaN(e.Paper), Pending: e.Pending})
 				}
 				continue
 			}
-			if _, ok := ids[e.Value.Stage]; !ok && ex.targeted {
+			if _, ok := ids[e.Value.Stage]; !ok && x.Targeted {
 				continue // --target left this cell's stage out
 			}
-			c := report.Cell{Name: e.Name, Row: e.Row, Column: e.Column, Tolerance: e.Tolerance, Source: refString(e.Value)}
+			c := report.Cell{Name: e.Name, Row: e.Row, Column: e.Column, Tolerance: e.Tolerance,
+				Source: refString(e.Value), LowerIsBetter: e.LowerIsBetter}
 			if !math.IsNaN(e.Paper) { // NaN: the paper prints no value for this cell
 				c.Paper, c.HasPaper = e.Paper, true
-			}
-			c.LowerIsBetter = e.LowerIsBetter
-			if len(e.Value.Path) > 0 && lowerIsBetter[e.Value.Path[len(e.Value.Path)-1]] {
-				c.LowerIsBetter = true
 			}
 			if c.Row == "" {
 				c.Row = e.Name
@@ -63,7 +66,6 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 	// Several variants: one row per variant, one column per reported metric
 	// (the ablation's report list, else every expect block's value).
 	var refs []dsl.Ref
-	var cols []string
 	title := "variants of " + strings.Join(cfg.Varied, ", ")
 	var paper map[string][]float64
 	if a := cfg.Ablation; a != nil {
@@ -80,15 +82,16 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 			}
 		}
 	}
-	if ex.targeted {
+	if x.Targeted {
 		kept := refs[:0:0]
 		for _, ref := range refs {
-			if _, ok := ex.idMaps[0][ref.Stage]; ok {
+			if _, ok := x.IDMaps[0][ref.Stage]; ok {
 				kept = append(kept, ref)
 			}
 		}
 		refs = kept
 	}
+	var cols []string
 	for _, ref := range refs {
 		cols = append(cols, metricLabel(ref))
 	}
@@ -105,7 +108,7 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 			row.Label = "(default)"
 		}
 		for _, ref := range refs {
-			val, why := metricValue(look, ex.idMaps[i][ref.Stage], ref)
+			val, why := metricValue(look, x.IDMaps[i][ref.Stage], ref)
 			if why != "" {
 				val = math.NaN()
 			}
@@ -117,15 +120,39 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 	return r
 }
 
-func profileOf(ex *experiment) string {
-	if i := strings.Index(ex.scope, "#profile="); i >= 0 {
-		p := ex.scope[i+len("#profile="):]
-		if j := strings.IndexByte(p, '#'); j >= 0 {
-			p = p[:j]
-		}
-		return p
+// metricValue reads stage.S.OUTPUT.path from a metrics artifact.
+func metricValue(look Lookup, nodeID string, ref dsl.Ref) (float64, string) {
+	art, why, ok := look(nodeID, ref.Output)
+	if !ok {
+		return 0, why
 	}
-	return ""
+	b, err := os.ReadFile(art.Path(registry.FileMetrics))
+	if err != nil {
+		return 0, fmt.Sprintf("%s: %v", nodeID, err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return 0, fmt.Sprintf("%s: metrics.json: %v", nodeID, err)
+	}
+	for _, k := range ref.Path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return 0, fmt.Sprintf("%s.%s: not an object at %q", ref.Stage, ref.Output, k)
+		}
+		if v, ok = m[k]; !ok {
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			return 0, fmt.Sprintf("stage %s wrote no metric %q (has: %s)", ref.Stage, strings.Join(ref.Path, "."), strings.Join(keys, ", "))
+		}
+	}
+	f, ok := v.(float64)
+	if !ok {
+		return 0, fmt.Sprintf("metric %s.%s is not a number", ref.Stage, strings.Join(ref.Path, "."))
+	}
+	return f, ""
 }
 
 func refString(r dsl.Ref) string {
@@ -142,4 +169,20 @@ func metricLabel(r dsl.Ref) string {
 		return r.Stage + "." + r.Output
 	}
 	return r.Stage + "." + strings.Join(r.Path, ".")
+}
+
+// LoadBaseline reads the recorded baseline of the experiment's profile;
+// the paper profile has none (it is judged against the paper).
+func (x *Experiment) LoadBaseline() (*report.Baseline, error) {
+	if x.Profile == "" {
+		return nil, nil
+	}
+	return report.ReadBaseline(x.BaselinePath())
+}
+
+// Judge judges a report against the paper (paper profile) or the recorded
+// baseline, when there is one.
+func (x *Experiment) Judge(rep *report.Report) []report.Judged {
+	bl, _ := x.LoadBaseline()
+	return report.Judge(rep, bl)
 }

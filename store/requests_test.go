@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"encoding/hex"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"repro/registry"
+
+	"github.com/zeebo/blake3"
+)
+
+func reqKey(s string) string {
+	h := blake3.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+func TestRequestStore(t *testing.T) {
+	c, err := Open(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	s, err := c.Requests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := reqKey("a")
+	if _, ok, err := s.LookupRequest(ctx, k); ok || err != nil {
+		t.Fatalf("lookup in an empty store: %v %v", ok, err)
+	}
+	put := func(key, model, resp string, pt, ct int) {
+		t.Helper()
+		if err := s.PutRequest(ctx, registry.StoredRequest{Key: key, Provider: "openai", Model: model, Request: []byte(`{"q":1}`),
+			Response: []byte(resp), PromptTokens: pt, CompletionTokens: ct, Duration: time.Second}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(k, "m1", `{"content":"first"}`, 10, 2)
+	put(k, "m1", `{"content":"second"}`, 10, 2) // the first answer stays
+	put(reqKey("b"), "m1", `{"content":"b"}`, 5, 1)
+	put(reqKey("c"), "m2", `{"content":"c"}`, 7, 3)
+	got, ok, err := s.LookupRequest(ctx, k)
+	if err != nil || !ok || string(got) != `{"content":"first"}` {
+		t.Fatalf("lookup: %q %v %v", got, ok, err)
+	}
+	if err := s.PutRequest(ctx, registry.StoredRequest{Key: "not-a-key"}); err == nil {
+		t.Error("a malformed key was stored")
+	}
+
+	// Another process (another Cache on the same directory) sees them.
+	c2, err := Open(c.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	stats, err := c2.RequestStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stats) != 2 || stats[0].Model != "m1" || stats[0].Requests != 2 || stats[0].PromptTokens != 15 || stats[0].CompletionTokens != 3 ||
+		stats[1].Model != "m2" || stats[1].Requests != 1 || stats[0].Duration != 2*time.Second {
+		t.Fatalf("stats %+v", stats)
+	}
+
+	// GC, even the most thorough, never drops answers.
+	if _, err := c.GC(ctx, GCOptions{DropLastRuns: true, KeepNewer: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.LookupRequest(ctx, k); !ok {
+		t.Fatal("gc dropped a stored answer")
+	}
+	// Only DropRequests does, and only what it is asked to.
+	n, err := c.DropRequests(ctx, "", "m2")
+	if err != nil || n != 1 {
+		t.Fatalf("drop m2: %d %v", n, err)
+	}
+	if _, ok, _ := s.LookupRequest(ctx, k); !ok {
+		t.Fatal("dropping m2 dropped m1's answer")
+	}
+	if n, _ := c.DropRequests(ctx, "", ""); n != 2 {
+		t.Fatalf("drop all: %d", n)
+	}
+}
