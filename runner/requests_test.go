@@ -93,4 +93,11 @@ func TestStageUsesRequestStore(t *testing.T) {
 	if len(stats) != 1 || stats[0].Requests != 3 {
 		t.Fatalf("stats %+v", stats)
 	}
+	// The stage is cached now: it sends nothing, and is not asked to
+	// build its requests.
+	plan, _ = Plan(ctx, c, g, "s")
+	rp, err = PlanRequests(ctx, c, g, plan)
+	if err != nil || rp[0].Requests != 0 || !rp[0].Exact || rp[0].Note != "stage cached: sends nothing" || rp[0].Model != "m" {
+		t.Fatalf("plan of the cached stage: %+v %v", rp, err)
+	}
 }

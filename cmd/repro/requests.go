@@ -37,22 +37,26 @@ func printRequestPlan(ctx context.Context, w io.Writer, st *store.Store, x *expe
 	priced := true
 	for _, r := range rps {
 		toSend := r.Requests - r.Cached
-		n := fmt.Sprint(r.Requests)
+		n, sendText := fmt.Sprint(r.Requests), fmt.Sprint(toSend)
 		if !r.Exact {
 			n = "<= " + n
 			if r.Requests == 0 {
-				n = "?"
+				n, sendText = "?", "?"
 			}
 		}
 		costText := "-"
-		if r.Priced {
+		unknown := !r.Exact && r.Requests == 0
+		if unknown {
+			costText = "?"
+			priced = false
+		} else if r.Priced {
 			costText = fmt.Sprintf("$%.2f", r.Cost())
 			cost += r.Cost()
 		} else if toSend > 0 {
 			priced = false
 			costText = "no price"
 		}
-		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%d\t%d\t%s/%s\t%s\t%s\n", r.ID, r.Provider, r.Model, n, r.Cached, toSend,
+		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%d\t%s\t%s/%s\t%s\t%s\n", r.ID, r.Provider, r.Model, n, r.Cached, sendText,
 			humanCount(r.PromptTokens), humanCount(r.CompletionTokens), costText, r.Note)
 		send += toSend
 		in += r.PromptTokens
@@ -61,7 +65,7 @@ func printRequestPlan(ctx context.Context, w io.Writer, st *store.Store, x *expe
 	tw.Flush()
 	total := fmt.Sprintf("$%.2f", cost)
 	if !priced {
-		total += " (and requests of models without a price)"
+		total += " plus what the rows without a cost need"
 	}
 	fmt.Fprintf(w, "\n%d request(s) to send, about %s prompt and %s completion tokens, estimated %s.\n",
 		send, humanCount(in), humanCount(out), total)

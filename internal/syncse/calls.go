@@ -2,6 +2,7 @@ package syncse
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -207,14 +208,12 @@ func (c *ScratchConfig) topics(ch Chooser, purpose, genre string, call int) []st
 // example returns the sentences of one-shot example e of genre g, and four
 // further sentences for prompts that quote example captions.
 func (c *ScratchConfig) example(ch Chooser, g string, e int, corpus []string) ([]string, []string) {
-	rng := ch.Rand("example sentences", g, e)
-	perm := rng.Perm(len(corpus))
-	var sents []string
-	for _, i := range perm[:c.ExampleCount] {
+	idx := distinctDraws(ch.Rand("example sentences", g, e), len(corpus), c.ExampleCount+4)
+	var sents, caps []string
+	for _, i := range idx[:c.ExampleCount] {
 		sents = append(sents, corpus[i])
 	}
-	var caps []string
-	for _, i := range perm[c.ExampleCount : c.ExampleCount+4] {
+	for _, i := range idx[c.ExampleCount:] {
 		caps = append(caps, corpus[i])
 	}
 	return sents, caps
@@ -222,10 +221,25 @@ func (c *ScratchConfig) example(ch Chooser, g string, e int, corpus []string) ([
 
 // captions returns four sentences a call's prompt may quote.
 func (c *ScratchConfig) captions(ch Chooser, g string, call int, corpus []string) []string {
-	rng := ch.Rand("quoted captions", g, call)
 	var out []string
-	for _, i := range rng.Perm(len(corpus))[:4] {
+	for _, i := range distinctDraws(ch.Rand("quoted captions", g, call), len(corpus), 4) {
 		out = append(out, corpus[i])
+	}
+	return out
+}
+
+// distinctDraws draws k distinct indices below n (k <= n) in draw order,
+// in O(k) time for k much smaller than n (a corpus of thousands, an example
+// of ten), where a permutation of the corpus per call would dominate.
+func distinctDraws(rng *rand.Rand, n, k int) []int {
+	seen := make(map[int]bool, k)
+	out := make([]int, 0, k)
+	for len(out) < k {
+		i := rng.IntN(n)
+		if !seen[i] {
+			seen[i] = true
+			out = append(out, i)
+		}
 	}
 	return out
 }

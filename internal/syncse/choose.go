@@ -24,12 +24,17 @@ type Chooser struct {
 	Seed int64
 }
 
-func (c Chooser) score(purpose, key string, call int, id string) uint64 {
+// base hashes what a choice is about (BLAKE3 of the seed, purpose, key and
+// call); score mixes it with a candidate's id. One BLAKE3 per choice and a
+// cheap mix per candidate keep planning fast (a paper-size run plans
+// hundreds of thousands of calls over pools of up to thousands of
+// candidates).
+func (c Chooser) base(purpose, key string, call int) uint64 {
 	h := blake3.New()
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], uint64(c.Seed))
 	h.Write(b[:])
-	for _, s := range []string{purpose, key, strconv.Itoa(call), id} {
+	for _, s := range []string{purpose, key, strconv.Itoa(call)} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -37,12 +42,31 @@ func (c Chooser) score(purpose, key string, call int, id string) uint64 {
 	return binary.LittleEndian.Uint64(sum[:8])
 }
 
+// score is the candidate's weight: SplitMix64's finaliser over the choice's
+// base and the candidate id's FNV-1a hash.
+func score(base uint64, id string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= 1099511628211
+	}
+	z := base ^ (h * 0x9e3779b97f4a7c15)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+func (c Chooser) score(purpose, key string, call int, id string) uint64 {
+	return score(c.base(purpose, key, call), id)
+}
+
 // Pick returns the index of the candidate (named by ids) that the given
 // call about key chooses for purpose.
 func (c Chooser) Pick(purpose, key string, call int, ids []string) int {
 	best, bi := uint64(0), -1
+	b := c.base(purpose, key, call)
 	for i, id := range ids {
-		if s := c.score(purpose, key, call, id); bi < 0 || s > best {
+		if s := score(b, id); bi < 0 || s > best {
 			best, bi = s, i
 		}
 	}
@@ -58,11 +82,12 @@ func (c Chooser) Top(purpose, key string, call int, ids []string, k int, skip fu
 		s uint64
 	}
 	cs := make([]cand, 0, len(ids))
+	b := c.base(purpose, key, call)
 	for i, id := range ids {
 		if skip != nil && skip(i) {
 			continue
 		}
-		cs = append(cs, cand{i, c.score(purpose, key, call, id)})
+		cs = append(cs, cand{i, score(b, id)})
 	}
 	sort.Slice(cs, func(a, b int) bool {
 		if cs[a].s != cs[b].s {
@@ -84,7 +109,7 @@ func (c Chooser) Top(purpose, key string, call int, ids []string, k int, skip fu
 // where stability under edits does not matter (which corpus sentences make
 // up a one-shot example).
 func (c Chooser) Rand(purpose, key string, call int) *rand.Rand {
-	s := c.score(purpose, key, call, "")
+	s := c.base(purpose, key, call)
 	return rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15))
 }
 

@@ -251,9 +251,10 @@ func runAnnotate(ctx context.Context, env *registry.Env) error {
 	}
 	p.LLM.metrics(m, "", total)
 	if c, ok := m["cost"]; ok {
-		m["cost_per_triplet"] = c / float64(len(out))
-		m["positive_cost_per_input"] = m["positive_cost"] / float64(len(inputs))
-		m["negative_cost_per_input"] = m["negative_cost"] / float64(len(inputs))
+		// Per 1,000, Table 13's unit (its cells are per sentence).
+		m["cost_per_1k_triplets"] = 1000 * c / float64(len(out))
+		m["positive_cost_per_1k_inputs"] = 1000 * m["positive_cost"] / float64(len(inputs))
+		m["negative_cost_per_1k_inputs"] = 1000 * m["negative_cost"] / float64(len(inputs))
 	}
 	dir := env.Output("triplets")
 	if err := rows.Write(filepath.Join(dir, registry.FileTriplets), out); err != nil {
@@ -282,9 +283,9 @@ func estimateAnnotate(ctx context.Context, env *registry.Env) (*registry.Request
 			// A five-shot call: the prompt, ten turns of about 20 tokens, the input.
 			e.PromptTokens = int64(e.Requests) * int64(60+(2*p.Shots+1)*24)
 			e.CompletionTokens = int64(e.Requests) * 20
-			e.Note += fmt.Sprintf(": at most 2 x max_inputs (%d) requests, tokens estimated", p.MaxInputs)
+			e.Note += fmt.Sprintf(": at most 2 x max_inputs (%d), tokens estimated", p.MaxInputs)
 		} else {
-			e.Note += ": the number of requests is known once the input sentences are (set max_inputs for a bound)"
+			e.Note += ": 2 per input sentence (set max_inputs for a bound)"
 		}
 		return e, nil
 	}

@@ -14,6 +14,9 @@ import (
 type MixParams struct {
 	MaxA int `cty:"max_a" doc:"triplets of a to keep, its first rows (0: all)"`
 	MaxB int `cty:"max_b" doc:"triplets of b to add (0: all)"`
+	// A fraction rather than a count keeps an amount ablation meaningful
+	// across profiles whose b differs in size.
+	BFraction float64 `cty:"b_fraction" doc:"share of b (after max_b) to add, rounded down: 0 adds none, 1 all (Table 14's amounts)"`
 	// Sampling b (rather than taking its first rows) follows the paper's
 	// data-amount table, whose added data "is randomly sampled".
 	SampleB bool `cty:"sample_b" doc:"add a seeded random sample of b instead of its first rows; the samples are nested (a smaller max_b takes a prefix of the same order)"`
@@ -24,9 +27,9 @@ func mixType() *registry.StageType {
 		Name:    "synth.mix",
 		Version: 1,
 		Doc: `Triplet sets combined: the first max_a triplets of a, then max_b of b (its first rows, or a seeded
-sample). SynCSE-scratch + SimCSE_NLI merges the two sets; Table 14 adds growing amounts of synthetic
+sample), of which the share b_fraction. SynCSE-scratch + SimCSE_NLI merges the two sets; Table 14 adds growing amounts of synthetic
 data to NLI; Table 4 compares synthetic sets of the same size.`,
-		Params: MixParams{},
+		Params: MixParams{BFraction: 1},
 		Inputs: []registry.Port{
 			{Name: "a", Kind: registry.KindTriplets, Doc: "triplets kept first"},
 			{Name: "b", Kind: registry.KindTriplets, Optional: true, Doc: "triplets added after them"},
@@ -37,6 +40,9 @@ data to NLI; Table 4 compares synthetic sets of the same size.`,
 			p := env.Params.(*MixParams)
 			if p.MaxA < 0 || p.MaxB < 0 {
 				return fmt.Errorf("max_a and max_b must not be negative (0: all)")
+			}
+			if p.BFraction < 0 || p.BFraction > 1 {
+				return fmt.Errorf("b_fraction: %v is outside [0, 1]", p.BFraction)
 			}
 			a, err := readTriplets(env, "a")
 			if err != nil {
@@ -67,6 +73,7 @@ data to NLI; Table 4 compares synthetic sets of the same size.`,
 					}
 					b = b[:p.MaxB]
 				}
+				b = b[:int(p.BFraction*float64(len(b))+1e-9)]
 				out = append(out, b...)
 			} else if p.MaxB > 0 {
 				return fmt.Errorf("max_b: %d, but input b is not connected", p.MaxB)

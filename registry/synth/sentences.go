@@ -186,7 +186,7 @@ func runSentences(ctx context.Context, env *registry.Env) error {
 	}
 	p.LLM.metrics(m, "", u)
 	if c, ok := m["cost"]; ok {
-		m["cost_per_sentence"] = c / float64(len(out))
+		m["cost_per_1k_sentences"] = 1000 * c / float64(len(out)) // Table 13's unit, per 1,000
 	}
 	return writeMetrics(env, m)
 }
@@ -205,7 +205,7 @@ func estimateSentences(ctx context.Context, env *registry.Env) (*registry.Reques
 	// An answer is about as long as the example list, scaled to the count.
 	perSentence := int64(20) // tokens, when no example is at hand
 	if _, ok := env.Inputs["examples"]; !ok {
-		e.Note = "input examples not computed yet: prompt tokens estimated from the templates"
+		e.Note = "input examples not computed yet: tokens estimated from the templates"
 		prompt := int64(0)
 		for _, t := range cfg.Prompts {
 			prompt += int64(llm.EstimateTokens(t))

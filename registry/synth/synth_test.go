@@ -481,6 +481,14 @@ func TestMix(t *testing.T) {
 	if len(small) != 9 || len(large) != 15 || !reflect.DeepEqual(small, large[:9]) || reflect.DeepEqual(large[5:9], b[:4]) {
 		t.Fatalf("nested samples: %d, %d", len(small), len(large))
 	}
+	s.set["max_b"] = cty.NumberIntVal(0)
+	s.set["b_fraction"] = cty.NumberFloatVal(0.25)
+	quarter, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	s.set["b_fraction"] = cty.NumberIntVal(0)
+	none, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	if len(quarter) != 10 || !reflect.DeepEqual(quarter, large[:10]) || len(none) != 5 {
+		t.Fatalf("b_fraction: %d and %d triplets", len(quarter), len(none))
+	}
 	s.set["max_b"] = cty.NumberIntVal(30)
 	if _, err := s.run(); err == nil {
 		t.Error("max_b beyond b accepted")

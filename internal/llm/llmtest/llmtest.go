@@ -80,6 +80,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	received []Received
+	answered int
 }
 
 // New starts a server; Close it when done.
@@ -97,6 +98,19 @@ func (s *Server) Received() []Received {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Received(nil), s.received...)
+}
+
+// Answered is the number of successful answers written out in full.
+func (s *Server) Answered() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answered
+}
+
+func (s *Server) answer() {
+	s.mu.Lock()
+	s.answered++
+	s.mu.Unlock()
 }
 
 // Count is the number of requests so far.
@@ -170,6 +184,9 @@ func (s *Server) handle(w http.ResponseWriter, req *http.Request) {
 	completion := len(strings.Fields(content))
 	if body.Stream {
 		s.stream(w, body, rep, content, prompt, completion)
+		if !rep.Truncate {
+			s.answer()
+		}
 		return
 	}
 	out := map[string]any{
@@ -183,6 +200,10 @@ func (s *Server) handle(w http.ResponseWriter, req *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(out)
+	if fl, ok := w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	s.answer()
 }
 
 func (s *Server) stream(w http.ResponseWriter, body ChatRequest, rep Reply, content string, prompt, completion int) {
