@@ -177,6 +177,9 @@ func profileFlag(p string) string {
 func (x *Experiment) writeMarkdown(dir string, rep *report.Report, figures []string) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n\nprofile: %s\n\n", x.Config.Experiment.Title, x.Config.Experiment.Table, x.ProfileName())
+	if len(x.Overrides) > 0 {
+		fmt.Fprintf(&b, "overrides: `%s`\n\n", strings.Join(x.Overrides, " "))
+	}
 	report.WriteMarkdown(&b, rep)
 	for _, f := range figures {
 		fmt.Fprintf(&b, "\n![%s](%s)\n", filepath.Base(f), filepath.Base(f))

@@ -283,6 +283,12 @@ stage "scratch_22k" {
 }
 
 # ---- training: supervised SimCSE on each set (RoBERTa-base) ------------------
+#
+# train.simcse_sup's defaults are SimCSE's supervised settings, which SynCSE
+# keeps (its README: batch 512, lr 5e-5 for base): lr 5e-5, batch 512, max
+# length 32, temperature 0.05, hard negatives, 3 epochs, [CLS] with the MLP
+# head. Every set is evaluated on dev (STS-B dev + SICK-R dev, their
+# Spearman averaged) every 125 updates and the best checkpoint kept.
 
 stage "unsup_simcse" {
   uses           = "train.simcse_unsup"
@@ -307,13 +313,7 @@ stage "sup_nli" {
   dev           = stage.dev.pairs
   hf_checkpoint = var.roberta
   from_scratch  = false
-  learning_rate = 5e-5
-  batch_size    = 512
-  max_length    = 32
-  temperature   = 0.05
-  epochs        = 3
   eval_every    = 125
-  pooling       = "cls"
   seed          = var.seed
 }
 
@@ -323,13 +323,7 @@ stage "train_partial" {
   dev           = stage.dev.pairs
   hf_checkpoint = var.roberta
   from_scratch  = false
-  learning_rate = 5e-5
-  batch_size    = 512
-  max_length    = 32
-  temperature   = 0.05
-  epochs        = 3
   eval_every    = 125
-  pooling       = "cls"
   seed          = var.seed
 }
 
@@ -339,13 +333,7 @@ stage "train_scratch" {
   dev           = stage.dev.pairs
   hf_checkpoint = var.roberta
   from_scratch  = false
-  learning_rate = 5e-5
-  batch_size    = 512
-  max_length    = 32
-  temperature   = 0.05
-  epochs        = 3
   eval_every    = 125
-  pooling       = "cls"
   seed          = var.seed
 }
 
@@ -355,13 +343,7 @@ stage "train_scratch_nli" {
   dev           = stage.dev.pairs
   hf_checkpoint = var.roberta
   from_scratch  = false
-  learning_rate = 5e-5
-  batch_size    = 512
-  max_length    = 32
-  temperature   = 0.05
-  epochs        = 3
   eval_every    = 125
-  pooling       = "cls"
   seed          = var.seed
 }
 
@@ -371,13 +353,7 @@ stage "train_naive" {
   dev           = stage.dev.pairs
   hf_checkpoint = var.roberta
   from_scratch  = false
-  learning_rate = 5e-5
-  batch_size    = 512
-  max_length    = 32
-  temperature   = 0.05
-  epochs        = 3
   eval_every    = 125
-  pooling       = "cls"
   seed          = var.seed
 }
 
@@ -387,13 +363,7 @@ stage "train_scratch_22k" {
   dev           = stage.dev.pairs
   hf_checkpoint = var.roberta
   from_scratch  = false
-  learning_rate = 5e-5
-  batch_size    = 512
-  max_length    = 32
-  temperature   = 0.05
-  epochs        = 3
   eval_every    = 125
-  pooling       = "cls"
   seed          = var.seed
 }
 

@@ -72,6 +72,7 @@ func (s Status) String() string {
 type NodeResult struct {
 	ID       string
 	Type     string
+	Source   string // where the node was declared ("file.hcl:12"), if known
 	Key      string // "" when the node was skipped before its inputs were known
 	Status   Status
 	Outputs  map[string]registry.Artifact // cached or ran: the node's artifacts
@@ -106,15 +107,22 @@ func (e *RunError) Error() string {
 	}
 	fmt.Fprintf(&b, "%d stage(s) failed, %d skipped", len(e.Failed), len(e.Skipped))
 	for _, f := range e.Failed {
-		fmt.Fprintf(&b, "\n  %s (%s): %v\n    log: %s", f.ID, f.Type, f.Err, f.Log)
+		fmt.Fprintf(&b, "\n  %s (%s%s): %v\n    log: %s", f.ID, f.Type, at(f.Source), f.Err, f.Log)
 	}
 	for _, s := range e.Skipped {
-		fmt.Fprintf(&b, "\n  %s (%s): skipped: %v", s.ID, s.Type, s.Err)
+		fmt.Fprintf(&b, "\n  %s (%s%s): skipped: %v", s.ID, s.Type, at(s.Source), s.Err)
 	}
 	return b.String()
 }
 
 func (e *RunError) Unwrap() error { return e.cancelled }
+
+func at(source string) string {
+	if source == "" {
+		return ""
+	}
+	return ", " + source
+}
 
 // nodeState is a node during a Run; done closes when its outcome is final.
 type nodeState struct {
@@ -194,7 +202,7 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 	defer gl.Unlock()
 
 	for _, n := range nodes {
-		s.states[n.ID] = &nodeState{node: n, res: NodeResult{ID: n.ID, Type: n.Type.Name}, done: make(chan struct{})}
+		s.states[n.ID] = &nodeState{node: n, res: NodeResult{ID: n.ID, Type: n.Type.Name, Source: n.Source}, done: make(chan struct{})}
 	}
 	for _, n := range nodes {
 		s.em.emit(Event{Kind: EventWaiting, Node: n.ID, Type: n.Type.Name, Status: "inputs"})

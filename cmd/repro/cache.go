@@ -111,7 +111,56 @@ func newCacheCmd() *cobra.Command {
 	gc.Flags().DurationVar(&opts.KeepNewer, "keep-newer", 0, "also keep every run younger than this (default 168h; negative: none by age)")
 	gc.Flags().BoolVar(&opts.DropLastRuns, "all", false, "do not keep the runs that experiments' latest states reference")
 	gc.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be removed, remove nothing")
-	cmd.AddCommand(ls, verify, gc, newCacheRequestsCmd())
+	scopes := &cobra.Command{
+		Use:   "scopes [FILE.hcl]",
+		Short: "List the experiment variants (file, profile, ablation, --set, -var) whose state the cache keeps",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := open(args)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ss, err := c.Scopes(cmd.Context())
+			if err != nil {
+				return exitCode(1, "repro cache scopes: %v", err)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "STAGES\tREPORTS\tUPDATED\tSCOPE")
+			for _, s := range ss {
+				fmt.Fprintf(tw, "%d\t%d\t%s\t%s\n", s.Nodes, s.Reports, s.Updated.Local().Format(time.DateTime), s.Scope)
+			}
+			return tw.Flush()
+		},
+	}
+	var lf loadFlags
+	forget := &cobra.Command{
+		Use:   "forget FILE.hcl [--profile P] [--set ...] [-var ...] [--ablation A]",
+		Short: "Drop one variant's saved state (last runs, reports) so that gc no longer keeps what only it needs",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			x, err := loadExperiment(args[0], &lf, defaultRegistry(), cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			c, err := open(args)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			recs, reps, err := c.ForgetScope(cmd.Context(), x.Scope)
+			if err != nil {
+				return exitCode(1, "repro cache forget: %v", err)
+			}
+			if recs == 0 && reps == 0 {
+				return exitCode(1, "repro cache forget: the cache keeps no state for %s", x.Scope)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "forgot %s: %d stage record(s), %d report(s); `repro cache gc` frees what nothing else keeps\n", x.Scope, recs, reps)
+			return nil
+		},
+	}
+	lf.register(forget)
+	cmd.AddCommand(ls, verify, gc, scopes, forget, newCacheRequestsCmd())
 	return cmd
 }
 

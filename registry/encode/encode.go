@@ -81,9 +81,6 @@ func tfidfType() *registry.StageType {
 		Outputs: encoderPort(),
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*TFIDFParams)
-			if p.MaxFeatures < 0 {
-				return fmt.Errorf("max_features: %d is negative (0 keeps every term)", p.MaxFeatures)
-			}
 			in, err := env.Input("corpus")
 			if err != nil {
 				return err
@@ -121,9 +118,6 @@ func fileType() *registry.StageType {
 		Outputs: encoderPort(),
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*FileParams)
-			if p.Path == "" {
-				return fmt.Errorf("path: required (a JSONL file of {\"text\", \"vector\"} rows)")
-			}
 			if p.SHA256 != "" {
 				got, err := fileSHA256(p.Path)
 				if err != nil {

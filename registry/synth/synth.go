@@ -64,7 +64,7 @@ type LLM struct {
 	Provider          string           `cty:"provider" doc:"openai: any server speaking the OpenAI chat-completions API (OpenAI, vLLM, llama.cpp, Ollama, LM Studio)"`
 	BaseURL           string           `cty:"base_url" doc:"the API root; requests go to BASE_URL/chat/completions"`
 	Model             string           `cty:"model" doc:"model name as the server knows it (part of every request key)"`
-	APIKeyEnv         string           `cty:"api_key_env" doc:"NAME of the environment variable holding the API key (\"\": send none, as local servers need none); the key is read only when a request must be sent and never stored"`
+	APIKeyEnv         string           `cty:"api_key_env" doc:"NAME of the environment variable holding the API key (upper case, e.g. OPENAI_API_KEY; \"\": send none, as local servers need none); the key is read only when a request must be sent and never stored"`
 	Stream            bool             `cty:"stream" doc:"read answers as server-sent events instead of one JSON body"`
 	Concurrency       int              `cty:"concurrency" doc:"requests in flight at once"`
 	RequestsPerMinute float64          `cty:"requests_per_minute" doc:"the server's request rate limit (0: none)"`
@@ -100,8 +100,8 @@ func (p *LLM) check() error {
 	case p.MaxRetries < 0:
 		return fmt.Errorf("max_retries: %d is negative", p.MaxRetries)
 	}
-	if strings.ContainsAny(p.APIKeyEnv, "= \t") {
-		return fmt.Errorf("api_key_env: %q is not an environment variable name (give the NAME of the variable, never the key)", p.APIKeyEnv)
+	if p.APIKeyEnv != "" && !envName.MatchString(p.APIKeyEnv) {
+		return fmt.Errorf("api_key_env: not an environment variable name: give the NAME of the variable holding the key, never the key")
 	}
 	for m, pr := range p.Prices {
 		if pr.InputPer1K < 0 || pr.OutputPer1K < 0 {

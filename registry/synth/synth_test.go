@@ -114,7 +114,7 @@ func (s *stage) env() *registry.Env {
 // run runs the stage and returns its output directories.
 func (s *stage) run() (map[string]string, error) {
 	env := s.env()
-	return env.Outputs, s.typ.Run(context.Background(), env)
+	return env.Outputs, s.typ.Call(context.Background(), env)
 }
 
 func (s *stage) mustRun() map[string]string {
@@ -506,6 +506,8 @@ func TestBadParameters(t *testing.T) {
 		{"synth.annotate", "provider", cty.StringVal("anthropic"), "provider"},
 		{"synth.annotate", "base_url", cty.StringVal("localhost:8000"), "base_url"},
 		{"synth.annotate", "api_key_env", cty.StringVal("sk-abc def"), "NAME"},
+		{"synth.annotate", "api_key_env", cty.StringVal("sk-proj-0123456789abcdef"), "never the key"},
+		{"synth.annotate", "api_key_env", cty.StringVal("0f3a9c2b7d"), "NAME"},
 		{"synth.annotate", "positive_top_p", cty.NumberFloatVal(1.5), "top_p"},
 		{"synth.annotate", "pool_size", cty.NumberIntVal(5), "pool_size"},
 		{"synth.annotate", "tries", cty.NumberIntVal(0), "tries"},
@@ -523,6 +525,9 @@ func TestBadParameters(t *testing.T) {
 		_, err := s.run()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s=%v: error %v, want one mentioning %q", c.typ, c.param, c.v.GoString(), err, c.want)
+		}
+		if c.param == "api_key_env" && strings.Contains(err.Error(), c.v.AsString()) {
+			t.Errorf("the error repeats what may be a key: %v", err)
 		}
 	}
 	if srv.Count() != 0 {

@@ -87,9 +87,6 @@ func runMask(ctx context.Context, env *registry.Env) error {
 	var maskOne func(string) (mask.MaskedPair, error)
 	switch p.Method {
 	case "rake":
-		if p.TopK < 1 {
-			return fmt.Errorf("text.mask_phrases: top_k = %d, must be at least 1", p.TopK)
-		}
 		maskOne = func(s string) (mask.MaskedPair, error) { return rake.MaskTopK(s, p.TopK) }
 	case "np", "vp", "np+vp":
 		tg, err := brownTagger()
@@ -129,14 +126,6 @@ func runEDA(ctx context.Context, env *registry.Env) error {
 	p, ok := env.Params.(*EDAParams)
 	if !ok {
 		return fmt.Errorf("text.eda: parameters of type %T", env.Params)
-	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"synonym_replacement", p.SynonymReplacement}, {"random_deletion", p.RandomDeletion}, {"random_swap", p.RandomSwap}} {
-		if f.v < 0 || f.v > 1 {
-			return fmt.Errorf("text.eda: %s = %g, must be in [0, 1]", f.name, f.v)
-		}
 	}
 	var syn eda.Synonyms = noSynonyms{}
 	if p.SynonymReplacement > 0 {
