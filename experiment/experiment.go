@@ -53,6 +53,9 @@ type Experiment struct {
 	Scope    string
 	Profile  string
 	Targeted bool
+	// BaseScope is the scope of the same file, profile and ablation without
+	// the overrides (equal to Scope when there are none).
+	BaseScope string
 	// Overrides are the --set and (value-changing) -var of this variant,
 	// as written; they name its reports apart from the plain profile's.
 	Overrides []string
@@ -135,6 +138,9 @@ func Load(reg *registry.Registry, file string, opts Options) (*Experiment, hcl.D
 	}
 	vars := changedVars(reg, file, opts, cfg)
 	x.Scope = scopeOf(file, opts, vars)
+	base := opts
+	base.Sets = nil
+	x.BaseScope = scopeOf(file, base, nil)
 	for _, set := range opts.Sets {
 		x.Overrides = append(x.Overrides, "--set "+strings.TrimSpace(set))
 	}

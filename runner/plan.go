@@ -100,17 +100,31 @@ type PlanEntry struct {
 }
 
 // Plan says, without running anything, which nodes of g are cached and why
-// each other node would run, comparing with the scope's last-run records.
+// each other node would run, comparing with the scope's last-run records;
+// a node the scope has no record of is compared with the first of the
+// fallback scopes that has one (a --set variant never run before is
+// explained against its profile: "parameter top_k changed (3 -> 4)").
 // A node whose inputs are all cached has a key; a node downstream of one
 // that will run has none (early cut-off may still leave it cached once its
 // input is computed, so Plan says "will run" with the upstream as reason).
-func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string) ([]PlanEntry, error) {
+func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string, fallback ...string) ([]PlanEntry, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
 	last, err := st.LastRuns(ctx, scope)
 	if err != nil {
 		return nil, err
+	}
+	for _, fb := range fallback {
+		more, err := st.LastRuns(ctx, fb)
+		if err != nil {
+			return nil, err
+		}
+		for id, r := range more {
+			if _, ok := last[id]; !ok {
+				last[id] = r
+			}
+		}
 	}
 	type known struct {
 		run     bool

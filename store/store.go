@@ -333,7 +333,18 @@ func (c *Store) PutObject(src string) (digest string, size int64, err error) {
 		if _, statErr := os.Stat(dst); statErr != nil {
 			return "", 0, fmt.Errorf("storing artifact: %w", err)
 		}
-		// Another run stored the same content first.
+		// The same content is stored already -- unless that copy has been
+		// damaged since: then it goes to quarantine and ours takes its
+		// place.
+		if verr := c.VerifyObject(digest); verr != nil {
+			if _, qerr := c.Quarantine(context.Background(), digest, verr.Error()); qerr != nil {
+				return "", 0, qerr
+			}
+			if err := os.Rename(src, dst); err != nil {
+				return "", 0, fmt.Errorf("storing artifact: %w", err)
+			}
+			return digest, size, syncDir(filepath.Dir(dst))
+		}
 		if err := RemoveAll(src); err != nil {
 			return "", 0, err
 		}
@@ -438,4 +449,92 @@ func validDigest(s string) bool {
 		return false
 	}
 	return strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// quarantineDir holds objects found corrupt, moved out of objects/ so that
+// nothing can be served from them and a recomputed copy can take their
+// place; GC removes them after DefaultKeepNewer.
+const quarantineDir = "quarantine"
+
+// CorruptError says that an object's content no longer matches its digest.
+type CorruptError struct {
+	Digest string
+	Path   string
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("object %s is corrupt: %s", e.Path, e.Reason)
+}
+
+// VerifyObject re-hashes the object with that digest: nil when its content
+// matches, a *CorruptError when not (a file changed, added or removed), or
+// another error when it cannot be read at all.
+func (c *Store) VerifyObject(digest string) error {
+	p := c.ObjectPath(digest)
+	got, _, err := DigestDir(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if _, statErr := os.Stat(p); statErr != nil {
+			return &CorruptError{Digest: digest, Path: p, Reason: "missing from the store"}
+		}
+		return &CorruptError{Digest: digest, Path: p, Reason: "a file is missing: " + err.Error()}
+	case err != nil:
+		return &CorruptError{Digest: digest, Path: p, Reason: "cannot be read: " + err.Error()}
+	case got != digest:
+		return &CorruptError{Digest: digest, Path: p, Reason: "content does not match its digest (now " + got + ")"}
+	}
+	return nil
+}
+
+// Quarantine moves a corrupt object out of the store (to quarantine/) and
+// forgets every run that produced it, in that order: once the object is
+// gone from objects/ nothing can be served from it, and an index row left
+// by a crash in between points at a missing object, which counts as a
+// cache miss. The next run of those stages recomputes the object. It
+// returns the keys of the runs forgotten.
+func (c *Store) Quarantine(ctx context.Context, digest, reason string) ([]string, error) {
+	if !validDigest(digest) {
+		return nil, fmt.Errorf("quarantine: %q is not a digest", digest)
+	}
+	src := c.ObjectPath(digest)
+	dst := filepath.Join(c.dir, quarantineDir, fmt.Sprintf("%s.%d", digest, time.Now().UnixNano()))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(src, dst); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("quarantine %s: %w", src, err)
+	}
+	_ = os.WriteFile(dst+".why", []byte(reason+"\n"), 0o644)
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query("SELECT DISTINCT key FROM outputs WHERE digest = ?", digest)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	rows.Close()
+	for _, k := range keys {
+		if _, err := tx.Exec("DELETE FROM outputs WHERE key = ?", k); err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec("DELETE FROM runs WHERE key = ?", k); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := tx.Exec("DELETE FROM objects WHERE digest = ?", digest); err != nil {
+		return nil, err
+	}
+	return keys, tx.Commit()
 }
