@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -83,5 +84,49 @@ func TestRequestStore(t *testing.T) {
 	}
 	if n, _ := c.DropRequests(ctx, "", ""); n != 2 {
 		t.Fatalf("drop all: %d", n)
+	}
+}
+
+// BenchmarkPutRequest commits one answer per transaction, as a stage does
+// when each arrives.
+func BenchmarkPutRequest(b *testing.B) {
+	c, err := Open(filepath.Join(b.TempDir(), "cache"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Requests()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	resp := []byte(`{"content":"A man plays a guitar on a stage.","finish_reason":"stop","usage":{"prompt_tokens":310,"completion_tokens":12}}`)
+	req := make([]byte, 1500)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.PutRequest(ctx, registry.StoredRequest{Key: reqKey(fmt.Sprint(i)), Provider: "openai", Model: "m",
+			Request: req, Response: resp, PromptTokens: 310, CompletionTokens: 12}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLookupRequest answers one request from the cache.
+func BenchmarkLookupRequest(b *testing.B) {
+	c, err := Open(filepath.Join(b.TempDir(), "cache"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	s, _ := c.Requests()
+	ctx := context.Background()
+	for i := 0; i < 10000; i++ {
+		s.PutRequest(ctx, registry.StoredRequest{Key: reqKey(fmt.Sprint(i)), Provider: "openai", Model: "m", Request: []byte("{}"), Response: []byte("{}")})
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, ok, err := s.LookupRequest(ctx, reqKey(fmt.Sprint(i%10000))); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
 	}
 }

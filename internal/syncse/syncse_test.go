@@ -346,3 +346,27 @@ func TestChooser(t *testing.T) {
 		t.Error("the seed does not change choices")
 	}
 }
+
+// BenchmarkScratchCalls plans the paper's sentence calls (21 genres x 660).
+func BenchmarkScratchCalls(b *testing.B) {
+	cfg := paperScratch()
+	cfg.CallsPerGenre = 660
+	pool := ExamplePool(corpus(12000), 32)
+	for i := 0; i < b.N; i++ {
+		if _, err := cfg.Calls(pool, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAnnotateCall plans one labelling call (prompt, five of the
+// prompt's 18 exemplars, the messages).
+func BenchmarkAnnotateCall(b *testing.B) {
+	a, err := NewAnnotator(AnnotateConfig{Name: "positive", Prompts: PositivePrompts, PoolSize: 18, Shots: 5, MaxWords: 32, Seed: 1}, exemplars(8816))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		a.Call("A man is playing a guitar on stage.", i)
+	}
+}
