@@ -303,8 +303,12 @@ func WriteText(w io.Writer, r *Report, js []Judged) {
 				diff = j.Ours - j.Paper
 			}
 			if r.Profile == "" {
+				verdict := string(j.Verdict)
+				if j.Verdict == Pending {
+					verdict = verdictText(j)
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t\n", j.Row, j.Column,
-					num(j.Paper, j.HasPaper), num(j.Ours, j.HasOurs), signed(diff), j.Tolerance, j.Verdict)
+					num(j.Paper, j.HasPaper), num(j.Ours, j.HasOurs), signed(diff), j.Tolerance, verdict)
 				continue
 			}
 			base, tol := "-", "-"

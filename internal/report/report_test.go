@@ -63,7 +63,7 @@ func TestJudgePending(t *testing.T) {
 		}
 		var buf bytes.Buffer
 		WriteText(&buf, r, js)
-		if !strings.Contains(buf.String(), "75.20") || !strings.Contains(buf.String(), "pending") {
+		if !strings.Contains(buf.String(), "75.20") || !strings.Contains(buf.String(), "pending: the paper's value") {
 			t.Errorf("profile %q:\n%s", prof, buf.String())
 		}
 	}
