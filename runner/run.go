@@ -302,6 +302,15 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 		s.skip(st, err)
 		return
 	}
+	ext, err := externals(ctx, s.st, n)
+	if err != nil {
+		s.failOrSkip(ctx, st, err)
+		return
+	}
+	for name, in := range ext {
+		digests[name] = in.Digest
+		lastInputs[name] = in
+	}
 	params, err := graph.CanonicalParams(n.Params)
 	if err != nil {
 		s.fail(st, err)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" database/sql driver
@@ -22,9 +23,10 @@ import (
 // SQLite index of stage runs, per-key locks, logs and work directories.
 // Several goroutines and several processes may use one cache at once.
 type Store struct {
-	dir  string
-	db   *sql.DB
-	host string
+	dir      string
+	db       *sql.DB
+	host     string
+	readOnly bool
 }
 
 // Layout of a cache directory.
@@ -37,8 +39,10 @@ const (
 	locksDir   = "locks"   // locks/<key>: per-key flock; locks/gc: store-wide
 )
 
-// schemaVersion is stored in PRAGMA user_version.
-const schemaVersion = 1
+// schemaVersion is stored in PRAGMA user_version. Version 2 added
+// file_hashes (the stat cache of external inputs); a version-1 index is
+// upgraded in place (the schema only adds tables).
+const schemaVersion = 2
 
 const schema = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -91,10 +95,19 @@ CREATE TABLE IF NOT EXISTS reports (
 	body       TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS reports_scope ON reports(scope, id);
+CREATE TABLE IF NOT EXISTS file_hashes (
+	path     TEXT PRIMARY KEY,
+	size     INTEGER NOT NULL,
+	mtime_ns INTEGER NOT NULL,
+	ctime_ns INTEGER NOT NULL,
+	ino      INTEGER NOT NULL,
+	dev      INTEGER NOT NULL,
+	hash     TEXT NOT NULL
+);
 `
 
-// Open opens the cache in dir, creating the directory and the index when
-// they do not exist.
+// Open opens the cache in dir for writing, creating the directory and the
+// index when they do not exist.
 func Open(dir string) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -119,8 +132,7 @@ func Open(dir string) (*Store, error) {
 	q.Set("_busy_timeout", "30000")
 	q.Set("_txlock", "immediate")
 	q.Set("_foreign_keys", "on")
-	dsn := "file:" + filepath.Join(abs, indexFile) + "?" + q.Encode()
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(abs, indexFile)+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: %w", abs, err)
 	}
@@ -132,6 +144,55 @@ func Open(dir string) (*Store, error) {
 	}
 	return c, nil
 }
+
+// ErrNoCache says a read-only open found no cache.
+var ErrNoCache = errors.New("no cache here")
+
+// OpenReadOnly opens an existing cache for reading only: it creates
+// nothing (a mistyped --cache-dir is an error, not a new empty cache) and
+// works on a cache the user cannot write (a shared one, a read-only mount).
+// When the directory is not writable SQLite cannot keep its WAL index
+// beside the database, so the index is opened as immutable: correct as long
+// as nobody writes the cache meanwhile, which is what a read-only cache
+// means.
+func OpenReadOnly(dir string) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	idx := filepath.Join(abs, indexFile)
+	if _, err := os.Stat(idx); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s has no %s (nothing has run with this cache; check --cache-dir or $REPRO_CACHE)", ErrNoCache, abs, indexFile)
+		}
+		return nil, fmt.Errorf("cache %s: %w", abs, err)
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_busy_timeout", "30000")
+	if syscall.Access(abs, 2 /* W_OK */) != nil {
+		q.Set("immutable", "1")
+	}
+	db, err := sql.Open("sqlite3", "file:"+idx+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: %w", abs, err)
+	}
+	c := &Store{dir: abs, db: db, readOnly: true}
+	c.host, _ = os.Hostname()
+	var v int
+	if err := retryBusy(func() error { return db.QueryRow("PRAGMA user_version").Scan(&v) }); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cache %s: %w", idx, err)
+	}
+	if v < 1 || v > schemaVersion {
+		db.Close()
+		return nil, fmt.Errorf("cache %s: index schema version %d, this repro reads 1 to %d", idx, v, schemaVersion)
+	}
+	return c, nil
+}
+
+// ReadOnly reports whether the store was opened with OpenReadOnly.
+func (c *Store) ReadOnly() bool { return c.readOnly }
 
 // retryBusy calls f until it does not fail with SQLITE_BUSY, for up to the
 // busy timeout. The first statement on a new connection switches a fresh

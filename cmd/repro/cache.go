@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -21,15 +22,32 @@ func newCacheCmd() *cobra.Command {
 	}
 	// With an experiment file argument, its cache; else --cache-dir,
 	// $REPRO_CACHE or ./.repro.
-	open := func(args []string) (*store.Store, error) {
+	// open opens the cache for writing (gc, forget, verify --repair);
+	// read opens it read-only and creates nothing: a mistyped --cache-dir
+	// is an error, not a new empty cache.
+	dirOf := func(args []string) string {
 		file := "x.hcl"
 		if len(args) == 1 {
 			file = args[0]
 		}
-		dir := experiment.CacheDir(file, global.cacheDir)
+		return experiment.CacheDir(file, global.cacheDir)
+	}
+	open := func(args []string) (*store.Store, error) {
+		dir := dirOf(args)
+		if _, err := os.Stat(dir); err != nil {
+			return nil, exitCode(1, "repro cache: %s: no cache there (%v)", dir, err)
+		}
 		c, err := store.Open(dir)
 		if err != nil {
 			return nil, exitCode(1, "repro cache: %s: %v", dir, err)
+		}
+		return c, nil
+	}
+	read := func(args []string) (*store.Store, error) {
+		dir := dirOf(args)
+		c, err := store.OpenReadOnly(dir)
+		if err != nil {
+			return nil, exitCode(1, "repro cache: %v", err)
 		}
 		return c, nil
 	}
@@ -38,7 +56,7 @@ func newCacheCmd() *cobra.Command {
 		Short: "List recorded stage runs with their provenance",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := open(args)
+			c, err := read(args)
 			if err != nil {
 				return err
 			}
@@ -60,12 +78,17 @@ func newCacheCmd() *cobra.Command {
 			return nil
 		},
 	}
+	var repair bool
 	verify := &cobra.Command{
 		Use:   "verify [FILE.hcl]",
-		Short: "Re-hash every stored artifact; name any whose content does not match its digest",
+		Short: "Check the index and re-hash every stored artifact; --repair drops what is damaged so the next run recomputes it",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := open(args)
+			opener := read
+			if repair {
+				opener = open
+			}
+			c, err := opener(args)
 			if err != nil {
 				return err
 			}
@@ -74,16 +97,29 @@ func newCacheCmd() *cobra.Command {
 			if err != nil {
 				return exitCode(1, "repro cache verify: %v", err)
 			}
+			out := cmd.OutOrStdout()
 			for _, p := range probs {
-				fmt.Fprintln(cmd.OutOrStdout(), p.String())
+				fmt.Fprintln(out, p.String())
 			}
-			if len(probs) > 0 {
-				return exitCode(1, "repro cache verify: %d problem(s) in %s", len(probs), c.Dir())
+			if len(probs) == 0 {
+				fmt.Fprintf(out, "ok: the index is sound and every artifact in %s matches its digest\n", c.Dir())
+				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "ok: every artifact in %s matches its digest\n", c.Dir())
+			if !repair {
+				return exitCode(1, "repro cache verify: %d problem(s) in %s; `repro cache verify --repair` drops the damaged parts so the next run recomputes them", len(probs), c.Dir())
+			}
+			done, err := c.Repair(cmd.Context(), probs)
+			for _, d := range done {
+				fmt.Fprintln(out, "repaired:", d)
+			}
+			if err != nil {
+				return exitCode(1, "repro cache verify --repair: %v", err)
+			}
+			fmt.Fprintf(out, "%d problem(s) repaired; the next run recomputes what was dropped\n", len(probs))
 			return nil
 		},
 	}
+	verify.Flags().BoolVar(&repair, "repair", false, "quarantine damaged objects, forget runs whose objects are gone, replace a damaged index")
 	var opts store.GCOptions
 	gc := &cobra.Command{
 		Use:   "gc [FILE.hcl]",
@@ -116,7 +152,7 @@ func newCacheCmd() *cobra.Command {
 		Short: "List the experiment variants (file, profile, ablation, --set, -var) whose state the cache keeps",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := open(args)
+			c, err := read(args)
 			if err != nil {
 				return err
 			}

@@ -44,6 +44,15 @@ type Architecture struct {
 	GloVe        string `cty:"glove" doc:"word-vector dataset used by glove_init"`
 }
 
+// externals names the checkpoint directory a stage reads, if any: its
+// content (weights, config, tokenizer) is in the stage's key, not its path.
+func (a Architecture) externals() []registry.External {
+	if a.HFCheckpoint == "" {
+		return nil
+	}
+	return []registry.External{{Name: "hf_checkpoint", Path: a.HFCheckpoint}}
+}
+
 // DefaultArchitecture is BERT-base's shape with its vocabulary, trained
 // from scratch when no checkpoint is given, GloVe initialisation off.
 func DefaultArchitecture() Architecture {

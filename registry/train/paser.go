@@ -117,10 +117,11 @@ Saves the encoder only.`,
 			{Name: "dev", Kind: registry.KindSTS, Optional: true, Doc: "STS-B dev pairs: evaluate every eval_every updates and keep the best weights (absent: keep the last)"},
 			{Name: "init", Kind: registry.KindEncoder, Optional: true, Doc: "a transformer encoder to continue training (overrides hf_checkpoint and the architecture)"},
 		},
-		Outputs: modelOutput,
-		Seeded:  true,
-		Tensor:  true,
-		Run:     runPaSeR,
+		Outputs:   modelOutput,
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*PaSeRParams).externals(), nil },
+		Run:       runPaSeR,
 	}
 }
 

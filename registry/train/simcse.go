@@ -79,11 +79,12 @@ and saves without it.`,
 			Optimisation: DefaultOptimisation(), Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: true,
 			Architecture: DefaultArchitecture(),
 		},
-		Inputs:  modelPorts(registry.KindSentences, "training sentences"),
-		Outputs: modelOutput,
-		Seeded:  true,
-		Tensor:  true,
-		Run:     runUnsup,
+		Inputs:    modelPorts(registry.KindSentences, "training sentences"),
+		Outputs:   modelOutput,
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*SimCSEUnsupParams).externals(), nil },
+		Run:       runUnsup,
 	}
 }
 
@@ -99,11 +100,12 @@ other positive in the batch and, with hard_negatives, every contradiction are ne
 			Optimisation: DefaultOptimisation(), Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: false,
 			Architecture: DefaultArchitecture(),
 		},
-		Inputs:  modelPorts(registry.KindTriplets, "NLI triplets: anchor, positive (entailment), negative (contradiction)"),
-		Outputs: modelOutput,
-		Seeded:  true,
-		Tensor:  true,
-		Run:     runSup,
+		Inputs:    modelPorts(registry.KindTriplets, "NLI triplets: anchor, positive (entailment), negative (contradiction)"),
+		Outputs:   modelOutput,
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*SimCSESupParams).externals(), nil },
+		Run:       runSup,
 	}
 }
 
