@@ -21,10 +21,17 @@ type RequestPlan struct {
 // itself cached sends nothing and is not asked to build its requests (a
 // paper-size stage has hundreds of thousands), so planning a cached
 // pipeline stays fast.
+//
+// st may be nil (a cache that does not exist yet): nothing is cached then.
 func PlanRequests(ctx context.Context, st *store.Store, g *graph.Graph, plan []PlanEntry) ([]RequestPlan, error) {
-	requests, err := st.Requests()
-	if err != nil {
-		return nil, err
+	var requests registry.RequestStore
+	if st != nil {
+		var err error
+		if requests, err = st.Requests(); err != nil {
+			return nil, err
+		}
+	} else {
+		plan = nil
 	}
 	outputs := map[string]map[string]registry.Artifact{}
 	cached := map[string]bool{}

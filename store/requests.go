@@ -47,12 +47,39 @@ type requestStore struct {
 }
 
 // Requests returns the cache's request store, creating its table when the
-// index does not have it yet.
+// index does not have it yet. On a store opened read-only nothing is
+// created: without the table, every lookup finds nothing, and storing is
+// an error.
 func (c *Store) Requests() (registry.RequestStore, error) {
+	if c.readOnly {
+		ok, err := c.hasRequests()
+		if err != nil {
+			return nil, fmt.Errorf("request cache in %s: %w", c.dir, err)
+		}
+		if !ok {
+			return noRequests{}, nil
+		}
+		return &requestStore{db: c.db}, nil
+	}
 	if err := retryBusy(func() error { _, err := c.db.Exec(requestsSchema); return err }); err != nil {
 		return nil, fmt.Errorf("request cache in %s: %w", c.dir, err)
 	}
 	return &requestStore{db: c.db}, nil
+}
+
+func (c *Store) hasRequests() (bool, error) {
+	var n int
+	err := c.db.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'llm_requests'").Scan(&n)
+	return n > 0, err
+}
+
+// noRequests is the request store of a read-only cache that has never
+// stored an answer.
+type noRequests struct{}
+
+func (noRequests) LookupRequest(context.Context, string) ([]byte, bool, error) { return nil, false, nil }
+func (noRequests) PutRequest(context.Context, registry.StoredRequest) error {
+	return fmt.Errorf("the cache is open read-only")
 }
 
 func (s *requestStore) LookupRequest(ctx context.Context, key string) ([]byte, bool, error) {
@@ -91,7 +118,7 @@ type RequestStats struct {
 // RequestStats returns per provider and model the number of stored
 // answers and their tokens, sorted by provider and model.
 func (c *Store) RequestStats(ctx context.Context) ([]RequestStats, error) {
-	if _, err := c.Requests(); err != nil {
+	if ok, err := c.hasRequests(); err != nil || !ok {
 		return nil, err
 	}
 	rows, err := c.db.QueryContext(ctx, `SELECT provider, model, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens),

@@ -87,6 +87,50 @@ func TestRequestStore(t *testing.T) {
 	}
 }
 
+// A read-only cache creates nothing: without the table lookups find
+// nothing; with it they read.
+func TestRequestsReadOnly(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	ro, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ro.Requests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, ok, err := s.LookupRequest(ctx, reqKey("a")); ok || err != nil {
+		t.Fatalf("lookup: %v %v", ok, err)
+	}
+	if err := s.PutRequest(ctx, registry.StoredRequest{Key: reqKey("a")}); err == nil {
+		t.Error("a read-only store stored an answer")
+	}
+	if ok, _ := ro.hasRequests(); ok {
+		t.Fatal("the read-only store created the table")
+	}
+	if st, err := ro.RequestStats(ctx); err != nil || len(st) != 0 {
+		t.Fatalf("stats %v %v", st, err)
+	}
+	ro.Close()
+
+	c, _ = Open(dir)
+	w, _ := c.Requests()
+	w.PutRequest(ctx, registry.StoredRequest{Key: reqKey("a"), Provider: "p", Model: "m", Request: []byte("{}"), Response: []byte(`{"x":1}`)})
+	c.Close()
+	ro, _ = OpenReadOnly(dir)
+	defer ro.Close()
+	s, _ = ro.Requests()
+	if b, ok, err := s.LookupRequest(ctx, reqKey("a")); !ok || err != nil || string(b) != `{"x":1}` {
+		t.Fatalf("read-only lookup: %q %v %v", b, ok, err)
+	}
+}
+
 // BenchmarkPutRequest commits one answer per transaction, as a stage does
 // when each arrives.
 func BenchmarkPutRequest(b *testing.B) {

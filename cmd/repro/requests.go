@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -104,7 +105,15 @@ Nothing else ever deletes an answer (repro cache gc keeps them all): --drop dele
 			if len(args) == 1 {
 				file = args[0]
 			}
-			c, err := openStore(file)
+			// Counting reads; only --drop writes.
+			open := openStoreRead
+			if drop {
+				open = openStore
+			}
+			c, err := open(file)
+			if errors.Is(err, store.ErrNoCache) {
+				return exitCode(1, "repro cache requests: %v", err)
+			}
 			if err != nil {
 				return err
 			}
