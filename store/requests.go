@@ -77,7 +77,9 @@ func (c *Store) hasRequests() (bool, error) {
 // stored an answer.
 type noRequests struct{}
 
-func (noRequests) LookupRequest(context.Context, string) ([]byte, bool, error) { return nil, false, nil }
+func (noRequests) LookupRequest(context.Context, string) ([]byte, bool, error) {
+	return nil, false, nil
+}
 func (noRequests) PutRequest(context.Context, registry.StoredRequest) error {
 	return fmt.Errorf("the cache is open read-only")
 }
