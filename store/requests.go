@@ -166,3 +166,48 @@ func (c *Store) DropRequests(ctx context.Context, provider, model string) (int, 
 	n, err := res.RowsAffected()
 	return int(n), err
 }
+
+// salvageRequests copies into this index the answers that the index file
+// at path (one Repair moved aside) still yields, so that replacing a
+// damaged index does not throw away what was paid for. It reads as far as
+// the damage allows and returns how many it copied.
+func (c *Store) salvageRequests(ctx context.Context, path string) (int, error) {
+	src, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
+	rows, err := src.QueryContext(ctx, `SELECT key, provider, model, request, response, prompt_tokens,
+		completion_tokens, duration_ns, created_ns FROM llm_requests`)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	if _, err := c.Requests(); err != nil {
+		return 0, err
+	}
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	n := 0
+	for rows.Next() {
+		var key, provider, model, req, resp string
+		var pt, ct, dur, created int64
+		if err := rows.Scan(&key, &provider, &model, &req, &resp, &pt, &ct, &dur, &created); err != nil {
+			break
+		}
+		if !validDigest(key) {
+			continue
+		}
+		if _, err := tx.Exec(`INSERT OR IGNORE INTO llm_requests
+			(key, provider, model, request, response, prompt_tokens, completion_tokens, duration_ns, created_ns)
+			VALUES (?,?,?,?,?,?,?,?,?)`, key, provider, model, req, resp, pt, ct, dur, created); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	// rows.Err() is the damage: what was read before it is kept.
+	return n, tx.Commit()
+}

@@ -131,6 +131,31 @@ func TestRequestsReadOnly(t *testing.T) {
 	}
 }
 
+// Replacing a damaged index keeps the answers it still yields.
+func TestRepairSalvagesRequests(t *testing.T) {
+	c, err := Open(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	s, _ := c.Requests()
+	for i := 0; i < 5; i++ {
+		s.PutRequest(ctx, registry.StoredRequest{Key: reqKey(fmt.Sprint(i)), Provider: "p", Model: "m", Request: []byte("{}"), Response: []byte("{}")})
+	}
+	done, err := c.Repair(ctx, []Problem{{Index: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := c.RequestStats(ctx)
+	if err != nil || len(stats) != 1 || stats[0].Requests != 5 {
+		t.Fatalf("after the repair: %+v %v (%q)", stats, err, done)
+	}
+	if len(done) != 2 || done[1] != "copied 5 language-model answer(s) from the damaged index" {
+		t.Errorf("repair said %q", done)
+	}
+}
+
 // BenchmarkPutRequest commits one answer per transaction, as a stage does
 // when each arrives.
 func BenchmarkPutRequest(b *testing.B) {
