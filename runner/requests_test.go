@@ -69,7 +69,7 @@ func TestStageUsesRequestStore(t *testing.T) {
 		node(t, "src", src, nil, nil),
 		node(t, "ask", st, nil, map[string]graph.Edge{"in": {Node: "src", Output: "out"}}),
 	}}
-	plan, err := Plan(ctx, c, g, "s")
+	plan, err := Plan(ctx, c, g, PlanOptions{Scope: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestStageUsesRequestStore(t *testing.T) {
 	if _, err := Run(ctx, c, g, Options{Scope: "s"}); err == nil {
 		t.Fatal("the crashing stage succeeded")
 	}
-	plan, _ = Plan(ctx, c, g, "s")
+	plan, _ = Plan(ctx, c, g, PlanOptions{Scope: "s"})
 	rp, err = PlanRequests(ctx, c, g, plan)
 	if err != nil || !rp[0].Exact || rp[0].Cached != 1 {
 		t.Fatalf("plan after the crash: %+v %v", rp, err)
@@ -95,7 +95,7 @@ func TestStageUsesRequestStore(t *testing.T) {
 	}
 	// The stage is cached now: it sends nothing, and is not asked to
 	// build its requests.
-	plan, _ = Plan(ctx, c, g, "s")
+	plan, _ = Plan(ctx, c, g, PlanOptions{Scope: "s"})
 	rp, err = PlanRequests(ctx, c, g, plan)
 	if err != nil || rp[0].Requests != 0 || !rp[0].Exact || rp[0].Note != "stage cached: sends nothing" || rp[0].Model != "m" {
 		t.Fatalf("plan of the cached stage: %+v %v", rp, err)
