@@ -61,6 +61,9 @@ func newPlanCmd() *cobra.Command {
 			}
 			tw.Flush()
 			fmt.Fprintf(out, "\n%d of %d stage(s) will run; %d cached.\n", run, len(entries), len(entries)-run)
+			if err := printRequestPlan(cmd.Context(), out, st, x, entries); err != nil {
+				return exitCode(1, "repro plan: %v", err)
+			}
 			return nil
 		},
 	}

@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"repro/experiment"
 	"repro/internal/datadir"
 	"repro/internal/datadir/datadirtest"
+	"repro/internal/llm/llmtest"
 	"repro/registry/builtin"
 	"repro/store"
 )
@@ -32,7 +34,12 @@ func TestFingerprints(t *testing.T) {
 	abs, _ := filepath.Abs("testdata/fingerprint.hcl")
 	golden, _ := filepath.Abs("testdata/fingerprints.json")
 	t.Chdir("testdata") // encode.file's path is relative to the working directory
-	x, _, _, err := experiment.Load(reg, abs, experiment.Options{})
+	// The synth.* stages ask a loopback chat-completions server whose
+	// answers are a fixed function of the request.
+	srv := llmtest.New()
+	defer srv.Close()
+	srv.Answer = fingerprintAnswer
+	x, _, _, err := experiment.Load(reg, abs, experiment.Options{Vars: map[string]string{"llm_url": srv.BaseURL()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,4 +101,15 @@ func TestFingerprints(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fingerprintAnswer answers a request for sentences with a numbered list
+// and a labelling request with a sentence, both derived from the request.
+func fingerprintAnswer(r *llmtest.ChatRequest) string {
+	last := r.Last()
+	if len(r.Messages) == 3 { // a one-shot sentence call
+		words := strings.Fields(last)
+		return fmt.Sprintf("1. The %s story begins.\n2. A %s scene follows.\n3. An ending of %d words.", words[1], words[len(words)-1], len(words))
+	}
+	return "Rewritten: " + last
 }

@@ -166,3 +166,45 @@ stage "eval_density" {
   encoder = stage.paser_sup.model
   data    = stage.sts.pairs
 }
+
+# The synth.* stages ask a loopback chat-completions server that the test
+# starts (its address in var.llm_url); its answers are a fixed function of
+# each request.
+variable "llm_url" {
+  default = "http://127.0.0.1:1/v1"
+}
+
+stage "synth_sentences" {
+  uses                = "synth.sentences"
+  examples            = stage.wiki.sentences
+  caption_examples    = stage.triplet_sentences.sentences
+  base_url            = var.llm_url
+  model               = "fingerprint"
+  api_key_env         = ""
+  requests_per_minute = 0
+  tokens_per_minute   = 0
+  genres              = ["fiction", "short image captions"]
+  calls_per_genre     = 2
+  seed                = 7
+}
+
+stage "synth_annotate" {
+  uses                = "synth.annotate"
+  input               = stage.synth_sentences.sentences
+  exemplars           = stage.nli.triplets
+  base_url            = var.llm_url
+  model               = "fingerprint"
+  api_key_env         = ""
+  requests_per_minute = 0
+  tokens_per_minute   = 0
+  seed                = 7
+}
+
+stage "synth_mix" {
+  uses     = "synth.mix"
+  a        = stage.nli.triplets
+  b        = stage.synth_annotate.triplets
+  max_a    = 5
+  sample_b = true
+  seed     = 7
+}
