@@ -27,6 +27,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "expect", LabelNames: []string{"name"}},
 	{Type: "profile", LabelNames: []string{"name"}},
 	{Type: "ablation", LabelNames: []string{"name"}},
+	{Type: "module", LabelNames: []string{"name"}},
 }}
 
 var experimentSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
@@ -87,6 +88,8 @@ type module struct {
 	profOrder  []string
 	ablations  map[string]*ablationBlock
 	ablOrder   []string
+	calls      map[string]*moduleCall // module blocks (module.go)
+	callOrder  []string
 }
 
 // topItem is a top-level stage or repeat block.
@@ -167,14 +170,15 @@ type variantDecl struct {
 }
 
 type decoder struct {
-	reg   *registry.Registry
-	m     *module
-	diags hcl.Diagnostics
-	order int
+	reg    *registry.Registry
+	m      *module
+	diags  hcl.Diagnostics
+	order  int
+	loader *Loader // reads module files; nil: module blocks are an error
 }
 
-func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Registry) (*module, hcl.Diagnostics) {
-	d := &decoder{reg: reg, m: &module{
+func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Registry, l *Loader) (*module, hcl.Diagnostics) {
+	d := &decoder{reg: reg, loader: l, m: &module{
 		filename:  filename,
 		src:       src,
 		variables: map[string]*variableBlock{},
@@ -183,6 +187,7 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 		repeats:   map[string]*repeatBlock{},
 		profiles:  map[string]*profileBlock{},
 		ablations: map[string]*ablationBlock{},
+		calls:     map[string]*moduleCall{},
 	}}
 	content, diags := body.Content(rootSchema)
 	d.diags = append(d.diags, diags...)
@@ -203,6 +208,8 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 			if r := d.repeat(b); r != nil {
 				d.m.items = append(d.m.items, topItem{repeat: r})
 			}
+		case "module":
+			d.moduleCall(b)
 		}
 	}
 	for _, b := range content.Blocks {
