@@ -28,4 +28,5 @@ var families = []func(*registry.Registry){
 	text.Register,
 	train.Register,
 	train.RegisterPaSeR,
+	train.RegisterMLM,
 }

@@ -115,6 +115,11 @@ func checkCommon(maxLength int, temperature float64, pooling string) (transforme
 	if !(temperature > 0) {
 		return "", fmt.Errorf("temperature: %v must be positive", temperature)
 	}
+	return parsePooling(pooling)
+}
+
+// parsePooling checks a pooling parameter.
+func parsePooling(pooling string) (transformer.Pooling, error) {
 	for _, p := range transformer.Poolings() {
 		if string(p) == pooling {
 			return p, nil
