@@ -31,7 +31,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 }}
 
 var experimentSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "title"}, {Name: "table"}, {Name: "paper"}, {Name: "seed"},
+	{Name: "title"}, {Name: "table"}, {Name: "paper"}, {Name: "seed"}, {Name: "min_agreement"},
 }}
 
 var variableSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
@@ -64,7 +64,7 @@ var profileRepeatSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Nam
 var ablationSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "title"}, {Name: "vary"}, {Name: "report"},
-		{Name: "paper"}, {Name: "figure"}, {Name: "columns"},
+		{Name: "paper"}, {Name: "figure"}, {Name: "columns"}, {Name: "min_agreement"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "variant", LabelNames: []string{"name"}}},
 }
@@ -153,8 +153,8 @@ type ablationBlock struct {
 	report   []hcl.Expression
 	// Evaluated only when the ablation is expanded (ablation.go): their
 	// checks need the grid's evaluated values.
-	paper, figure, columns *hcl.Attribute
-	rng                    hcl.Range
+	paper, figure, columns, minAgreement *hcl.Attribute
+	rng                                  hcl.Range
 }
 
 type axisDecl struct {
@@ -643,6 +643,7 @@ func (d *decoder) ablation(b *hcl.Block) {
 	ab.paper = content.Attributes["paper"]
 	ab.figure = content.Attributes["figure"]
 	ab.columns = content.Attributes["columns"]
+	ab.minAgreement = content.Attributes["min_agreement"]
 }
 
 // pathKey reads an override path written as a string ("stage.a.b") or as a

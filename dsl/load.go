@@ -239,7 +239,8 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		}
 	}
 	if x := m.experiment; x != nil {
-		cfg.Experiment = Experiment{Name: x.name, Title: e0.str(x.attrs, "title"), Table: e0.str(x.attrs, "table"), Paper: e0.str(x.attrs, "paper")}
+		cfg.Experiment = Experiment{Name: x.name, Title: e0.str(x.attrs, "title"), Table: e0.str(x.attrs, "table"), Paper: e0.str(x.attrs, "paper"),
+			MinAgreement: e0.share(x.attrs["min_agreement"])}
 	}
 	seenExpect := map[string]hcl.Range{}
 	for _, x := range m.expects {
@@ -280,6 +281,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 			cfg.Ablation.Vary = append(cfg.Ablation.Vary, ax)
 		}
 		e0.ablationExtras(ablation, cfg.Ablation)
+		e0.minAgreement(ablation, cfg.Ablation, cfg.Experiment.MinAgreement)
 	}
 	// Module stages reached only from the table (expect values, ablation
 	// reports) run too; then each variant's stages are ordered.

@@ -104,6 +104,9 @@ func buildReport(ex *experiment, look outputLookup) *report.Report {
 		}
 		abl.Rows = append(abl.Rows, row)
 	}
+	if abl.Agreement = report.AgreementOf(abl); abl.Agreement != nil && cfg.Ablation != nil {
+		abl.Agreement.Min = cfg.Ablation.MinAgreement
+	}
 	r.Ablation = abl
 	return r
 }
