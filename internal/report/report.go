@@ -56,6 +56,9 @@ type Ablation struct {
 	Title   string   `json:"title"`
 	Columns []string `json:"columns"`
 	Rows    []AblRow `json:"rows"`
+	// Agreement with the paper's orderings (agreement.go); nil when no
+	// row has paper values.
+	Agreement *Agreement `json:"agreement,omitempty"`
 }
 
 // AblRow is one variant of an ablation.
@@ -358,6 +361,9 @@ func WriteAblationText(w io.Writer, a *Ablation) {
 	if hasPaper {
 		fmt.Fprintln(w, "cells: ours (paper)")
 	}
+	if a.Agreement != nil {
+		fmt.Fprintf(w, "agreement: %s\n", a.Agreement)
+	}
 }
 
 // WriteMarkdown writes the table as a paper-shaped grid (rows x columns,
@@ -415,6 +421,9 @@ func WriteMarkdown(w io.Writer, r *Report) {
 				vs[i] = cellText(v, rw.Paper, i)
 			}
 			fmt.Fprintf(w, "| %s | %s |\n", rw.Label, strings.Join(vs, " | "))
+		}
+		if a.Agreement != nil {
+			fmt.Fprintf(w, "\nAgreement: %s.\n", a.Agreement)
 		}
 	}
 }

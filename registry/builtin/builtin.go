@@ -30,4 +30,5 @@ var families = []func(*registry.Registry){
 	text.Register,
 	train.Register,
 	train.RegisterPaSeR,
+	train.RegisterMLM,
 }

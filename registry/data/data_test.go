@@ -75,18 +75,21 @@ func mustRead[T any](t *testing.T, path string) []T {
 func TestTypesAreVersioned(t *testing.T) {
 	r := registry.New()
 	Register(r)
-	if len(r.Names()) != 7 {
+	if len(r.Names()) != 8 {
 		t.Errorf("types %v", r.Names())
 	}
 	for _, n := range r.Names() {
 		st, _ := r.Lookup(n)
 		// Loaders read the catalogue and take no input; the one
 		// transformation of this family reads triplets.
-		wantInputs := 0
-		if n == "data.triplet_sentences" {
+		wantInputs, wantOutputs := 0, 1
+		switch n {
+		case "data.triplet_sentences":
 			wantInputs = 1
+		case "data.corpus":
+			wantOutputs = 2 // training and held-out sentences
 		}
-		if st.Version < 1 || st.Doc == "" || len(st.Outputs) != 1 || len(st.Inputs) != wantInputs || st.Family() != "data" {
+		if st.Version < 1 || st.Doc == "" || len(st.Outputs) != wantOutputs || len(st.Inputs) != wantInputs || st.Family() != "data" {
 			t.Errorf("%s: %+v", n, st)
 		}
 	}
