@@ -51,6 +51,9 @@ type requestStore struct {
 // created: without the table, every lookup finds nothing, and storing is
 // an error.
 func (c *Store) Requests() (registry.RequestStore, error) {
+	if c.db == nil {
+		return nil, ErrNoIndex
+	}
 	if c.readOnly {
 		ok, err := c.hasRequests()
 		if err != nil {

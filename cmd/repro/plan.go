@@ -15,6 +15,7 @@ import (
 func newPlanCmd() *cobra.Command {
 	var lf loadFlags
 	var backendName string
+	var ef execFlags
 	cmd := &cobra.Command{
 		Use:   "plan FILE.hcl",
 		Short: "Show each stage in order, its key, and whether it is cached or will run and why; runs nothing",
@@ -64,10 +65,20 @@ func newPlanCmd() *cobra.Command {
 			if err := printRequestPlan(cmd.Context(), out, st, x, entries); err != nil {
 				return exitCode(1, "repro plan: %v", err)
 			}
+			if onSlurm, err := ef.slurm(); err != nil {
+				return err
+			} else if onSlurm {
+				cfg, err := ef.config(x)
+				if err != nil {
+					return err
+				}
+				printJobs(out, x, entries, backendName, cfg)
+			}
 			return nil
 		},
 	}
 	lf.register(cmd)
 	cmd.Flags().StringVar(&backendName, "backend", "cpu", "the tensor backend the run would use (part of tensor stages' keys)")
+	ef.register(cmd)
 	return cmd
 }

@@ -1,0 +1,134 @@
+package slurm
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"repro/graph"
+	"repro/registry"
+	"repro/runner"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+func allRun(g *graph.Graph) []runner.PlanEntry {
+	var p []runner.PlanEntry
+	for _, n := range g.Nodes {
+		p = append(p, runner.PlanEntry{ID: n.ID, Status: runner.PlanRun})
+	}
+	return p
+}
+
+func describe(jobs []*PlannedJob) string {
+	var b strings.Builder
+	for _, j := range jobs {
+		b.WriteString("#")
+		b.WriteString(j.ref(-1)[1:])
+		b.WriteString(" " + strings.Join(nodeIDs(j.Nodes), ","))
+		if d := j.Dependency(); d != "" {
+			b.WriteString(" " + d)
+		}
+		b.WriteString(" " + strings.Join(j.ResourceArgs(), " "))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// A grid of three cells: the cells of one stage block go out as an array,
+// the next block's array waits for it cell by cell (aftercorr), a stage
+// reading every cell waits for the whole array, and a cached stage is not
+// submitted.
+func TestLayoutGrid(t *testing.T) {
+	reg := testRegistry()
+	s := func(v string) map[string]cty.Value { return map[string]cty.Value{"text": cty.StringVal(v)} }
+	g := &graph.Graph{Nodes: []*graph.Node{
+		node(t, reg, "src", "test.write", "x.hcl:1", nil, nil),
+	}}
+	for _, v := range []string{"1", "2", "3"} {
+		g.Nodes = append(g.Nodes, node(t, reg, "mask@k="+v, "test.write", "x.hcl:5", s(v), nil))
+	}
+	for _, v := range []string{"1", "2", "3"} {
+		g.Nodes = append(g.Nodes, node(t, reg, "train@k="+v, "test.join", "x.hcl:9", nil,
+			map[string]graph.Edge{"a": {Node: "mask@k=" + v, Output: "out"}, "b": {Node: "src", Output: "out"}}))
+	}
+	g.Nodes = append(g.Nodes, node(t, reg, "all", "test.join", "x.hcl:20", nil,
+		map[string]graph.Edge{"a": {Node: "train@k=1", Output: "out"}, "b": {Node: "train@k=3", Output: "out"}}))
+	plan := allRun(g)
+	plan[0].Status = runner.PlanCached // src is cached
+	got := describe(Layout(g, plan, "cpu", nil))
+	want := `#1 mask@k=1,mask@k=2,mask@k=3 --cpus-per-task=1 --array=0-2
+#2 train@k=1,train@k=2,train@k=3 aftercorr:#1 --cpus-per-task=1 --array=0-2
+#3 all afterok:#2_0:#2_2 --cpus-per-task=1
+`
+	if got != want {
+		t.Errorf("layout:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// Fan-in across differently shaped arrays depends on the exact tasks; an
+// adopted job (an earlier coordinator's, still running) is depended on by
+// its ID and not submitted again.
+func TestLayoutAdoptedAndResources(t *testing.T) {
+	reg := testRegistry()
+	a := node(t, reg, "a", "test.write", "x.hcl:1", nil, nil)
+	b := node(t, reg, "b", "test.join", "x.hcl:2", nil, map[string]graph.Edge{"a": {Node: "a", Output: "out"}})
+	b.Resources = registry.Resources{CPUs: 4, GPUs: 2, Memory: "1.5G", Time: "26h30m"}
+	g := &graph.Graph{Nodes: []*graph.Node{a, b}}
+	got := describe(Layout(g, allRun(g), "cuda", map[string]string{"a": "77"}))
+	want := "#1 b afterok:77 --cpus-per-task=4 --gres=gpu:2 --mem=1536M --time=1-02:30:00\n"
+	if got != want {
+		t.Errorf("layout:\n%s\nwant:\n%s", got, want)
+	}
+	// On the cpu backend a tensor stage computes on the CPU: no GPU asked.
+	if got := describe(Layout(g, allRun(g), "cpu", nil)); strings.Contains(got, "gres") {
+		t.Errorf("cpu backend asks for a GPU:\n%s", got)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		90 * time.Minute:                "01:30:00",
+		1500 * time.Millisecond:         "00:00:02",
+		49*time.Hour + 5*time.Second:    "2-01:00:05",
+		24 * time.Hour:                  "1-00:00:00",
+		59*time.Minute + 59*time.Second: "00:59:59",
+	} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
+
+func TestCheckFlags(t *testing.T) {
+	if err := CheckFlags([]string{"--qos=high", "--constraint=a100", "-q", "x"}, "test"); err == nil {
+		t.Error(`"x" (not an option) accepted`)
+	}
+	if err := CheckFlags([]string{"--qos=high", "--constraint=a100", "--exclusive"}, "test"); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"--array=1-3", "--dependency=afterok:1", "--output=x", "-o", "-ox", "--job-name=y", "--wrap=ls"} {
+		err := CheckFlags([]string{bad}, "exp.hcl:3")
+		if err == nil || !strings.Contains(err.Error(), "exp.hcl:3") || !strings.Contains(err.Error(), "sets") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+func TestParseQueue(t *testing.T) {
+	out := "17|CANCELLED|Dependency||0|repro:r/2\n16_0|FAILED|NonZeroExitCode|node1|768|repro:r/1\n11|CANCELLED|None|node1|15|(null)\n"
+	q := parseQueue(out)
+	if j := q["16_0"]; j.State != "FAILED" || j.Exit != "3" || j.Node != "node1" || j.Comment != "repro:r/1" {
+		t.Errorf("16_0: %+v", j)
+	}
+	if j := q["11"]; j.Exit != "signal 15" || j.Reason != "" || j.Comment != "" {
+		t.Errorf("11: %+v", j)
+	}
+	// An array cancelled before any task started is one record.
+	if j, ok := lookup(q, "17_2"); !ok || j.State != "CANCELLED" || j.ID != "17_2" {
+		t.Errorf("17_2: %+v %v", j, ok)
+	}
+	if _, ok := lookup(q, "18_0"); ok {
+		t.Error("18_0 found")
+	}
+}
