@@ -321,3 +321,34 @@ func TestClusterAdoptAfterCrash(t *testing.T) {
 		t.Errorf("left behind: %v", left)
 	}
 }
+
+// A stage whose resources ask for a GPU, on a run declared on the cuda
+// backend, gets one from Slurm (--gres=gpu:1; the cluster's fake GPU
+// devices): the job runs it on cuda:0 and the provenance says so. The same
+// stage on the cpu backend asks for none and runs on the CPU.
+func TestClusterGPU(t *testing.T) {
+	c, cfg := testCluster(t)
+	if c.GPUs == 0 {
+		t.Skip("the test cluster has no (fake) GPUs: making their device files needs root")
+	}
+	reg := testRegistry()
+	n := node(t, reg, "gpu", "test.write", "x.hcl:1", map[string]cty.Value{"text": cty.StringVal("gpu")}, nil)
+	n.Resources = registry.Resources{CPUs: 2, GPUs: 1}
+	g := &graph.Graph{Nodes: []*graph.Node{n}}
+	for backend, want := range map[string]string{"cuda": "cuda:0", "cpu": "cpu"} {
+		st := openStore(t)
+		ex, err := Open(context.Background(), st, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := runner.Run(context.Background(), st, g, runner.Options{Executor: ex, Backend: backend})
+		ex.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", backend, err)
+		}
+		info, _, _ := st.Lookup(context.Background(), res.Node("gpu").Key)
+		if info == nil || info.Device != want || res.Node("gpu").Device != want {
+			t.Errorf("backend %s: ran on %+v, want %s", backend, info, want)
+		}
+	}
+}
