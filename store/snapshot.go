@@ -61,18 +61,8 @@ func (c *Store) SnapshotRequests(ctx context.Context, path string) (int, error) 
 	return n, syncDir(filepath.Dir(path))
 }
 
-// snapshotSchema is requestsSchema's table in the attached snapshot.
-const snapshotSchema = `CREATE TABLE snap.llm_requests (
-	key               TEXT PRIMARY KEY,
-	provider          TEXT NOT NULL,
-	model             TEXT NOT NULL,
-	request           TEXT NOT NULL,
-	response          TEXT NOT NULL,
-	prompt_tokens     INTEGER NOT NULL,
-	completion_tokens INTEGER NOT NULL,
-	duration_ns       INTEGER NOT NULL,
-	created_ns        INTEGER NOT NULL
-)`
+// snapshotSchema is the request table in the attached snapshot.
+const snapshotSchema = "CREATE TABLE snap.llm_requests " + requestsColumns
 
 func syncFile(path string) error {
 	f, err := os.Open(path)
@@ -141,9 +131,7 @@ func (c *Store) PutRequests(ctx context.Context, rs []registry.StoredRequest) (i
 		if !validDigest(r.Key) {
 			return 0, fmt.Errorf("request key %q is not 64 hex digits", r.Key)
 		}
-		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO llm_requests
-			(key, provider, model, request, response, prompt_tokens, completion_tokens, duration_ns, created_ns)
-			VALUES (?,?,?,?,?,?,?,?,?)`,
+		res, err := tx.ExecContext(ctx, insertRequest,
 			r.Key, r.Provider, r.Model, string(r.Request), string(r.Response), r.PromptTokens, r.CompletionTokens,
 			int64(r.Duration), now)
 		if err != nil {

@@ -81,6 +81,19 @@ func slurmCluster(t *testing.T) *slurmtest.Cluster {
 	return c
 }
 
+// startRun starts `repro run --executor slurm` on file with a -var in a
+// process of its own; its output goes to the buffer.
+func startRun(t *testing.T, file, v string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := cliCmd(t, append([]string{"run", file, "-var", v}, slurmFlags...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
 // slurmWorkspace is workspace with testdata/slurm.hcl as the experiment.
 func slurmWorkspace(t *testing.T) string {
 	t.Helper()
@@ -246,14 +259,9 @@ func TestSlurmGridArray(t *testing.T) {
 func TestSlurmCoordinatorKill9(t *testing.T) {
 	c := slurmCluster(t)
 	file := slurmWorkspace(t)
-	cmd := cliCmd(t, append([]string{"run", file, "-var", "seconds=6"}, slurmFlags...)...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitJob(t, c, "slow", "RUNNING", &out)
-	waitJob(t, c, "quick", "COMPLETED", &out)
+	cmd, out := startRun(t, file, "seconds=6")
+	waitJob(t, c, "slow", "RUNNING", out)
+	waitJob(t, c, "quick", "COMPLETED", out)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	if b := jobCounts(c); b["after"]["PENDING"] != 1 {
@@ -286,14 +294,9 @@ func TestSlurmCoordinatorKill9(t *testing.T) {
 func TestSlurmSecondCoordinatorAndSIGTERM(t *testing.T) {
 	c := slurmCluster(t)
 	file := slurmWorkspace(t)
-	cmd := cliCmd(t, append([]string{"run", file, "-var", "seconds=120"}, slurmFlags...)...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := startRun(t, file, "seconds=120")
 	defer cmd.Process.Kill()
-	waitJob(t, c, "slow", "RUNNING", &out)
+	waitJob(t, c, "slow", "RUNNING", out)
 	code, sout, serr := repro(t, append([]string{"run", file, "-var", "seconds=120"}, slurmFlags...)...)
 	host, _ := os.Hostname()
 	if code != 1 || !strings.Contains(serr, fmt.Sprintf("pid %d on host %s", cmd.Process.Pid, host)) {
@@ -316,14 +319,9 @@ func TestSlurmSecondCoordinatorAndSIGTERM(t *testing.T) {
 func TestSlurmScancelMidRun(t *testing.T) {
 	c := slurmCluster(t)
 	file := slurmWorkspace(t)
-	cmd := cliCmd(t, append([]string{"run", file, "-var", "seconds=120"}, slurmFlags...)...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := startRun(t, file, "seconds=120")
 	defer cmd.Process.Kill()
-	id := waitJob(t, c, "slow", "RUNNING", &out)
+	id := waitJob(t, c, "slow", "RUNNING", out)
 	time.Sleep(300 * time.Millisecond)
 	if err := exec.Command("scancel", id).Run(); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -134,29 +133,12 @@ func run(ctx context.Context, reg *registry.Registry, spec *Spec, out *Outcome, 
 	}
 	// Files outside the store enter the key by content, hashed here: the
 	// job reads them, so the job's bytes are what its key must say.
-	if t.Externals != nil {
-		params, err := t.DecodeParams(pv)
-		if err != nil {
-			return err
-		}
-		if err := t.ValidateParams(params); err != nil {
-			return err
-		}
-		exts, err := t.Externals(params)
-		if err != nil {
-			return err
-		}
-		for _, e := range exts {
-			abs, err := filepath.Abs(e.Path)
-			if err != nil {
-				abs = e.Path
-			}
-			d, err := st.HashPath(ctx, abs)
-			if err != nil {
-				return fmt.Errorf("%s: %w", e.Name, err)
-			}
-			digests["@"+e.Name] = d
-		}
+	ext, err := runner.ExternalInputs(ctx, st, node)
+	if err != nil {
+		return err
+	}
+	for name, in := range ext {
+		digests[name] = in.Digest
 	}
 	key := graph.KeyOf(node, canon, digests, spec.Backend)
 	out.Inputs = digests

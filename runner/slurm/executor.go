@@ -534,7 +534,7 @@ func (e *Executor) Execute(ctx context.Context, job *runner.Job) (*runner.Outcom
 		}
 		resubmitted = true
 		j := &PlannedJob{N: 1, Nodes: []*graph.Node{job.Node}, Needs: job.Node.Needs()}
-		if e.pass != nil && e.pass.Backend == "cuda" {
+		if job.Device.Backend == "cuda" {
 			j.GPUs = j.Needs.GPUs
 		}
 		if err := e.submit(ctx, j, nil, job); err != nil {
@@ -630,7 +630,12 @@ func dependencyFailed(q queued) bool {
 
 // status is the progress line of a job that has not ended.
 func (e *Executor) status(h *handle, q queued, inQueue bool, prog *remote.Progress) string {
+	e.mu.Lock()
+	qerr := e.queueErr
+	e.mu.Unlock()
 	switch {
+	case qerr != nil:
+		return fmt.Sprintf("slurm job %s: cannot read the queue (%v); retrying", h.id, qerr)
 	case !inQueue:
 		return fmt.Sprintf("slurm job %s submitted", h.id)
 	case q.State == "RUNNING":

@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -221,7 +222,7 @@ func Layout(g *graph.Graph, plan []runner.PlanEntry, backend string, adopted map
 		deps := make([][]place, len(j.Nodes))
 		var ups []*PlannedJob
 		for t, n := range j.Nodes {
-			for _, port := range sortedPorts(n.Inputs) {
+			for _, port := range slices.Sorted(maps.Keys(n.Inputs)) {
 				e := n.Inputs[port]
 				p, ok := at[e.Node]
 				if !ok {
@@ -267,13 +268,4 @@ func Layout(g *graph.Graph, plan []runner.PlanEntry, backend string, adopted map
 		}
 	}
 	return jobs
-}
-
-func sortedPorts(m map[string]graph.Edge) []string {
-	ps := make([]string, 0, len(m))
-	for p := range m {
-		ps = append(ps, p)
-	}
-	slices.Sort(ps)
-	return ps
 }

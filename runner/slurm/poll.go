@@ -62,11 +62,22 @@ func (e *Executor) poll(ctx context.Context) {
 // requeued: PENDING again) or left the queue, a few polls for a failed,
 // cancelled or timed-out one.
 func (e *Executor) observe(ctx context.Context, h *handle, q map[string]queued, qerr error, now time.Time) {
+	qj, in := lookup(q, h.id)
+	if in && qj.State == "PENDING" && qerr == nil {
+		// A waiting job has no outcome (a requeued one removes its old
+		// one first): with thousands queued, a poll reads no file for them.
+		e.mu.Lock()
+		if !h.final && (h.q != qj || !h.inQueue) {
+			h.q, h.inQueue, h.goneAt = qj, true, time.Time{}
+			h.changed()
+		}
+		e.mu.Unlock()
+		return
+	}
 	out, oerr := remote.ReadOutcome(h.path(".outcome.json"))
 	if oerr != nil && !errors.Is(oerr, os.ErrNotExist) {
 		out = nil // half a file cannot be: WriteJSON renames; an unreadable one is retried
 	}
-	qj, in := lookup(q, h.id)
 	var shown queued
 	haveShown := false
 	e.mu.Lock()
