@@ -30,6 +30,7 @@ type execFlags struct {
 	flags     []string
 	poll      time.Duration
 	repro     string
+	ahead     int
 }
 
 func (f *execFlags) register(cmd *cobra.Command) {
@@ -39,6 +40,7 @@ func (f *execFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.flags, "slurm-flag", nil, "a further sbatch argument for every job, e.g. --slurm-flag=--qos=high (repeatable; added to the experiment's slurm { flags })")
 	cmd.Flags().DurationVar(&f.poll, "slurm-poll", 3*time.Second, "how often the Slurm queue is read (one squeue call for all jobs)")
 	cmd.Flags().StringVar(&f.repro, "slurm-repro", "", "the repro executable the jobs run, on the shared file system (default: this one)")
+	cmd.Flags().IntVar(&f.ahead, "slurm-ahead", 1000, "most jobs (array tasks) submitted before their inputs exist; the rest are submitted as inputs finish (-1: none ahead)")
 }
 
 func (f *execFlags) slurm() (bool, error) {
@@ -58,7 +60,7 @@ func (f *execFlags) slurm() (bool, error) {
 // slurm { } settings under the command-line flags.
 func (f *execFlags) config(x *experiment.Experiment) (slurm.Config, error) {
 	s := x.Config.Slurm
-	cfg := slurm.Config{Partition: s.Partition, Account: s.Account, Poll: f.poll, Repro: f.repro, Version: version}
+	cfg := slurm.Config{Partition: s.Partition, Account: s.Account, Poll: f.poll, Repro: f.repro, Version: version, Ahead: f.ahead}
 	if err := slurm.CheckFlags(s.Flags, s.Source+": slurm { flags }"); err != nil {
 		return cfg, exitCode(1, "repro: %v", err)
 	}
@@ -102,7 +104,7 @@ func openSlurm(ctx context.Context, w io.Writer, st *store.Store, x *experiment.
 
 // printJobs shows the jobs `repro run --executor slurm` would submit.
 func printJobs(w io.Writer, x *experiment.Experiment, entries []runner.PlanEntry, backend string, cfg slurm.Config) {
-	jobs := slurm.Layout(x.Graph, entries, backend, nil)
+	jobs := slurm.Layout(x.Graph, entries, slurm.LayoutOptions{Backend: backend, MaxArray: cfg.MaxArray})
 	if len(jobs) == 0 {
 		fmt.Fprintln(w, "\nslurm: nothing to submit.")
 		return

@@ -232,3 +232,20 @@ func terminal(state string) bool {
 	}
 	return false
 }
+
+// maxArraySize is the cluster's MaxArraySize (the most tasks of an
+// array, indices 0 to MaxArraySize-1), 1000 when it cannot be read.
+func (c *cli) maxArraySize(ctx context.Context) int {
+	out, err := c.run(ctx, "scontrol", "show", "config")
+	if err == nil {
+		for _, line := range strings.Split(out, "\n") {
+			k, v, ok := strings.Cut(line, "=")
+			if ok && strings.TrimSpace(k) == "MaxArraySize" {
+				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 1 {
+					return n
+				}
+			}
+		}
+	}
+	return 1000
+}

@@ -352,3 +352,27 @@ func TestClusterGPU(t *testing.T) {
 		}
 	}
 }
+
+// With nothing submitted ahead (--slurm-ahead -1), every stage is
+// submitted when its inputs are stored, as a single job: same results.
+func TestClusterNoAhead(t *testing.T) {
+	c, cfg := testCluster(t)
+	cfg.Ahead = -1
+	reg := testRegistry()
+	g := gridGraph(t, reg)
+	st := openStore(t)
+	res, err, _ := runSlurm(t, context.Background(), st, g, cfg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, c.Logs())
+	}
+	b, _ := os.ReadFile(res.Node("all").Outputs["out"].Path("data.txt"))
+	if string(b) != "mask1+src+mask3+src\n" {
+		t.Errorf("all: %q", b)
+	}
+	if arrays, _ := filepath.Glob(filepath.Join(st.Dir(), "logs", "slurm-*_*.out")); len(arrays) > 0 {
+		t.Errorf("arrays without ahead submission: %v", arrays)
+	}
+	if n := len(c.Jobs()); n != len(g.Nodes) {
+		t.Errorf("%d jobs for %d stages", n, len(g.Nodes))
+	}
+}

@@ -24,6 +24,16 @@ type Config struct {
 	// outcome file (a network file system's attribute cache can hide a
 	// new file for a while); default 60s.
 	Grace time.Duration
+	// Ahead bounds the array tasks and jobs submitted ahead of their
+	// inputs in one pass (default 1000; negative: none, every stage is
+	// submitted when its inputs are stored). Clusters limit how many jobs
+	// a user may have queued (MaxSubmitJobs), and a pass of thousands of
+	// stages need not sit in the queue at once: the stages beyond the
+	// bound are submitted as their inputs finish.
+	Ahead int
+	// MaxArray is the most tasks in one job array (default: the cluster's
+	// MaxArraySize, read with scontrol; 1000 if it cannot be read).
+	MaxArray int
 	// Version is the repro version recorded in adopted runs' provenance.
 	Version string
 	// Env is extra environment for the Slurm commands (nil: this

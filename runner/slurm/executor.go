@@ -112,6 +112,13 @@ func Open(ctx context.Context, st *store.Store, cfg Config) (*Executor, error) {
 	if cfg.Grace <= 0 {
 		cfg.Grace = 60 * time.Second
 	}
+	if cfg.Ahead == 0 {
+		cfg.Ahead = 1000
+	}
+	c := &cli{env: cfg.Env}
+	if cfg.MaxArray <= 0 {
+		cfg.MaxArray = c.maxArraySize(ctx)
+	}
 	repro := cfg.Repro
 	if repro == "" {
 		exe, err := os.Executable()
@@ -131,7 +138,7 @@ func Open(ctx context.Context, st *store.Store, cfg Config) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{st: st, cfg: cfg, cli: &cli{env: cfg.Env}, lock: lock, repro: repro, cwd: cwd,
+	e := &Executor{st: st, cfg: cfg, cli: c, lock: lock, repro: repro, cwd: cwd,
 		byNode: map[string]*handle{}, adoptable: map[string][]*handle{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	e.runID = fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405.000"), os.Getpid())
@@ -323,14 +330,17 @@ func (e *Executor) Start(ctx context.Context, pass *runner.Pass) error {
 		}
 	}
 	e.mu.Unlock()
-	jobs := Layout(pass.Graph, pass.Plan, pass.Backend, claimed)
+	jobs := Layout(pass.Graph, pass.Plan, LayoutOptions{Backend: pass.Backend, Adopted: claimed, MaxArray: e.cfg.MaxArray})
 	entries := map[string]runner.PlanEntry{}
 	for _, pe := range pass.Plan {
 		entries[pe.ID] = pe
 	}
+	// A job whose submission failed, or that is beyond the bound, is left
+	// to Execute, and so is everything depending on it.
 	failed := map[*PlannedJob]bool{}
+	tasks := 0
 	for _, j := range jobs {
-		blocked := false
+		blocked := tasks+len(j.Nodes) > e.cfg.Ahead
 		for _, d := range j.After {
 			if failed[d.Job] {
 				blocked = true
@@ -340,6 +350,7 @@ func (e *Executor) Start(ctx context.Context, pass *runner.Pass) error {
 			failed[j] = true
 			continue
 		}
+		tasks += len(j.Nodes)
 		if err := e.submit(ctx, j, entries, nil); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -126,6 +126,14 @@ func Duration(d time.Duration) string {
 	return hms
 }
 
+// LayoutOptions are what Layout needs beyond the graph and plan.
+type LayoutOptions struct {
+	Backend string            // the run's tensor backend family
+	Adopted map[string]string // node ID -> job ID of a job still running for it
+	// MaxArray is the most tasks of one array (Slurm's MaxArraySize).
+	MaxArray int
+}
+
 // Layout turns the nodes a pass will run into sbatch submissions, in an
 // order in which every job comes after the jobs it depends on:
 //
@@ -146,7 +154,15 @@ func Duration(d time.Duration) string {
 // GPUs are asked for only when backend is cuda: a tensor stage of a run
 // declared on the cpu or openblas backend computes on the CPU (its key
 // says so), and a GPU it cannot use would only wait in the queue.
-func Layout(g *graph.Graph, plan []runner.PlanEntry, backend string, adopted map[string]string) []*PlannedJob {
+//
+// An array holds at most o.MaxArray tasks (default 1000; Slurm's
+// MaxArraySize): a larger grid is split into arrays of that size, which
+// still pair up cell by cell.
+func Layout(g *graph.Graph, plan []runner.PlanEntry, o LayoutOptions) []*PlannedJob {
+	backend, adopted := o.Backend, o.Adopted
+	if o.MaxArray <= 0 {
+		o.MaxArray = 1000
+	}
 	willRun := map[string]bool{}
 	for _, e := range plan {
 		if e.Status == runner.PlanRun {
@@ -195,6 +211,9 @@ func Layout(g *graph.Graph, plan []runner.PlanEntry, backend string, adopted map
 			k.source = "\x00" + n.ID // nodes built in code: no block to group by
 		}
 		j, ok := groups[k]
+		if ok && len(j.Nodes) >= o.MaxArray {
+			ok = false // full: the next cells start another array
+		}
 		if !ok {
 			j = &PlannedJob{Needs: needs}
 			if backend == "cuda" {

@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -56,13 +57,25 @@ func TestLayoutGrid(t *testing.T) {
 		map[string]graph.Edge{"a": {Node: "train@k=1", Output: "out"}, "b": {Node: "train@k=3", Output: "out"}}))
 	plan := allRun(g)
 	plan[0].Status = runner.PlanCached // src is cached
-	got := describe(Layout(g, plan, "cpu", nil))
+	got := describe(Layout(g, plan, LayoutOptions{Backend: "cpu"}))
 	want := `#1 mask@k=1,mask@k=2,mask@k=3 --cpus-per-task=1 --array=0-2
 #2 train@k=1,train@k=2,train@k=3 aftercorr:#1 --cpus-per-task=1 --array=0-2
 #3 all afterok:#2_0:#2_2 --cpus-per-task=1
 `
 	if got != want {
 		t.Errorf("layout:\n%s\nwant:\n%s", got, want)
+	}
+	// Arrays of at most two tasks (a cluster's MaxArraySize): still cell
+	// by cell.
+	got = describe(Layout(g, plan, LayoutOptions{Backend: "cpu", MaxArray: 2}))
+	want = `#1 mask@k=1,mask@k=2 --cpus-per-task=1 --array=0-1
+#2 mask@k=3 --cpus-per-task=1
+#3 train@k=1,train@k=2 aftercorr:#1 --cpus-per-task=1 --array=0-1
+#4 train@k=3 afterok:#2 --cpus-per-task=1
+#5 all afterok:#3_0:#4 --cpus-per-task=1
+`
+	if got != want {
+		t.Errorf("layout with MaxArray 2:\n%s\nwant:\n%s", got, want)
 	}
 }
 
@@ -75,13 +88,13 @@ func TestLayoutAdoptedAndResources(t *testing.T) {
 	b := node(t, reg, "b", "test.join", "x.hcl:2", nil, map[string]graph.Edge{"a": {Node: "a", Output: "out"}})
 	b.Resources = registry.Resources{CPUs: 4, GPUs: 2, Memory: "1.5G", Time: "26h30m"}
 	g := &graph.Graph{Nodes: []*graph.Node{a, b}}
-	got := describe(Layout(g, allRun(g), "cuda", map[string]string{"a": "77"}))
+	got := describe(Layout(g, allRun(g), LayoutOptions{Backend: "cuda", Adopted: map[string]string{"a": "77"}}))
 	want := "#1 b afterok:77 --cpus-per-task=4 --gres=gpu:2 --mem=1536M --time=1-02:30:00\n"
 	if got != want {
 		t.Errorf("layout:\n%s\nwant:\n%s", got, want)
 	}
 	// On the cpu backend a tensor stage computes on the CPU: no GPU asked.
-	if got := describe(Layout(g, allRun(g), "cpu", nil)); strings.Contains(got, "gres") {
+	if got := describe(Layout(g, allRun(g), LayoutOptions{Backend: "cpu"})); strings.Contains(got, "gres") {
 		t.Errorf("cpu backend asks for a GPU:\n%s", got)
 	}
 }
@@ -130,5 +143,37 @@ func TestParseQueue(t *testing.T) {
 	}
 	if _, ok := lookup(q, "18_0"); ok {
 		t.Error("18_0 found")
+	}
+}
+
+// BenchmarkLayout10k lays out a pass of 10,000 stages: a 2,500-cell grid
+// of four chained stage blocks, three arrays each (1001 + 1001 + 498
+// tasks), aftercorr between them.
+func BenchmarkLayout10k(b *testing.B) {
+	t := &testing.T{}
+	reg := testRegistry()
+	g := &graph.Graph{}
+	for cell := 0; cell < 2500; cell++ {
+		prev := ""
+		for blk := 0; blk < 4; blk++ {
+			id := fmt.Sprintf("s%d@k=%d", blk, cell)
+			var in map[string]graph.Edge
+			typ := "test.write"
+			params := map[string]cty.Value{"text": cty.StringVal(fmt.Sprint(cell))}
+			if prev != "" {
+				typ, params = "test.join", nil
+				in = map[string]graph.Edge{"a": {Node: prev, Output: "out"}}
+			}
+			g.Nodes = append(g.Nodes, node(t, reg, id, typ, fmt.Sprintf("x.hcl:%d", blk), params, in))
+			prev = id
+		}
+	}
+	plan := allRun(g)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		jobs := Layout(g, plan, LayoutOptions{Backend: "cpu", MaxArray: 1001})
+		if len(jobs) != 12 || jobs[11].Dependency() != "aftercorr:#9" {
+			b.Fatalf("%d jobs, %s", len(jobs), jobs[len(jobs)-1].Dependency())
+		}
 	}
 }
