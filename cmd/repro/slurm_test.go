@@ -338,3 +338,27 @@ func TestSlurmScancelMidRun(t *testing.T) {
 		}
 	}
 }
+
+// SynCSE's request stage as a Slurm job: the job sends its requests and
+// journals the answers, which the coordinator merges into the index; a
+// re-run of the stage under another key (concurrency changed) finds every
+// answer in the snapshot it is given and sends nothing.
+func TestSlurmRequestJournal(t *testing.T) {
+	c := slurmCluster(t)
+	file, srv := llmWorkspace(t)
+	url := "url=" + srv.BaseURL()
+	code, out, errs := repro(t, append([]string{"run", file, "-var", url}, slurmFlags...)...)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s%s\n%s", code, out, errs, c.Logs())
+	}
+	if srv.Count() != 120 || storedAnswers(t) != 120 {
+		t.Fatalf("sent %d, stored %d; want 120 and 120", srv.Count(), storedAnswers(t))
+	}
+	code, out, errs = repro(t, append([]string{"run", file, "-var", url, "--set", "stage.label.concurrency=2"}, slurmFlags...)...)
+	if code != 0 || !strings.Contains(out, "done     label") {
+		t.Fatalf("re-run: exit %d\n%s%s", code, out, errs)
+	}
+	if srv.Count() != 120 {
+		t.Errorf("the re-run sent %d request(s); every answer was cached", srv.Count()-120)
+	}
+}
