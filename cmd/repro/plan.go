@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"repro/runner"
+	"repro/runner/slurm"
 	"repro/store"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,16 @@ func newPlanCmd() *cobra.Command {
 			x, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
+			}
+			onSlurm, err := ef.slurm()
+			if err != nil {
+				return err
+			}
+			var slurmCfg slurm.Config
+			if onSlurm {
+				if slurmCfg, err = ef.config(x); err != nil {
+					return err
+				}
 			}
 			// Plan writes nothing: a cache that does not exist yet is an
 			// empty one (everything would run), not one to create.
@@ -65,14 +76,8 @@ func newPlanCmd() *cobra.Command {
 			if err := printRequestPlan(cmd.Context(), out, st, x, entries); err != nil {
 				return exitCode(1, "repro plan: %v", err)
 			}
-			if onSlurm, err := ef.slurm(); err != nil {
-				return err
-			} else if onSlurm {
-				cfg, err := ef.config(x)
-				if err != nil {
-					return err
-				}
-				printJobs(out, x, entries, backendName, cfg)
+			if onSlurm {
+				printJobs(out, x, entries, backendName, slurmCfg)
 			}
 			return nil
 		},
