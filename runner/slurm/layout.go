@@ -132,6 +132,11 @@ type LayoutOptions struct {
 	Adopted map[string]string // node ID -> job ID of a job still running for it
 	// MaxArray is the most tasks of one array (Slurm's MaxArraySize).
 	MaxArray int
+	// Later lists nodes that will run but are not to be submitted ahead
+	// (a round whose running depends on a decision taken at run time):
+	// neither they nor anything reading them is laid out; Execute submits
+	// them when their inputs are stored.
+	Later map[string]bool
 }
 
 // Layout turns the nodes a pass will run into sbatch submissions, in an
@@ -165,8 +170,24 @@ func Layout(g *graph.Graph, plan []runner.PlanEntry, o LayoutOptions) []*Planned
 	}
 	willRun := map[string]bool{}
 	for _, e := range plan {
-		if e.Status == runner.PlanRun {
+		if e.Status == runner.PlanRun && !o.Later[e.ID] {
 			willRun[e.ID] = true
+		}
+	}
+	later := map[string]bool{}
+	for _, e := range plan {
+		if e.Status == runner.PlanRun && o.Later[e.ID] {
+			later[e.ID] = true
+		}
+	}
+	// What reads a node left for later is left for later too (graph order
+	// is topological, so one pass suffices).
+	for _, n := range g.Nodes {
+		for _, e := range n.Inputs {
+			if later[e.Node] && willRun[n.ID] {
+				delete(willRun, n.ID)
+				later[n.ID] = true
+			}
 		}
 	}
 	type place struct {

@@ -79,6 +79,22 @@ func TestLayoutGrid(t *testing.T) {
 	}
 }
 
+// A node left for later (a round that may not run) is not laid out, nor is
+// anything reading it.
+func TestLayoutLater(t *testing.T) {
+	reg := testRegistry()
+	a := node(t, reg, "a", "test.write", "x.hcl:1", nil, nil)
+	r2 := node(t, reg, "r[2]", "test.join", "x.hcl:2", nil, map[string]graph.Edge{"a": {Node: "a", Output: "out"}})
+	r3 := node(t, reg, "r[3]", "test.join", "x.hcl:2", nil, map[string]graph.Edge{"a": {Node: "r[2]", Output: "out"}})
+	other := node(t, reg, "other", "test.join", "x.hcl:3", nil, map[string]graph.Edge{"a": {Node: "a", Output: "out"}})
+	g := &graph.Graph{Nodes: []*graph.Node{a, r2, r3, other}}
+	got := describe(Layout(g, allRun(g), LayoutOptions{Backend: "cpu", Later: map[string]bool{"r[2]": true}}))
+	want := "#1 a --cpus-per-task=1\n#2 other afterok:#1 --cpus-per-task=1\n"
+	if got != want {
+		t.Errorf("layout:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // Fan-in across differently shaped arrays depends on the exact tasks; an
 // adopted job (an earlier coordinator's, still running) is depended on by
 // its ID and not submitted again.
