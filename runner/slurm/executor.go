@@ -229,7 +229,9 @@ func (e *Executor) settle(ctx context.Context, h *handle) error {
 		}
 		e.mu.Lock()
 		h.merged = true
-		e.Adopted.Answers += boolInt(h.adopted) * n
+		if h.adopted {
+			e.Adopted.Answers += n
+		}
 		e.mu.Unlock()
 	}
 	if !recorded && out != nil && out.OK() {
@@ -241,13 +243,6 @@ func (e *Executor) settle(ctx context.Context, h *handle) error {
 		e.mu.Unlock()
 	}
 	return nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // mergeJournal copies a job's new language-model answers into the index.

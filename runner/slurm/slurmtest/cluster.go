@@ -6,7 +6,8 @@
 // daemon stopped when the test ends.
 //
 // Tests skip, saying why, where the Slurm and munge binaries are absent
-// (Debian: apt-get install slurmctld slurmd munge slurm-client).
+// (Debian: apt-get install slurmctld slurmd munge slurm-client), unless
+// REPRO_REQUIRE_SLURM=1 (CI), which makes that a failure.
 package slurmtest
 
 import (
@@ -66,7 +67,11 @@ func lookPath(b string) string {
 func Start(t testing.TB) *Cluster {
 	t.Helper()
 	if ok, missing := Available(); !ok {
-		t.Skipf("no Slurm here (%s not found): the Slurm tests need Debian's slurmctld, slurmd, munge and slurm-client packages", missing)
+		msg := fmt.Sprintf("no Slurm here (%s not found): the Slurm tests need Debian's slurmctld, slurmd, munge and slurm-client packages", missing)
+		if os.Getenv("REPRO_REQUIRE_SLURM") == "1" {
+			t.Fatal(msg + " (REPRO_REQUIRE_SLURM=1)")
+		}
+		t.Skip(msg)
 	}
 	// munged insists that every directory above its socket be searchable
 	// by all and writable by none but its owner: a directory of our own,
