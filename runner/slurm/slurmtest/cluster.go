@@ -266,6 +266,12 @@ func (c *Cluster) stop() {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
+	// A job's slurmstepd may outlive its job for a moment (reporting, clean
+	// up); stopping slurmd under it leaves it waiting forever. Wait for the
+	// steps' sockets in the spool directory to go.
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline) && len(c.steps()) > 0; {
+		time.Sleep(100 * time.Millisecond)
+	}
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		p := c.procs[i]
 		p.Process.Signal(syscall.SIGTERM)
@@ -277,6 +283,11 @@ func (c *Cluster) stop() {
 			syscall.Kill(-p.Process.Pid, syscall.SIGKILL)
 			<-done
 		}
+	}
+	// Any step daemon of this cluster still there is killed by its PID (it
+	// carries this cluster's SLURM_CONF in its environment).
+	for _, pid := range c.stepDaemons() {
+		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	if c.t.Failed() && os.Getenv("REPRO_SLURMTEST_KEEP") != "" {
 		c.t.Logf("slurm test cluster kept in %s", c.Dir)
@@ -290,4 +301,40 @@ func currentUser() string {
 		return u.Username
 	}
 	return fmt.Sprint(os.Getuid())
+}
+
+// steps lists the step daemons' sockets in the spool directory
+// (NODE_JOBID.STEPID).
+func (c *Cluster) steps() []string {
+	ents, _ := os.ReadDir(filepath.Join(c.Dir, "spool"))
+	var out []string
+	for _, e := range ents {
+		if e.Type()&os.ModeSocket != 0 && strings.HasPrefix(e.Name(), c.Node+"_") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// stepDaemons finds the PIDs of slurmstepd processes of this cluster: their
+// environment holds its SLURM_CONF.
+func (c *Cluster) stepDaemons() []int {
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	want := []byte("SLURM_CONF=" + c.Conf + "\x00")
+	var pids []int
+	for _, p := range procs {
+		cmd, err := os.ReadFile(filepath.Join(p, "cmdline"))
+		if err != nil || !bytes.HasPrefix(cmd, []byte("slurmstepd")) {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join(p, "environ"))
+		if err != nil || !bytes.Contains(env, want) {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(p), "%d", &pid); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
