@@ -171,14 +171,17 @@ func TestSlurmBaselinesSameReport(t *testing.T) {
 	t.Setenv("CI", "true")
 	file := filepath.Join("..", "..", "experiments", "baselines.hcl")
 	local, onSlurm := filepath.Join(t.TempDir(), "local"), filepath.Join(t.TempDir(), "slurm")
+	start := time.Now()
 	code, lout, lerr := repro(t, "run", file, "--profile", "ci", "--cache-dir", local)
 	if code != 0 {
 		t.Fatalf("local run: exit %d\n%s%s", code, lout, lerr)
 	}
+	localTime, start := time.Since(start), time.Now()
 	code, sout, serr := repro(t, append([]string{"run", file, "--profile", "ci", "--cache-dir", onSlurm}, slurmFlags...)...)
 	if code != 0 {
 		t.Fatalf("slurm run: exit %d\n%s%s\n%s", code, sout, serr, c.Logs())
 	}
+	t.Logf("baselines.hcl --profile ci: local %s, through Slurm %s", localTime.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	lrep, err := os.ReadFile(filepath.Join(local, "reports", "baselines.ci.md"))
 	if err != nil {
 		t.Fatal(err)
