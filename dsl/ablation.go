@@ -176,7 +176,7 @@ func (e *evaluator) ablationPaper(ab *ablationBlock, names []string, alias map[s
 				name = a
 			} else {
 				e.errorf(p.Key.Range(), "Unknown variant",
-					"Ablation %q has no variant %q.%s Its variants: %s.", ab.name, key, suggest(key, names), quoteList(names))
+					"Ablation %q has no variant %q.%s Its variants: %s.", ab.name, key, Suggest(key, names), quoteList(names))
 				continue
 			}
 		}
@@ -336,7 +336,7 @@ func (e *evaluator) figure(ab *ablationBlock, columns []string) *Figure {
 		dst, known := fields[key]
 		if !known {
 			e.errorf(p.Key.Range(), "Unsupported figure attribute",
-				"A figure has no attribute %q.%s It takes: %s.", key, suggest(key, figureKeys), strings.Join(figureKeys, ", "))
+				"A figure has no attribute %q.%s It takes: %s.", key, Suggest(key, figureKeys), strings.Join(figureKeys, ", "))
 			ok = false
 			continue
 		}
@@ -364,4 +364,38 @@ func quoteList(names []string) string {
 		q[i] = fmt.Sprintf("%q", n)
 	}
 	return listOrNone(q)
+}
+
+// share evaluates an optional `min_agreement`: a share in (0, 1]; 0 when
+// absent or wrong (reported).
+func (e *evaluator) share(a *hcl.Attribute) float64 {
+	if a == nil {
+		return 0
+	}
+	v := e.num(hcl.Attributes{"min_agreement": a}, "min_agreement", math.NaN())
+	if math.IsNaN(v) {
+		return 0
+	}
+	if !(v > 0 && v <= 1) {
+		e.errorf(a.Expr.Range(), "Invalid min_agreement",
+			"min_agreement is the share of the paper's pairwise orderings that must agree: a number in (0, 1], such as 0.8; got %v.", v)
+		return 0
+	}
+	return v
+}
+
+// minAgreement sets out.MinAgreement: the ablation's own, else the
+// experiment's, which applies only to ablations with paper values.
+func (e *evaluator) minAgreement(ab *ablationBlock, out *Ablation, experiment float64) {
+	if ab.minAgreement == nil {
+		if len(out.Paper) > 0 {
+			out.MinAgreement = experiment
+		}
+		return
+	}
+	out.MinAgreement = e.share(ab.minAgreement)
+	if out.MinAgreement > 0 && ab.paper == nil {
+		e.errorf(ab.minAgreement.NameRange, "min_agreement without paper values",
+			"Ablation %q declares no `paper` values to agree with; add them or remove min_agreement.", ab.name)
+	}
 }

@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"repro/graph"
 	"repro/registry"
 
 	"github.com/hashicorp/hcl/v2"
@@ -38,6 +39,8 @@ type Config struct {
 	Variables map[string]cty.Value
 	// Repeats describes each repeat block as evaluated in the first variant.
 	Repeats []*Repeat
+	// Slurm holds the file's and the profile's slurm { } settings.
+	Slurm Slurm
 }
 
 // Repeat is an evaluated repeat block.
@@ -55,6 +58,10 @@ type Experiment struct {
 	Title string
 	Table string
 	Paper string // citation or file under ../shared/papers
+	// MinAgreement is the experiment's `min_agreement`: the share of the
+	// paper's orderings an ablation with paper values must reproduce
+	// (0: no minimum), unless the ablation declares its own.
+	MinAgreement float64
 }
 
 // Variant is one cell of an ablation grid (or the single default pipeline).
@@ -67,6 +74,9 @@ type Variant struct {
 	// pipeline.
 	Name   string
 	Stages []*Stage // topological order
+	// Graph is the pipeline of Stages as the runner takes it: one node per
+	// stage instance, in the same order, with its source position.
+	Graph *graph.Graph
 }
 
 // Stage returns the stage instance with that name, or nil.
@@ -87,6 +97,9 @@ type Stage struct {
 	Inputs map[string]Ref
 	Seed   int64
 	Range  hcl.Range // the stage block's header
+	// Resources is what one run needs (the stage type's defaults under the
+	// resources blocks that apply).
+	Resources registry.Resources
 
 	Block  string // the stage block's name ("train" for "idc[2].train")
 	Repeat string // the enclosing repeat block, "" at top level
@@ -122,6 +135,11 @@ type Expect struct {
 	// Profile restricts the expectation to one profile ("" = every
 	// profile; judged against the paper only in the paper profile).
 	Profile string
+	// Pending, set by `pending = "why"` in a block without `value`, marks
+	// a cell we do not compute -- a row the paper copied from another
+	// paper, or one waiting on other work -- shown with the paper's value
+	// and the reason, never judged.
+	Pending string
 	Range   hcl.Range
 }
 
@@ -144,7 +162,11 @@ type Ablation struct {
 	// Figure is the plot to draw of Report[0] against the single numeric
 	// axis; nil when the block has no `figure`.
 	Figure *Figure
-	Range  hcl.Range
+	// MinAgreement is the share of the paper's pairwise orderings of the
+	// cells that ours must reproduce for `repro check` to pass (the
+	// ablation's `min_agreement`, else the experiment's; 0: none).
+	MinAgreement float64
+	Range        hcl.Range
 }
 
 // Figure describes an ablation's line plot (e.g. PaSeR's decoder-depth

@@ -2,7 +2,10 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +31,9 @@ const MaxVariants = 4096
 type Loader struct {
 	Registry *registry.Registry
 	files    map[string]*hcl.File
+	// stack holds the absolute paths of the module files being decoded,
+	// outermost first (stackNames as written), to report include cycles.
+	stack, stackNames []string
 }
 
 // NewLoader returns a loader for stage types in reg.
@@ -78,6 +84,10 @@ type axis struct {
 // the load (a broken parse tree only yields confusing follow-up errors);
 // past that point every error in the file is collected in one pass.
 func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config, hcl.Diagnostics) {
+	if diags := checkNesting(filename, src, hcl.InitialPos); diags.HasErrors() {
+		l.files[filename] = &hcl.File{Bytes: src, Body: hcl.EmptyBody()}
+		return nil, diags
+	}
 	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if f != nil {
 		l.files[filename] = f
@@ -85,7 +95,11 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 	if diags.HasErrors() || f == nil {
 		return nil, diags
 	}
-	m, dd := decodeModule(filename, src, f.Body, l.Registry)
+	if abs, err := filepath.Abs(filename); err == nil {
+		l.stack, l.stackNames = []string{abs}, []string{filename}
+		defer func() { l.stack, l.stackNames = nil, nil }()
+	}
+	m, dd := decodeModule(filename, src, f.Body, l.Registry, l)
 	diags = append(diags, dd...)
 	dec := &decoder{reg: l.Registry, m: m}
 	if m.experiment == nil {
@@ -103,12 +117,12 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		} else {
 			dec.errorf(span(ff.name, pos, opts.Profile, 0, len(opts.Profile)), "Unknown profile",
 				"%s declares no profile %q.%s Declared: %s.", filename, opts.Profile,
-				suggest(opts.Profile, m.profOrder), listOrNone(m.profOrder))
+				Suggest(opts.Profile, m.profOrder), listOrNone(m.profOrder))
 		}
 	}
 	if len(opts.Vars) > 0 {
 		ff := &flagFile{name: "-var"}
-		for _, name := range keys(opts.Vars) {
+		for _, name := range slices.Sorted(maps.Keys(opts.Vars)) {
 			text := name + "=" + opts.Vars[name]
 			pos := ff.add(text)
 			if t, ok := dec.target("var."+name, span(ff.name, pos, text, 0, len(name))); ok {
@@ -129,7 +143,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		if !ok {
 			dec.errorf(span(ff.name, pos, opts.Ablation, 0, len(opts.Ablation)), "Unknown ablation",
 				"%s declares no ablation %q.%s Declared: %s.", filename, opts.Ablation,
-				suggest(opts.Ablation, m.ablOrder), listOrNone(m.ablOrder))
+				Suggest(opts.Ablation, m.ablOrder), listOrNone(m.ablOrder))
 		} else {
 			ablation = ab
 			for _, ad := range ab.axes {
@@ -217,21 +231,23 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 			ovrs = append(ovrs, a.choices[cell[i]].overrides...)
 		}
 		ovrs = append(ovrs, fixed...)
-		e := evaluate(m, ovrs)
-		v := &Variant{Label: e.labels, Stages: e.stages, Name: cellName(m, axes, cell, e.labels)}
+		e := evaluate(m, ovrs, opts.Profile, "")
+		v := &Variant{Label: e.labels, Name: cellName(m, axes, cell, e.labels)}
 		cfg.Variants = append(cfg.Variants, v)
 		evals = append(evals, e)
 		cellList = append(cellList, cell)
 	}
 	e0 := evals[0]
 	cfg.Variables = e0.vars
+	cfg.Slurm = e0.slurm(m, opts.Profile)
 	for _, it := range m.items {
 		if r := it.repeat; r != nil {
 			cfg.Repeats = append(cfg.Repeats, &Repeat{Name: r.name, Rounds: e0.rounds[r], Outputs: r.nextOrder, Range: r.defRange})
 		}
 	}
 	if x := m.experiment; x != nil {
-		cfg.Experiment = Experiment{Name: x.name, Title: e0.str(x.attrs, "title"), Table: e0.str(x.attrs, "table"), Paper: e0.str(x.attrs, "paper")}
+		cfg.Experiment = Experiment{Name: x.name, Title: e0.str(x.attrs, "title"), Table: e0.str(x.attrs, "table"), Paper: e0.str(x.attrs, "paper"),
+			MinAgreement: e0.share(x.attrs["min_agreement"])}
 	}
 	seenExpect := map[string]hcl.Range{}
 	for _, x := range m.expects {
@@ -272,8 +288,23 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 			cfg.Ablation.Vary = append(cfg.Ablation.Vary, ax)
 		}
 		e0.ablationExtras(ablation, cfg.Ablation)
+		e0.minAgreement(ablation, cfg.Ablation, cfg.Experiment.MinAgreement)
 	}
-	for _, e := range evals {
+	// Module stages reached only from the table (expect values, ablation
+	// reports) run too; then each variant's stages are ordered.
+	var extra []string
+	for _, x := range cfg.Expects {
+		extra = append(extra, x.Value.Stage)
+	}
+	if cfg.Ablation != nil {
+		for _, r := range cfg.Ablation.Report {
+			extra = append(extra, r.Stage)
+		}
+	}
+	for i, e := range evals {
+		e.finish(extra)
+		cfg.Variants[i].Stages = e.stages
+		cfg.Variants[i].Graph = graphOf(e.stages)
 		diags = append(diags, e.diags...)
 	}
 	diags = dedupe(diags)

@@ -18,7 +18,7 @@ func TestForEachExpects(t *testing.T) {
 	// keys for a computed map, plain blocks unchanged.
 	want := "simcse_unsup[STS13] simcse_unsup[STS12] simcse_unsup[Avg] " +
 		"ours[STS12] ours[STS13] ours[STS-B] ours[Avg] iter[Iter-1] iter[Iter-3] " +
-		"geometry[alignment] geometry[uniformity] tfidf"
+		"geometry[alignment] geometry[uniformity] tfidf dino[STS12] dino[Avg]"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("expects =\n%s\nwant\n%s", got, want)
 	}
@@ -58,6 +58,10 @@ func TestForEachExpects(t *testing.T) {
 	}
 	if e := byName["tfidf"]; e.Key != "" || e.Block != "tfidf" || !math.IsNaN(e.Paper) || e.LowerIsBetter {
 		t.Errorf("tfidf = %+v", e)
+	}
+
+	if e := byName["dino[Avg]"]; e.Pending != "DINO makes scored pairs, not triplets" || e.Paper != 75.20 || e.Value.Stage != "" {
+		t.Errorf("dino[Avg] = %+v", e)
 	}
 
 	// -var reaches for_each bodies: tolerance = var.tol.
@@ -243,5 +247,49 @@ ablation "g" {
 	}
 	if cfg.Variants[1].Name != "mask.ratio=0.1, mask.mode=rake, mask.seed=1, var.v=b, x y" {
 		t.Errorf("name = %q", cfg.Variants[1].Name)
+	}
+}
+
+func TestMinAgreement(t *testing.T) {
+	src := []byte(`experiment "x" {
+  min_agreement = 0.6
+}
+stage "corpus" {
+  uses = "data.sentences"
+  path = "x"
+}
+stage "mask" {
+  uses  = "text.mask"
+  input = stage.corpus.sentences
+}
+stage "train" {
+  uses = "train.encoder"
+  data = stage.mask.pairs
+}
+stage "eval" {
+  uses  = "evaluate.sts"
+  model = stage.train.model
+}
+ablation "own" {
+  vary          = { "stage.mask.top_k" = [1, 2] }
+  report        = [stage.eval.metrics.avg]
+  paper         = { "1" = [70], "2" = [72] }
+  min_agreement = 0.9
+}
+ablation "inherits" {
+  vary   = { "stage.mask.top_k" = [1, 2] }
+  report = [stage.eval.metrics.avg]
+  paper  = { "1" = [70], "2" = [72] }
+}
+ablation "nopaper" {
+  vary   = { "stage.mask.top_k" = [1, 2] }
+  report = [stage.eval.metrics.avg]
+}
+`)
+	for name, want := range map[string]float64{"own": 0.9, "inherits": 0.6, "nopaper": 0} {
+		cfg := mustLoad(t, "x.hcl", src, Options{Ablation: name})
+		if cfg.Experiment.MinAgreement != 0.6 || cfg.Ablation.MinAgreement != want {
+			t.Errorf("%s: experiment %v, ablation %v; want 0.6 and %v", name, cfg.Experiment.MinAgreement, cfg.Ablation.MinAgreement, want)
+		}
 	}
 }

@@ -30,31 +30,26 @@ variable "gpt2" {
 }
 
 # ---- the language model -------------------------------------------------------
-# Sentences of the three corpora, deduplicated, split 96/2/2 by a hash of each
-# sentence (so no sentence is in two splits).
+# Sentences of the three corpora, deduplicated, without fragments (fewer than
+# 3 words) and without any sentence of the STS sets (the generator must not
+# have seen the evaluation text), 2,000 drawn into dev and 2,000 into test.
+# The split's seed is fixed: only training varies with var.seed.
 
-stage "lm_train_text" {
-  uses    = "data.corpus"
-  sources = ["wiki", "bbc", "brown"]
-  split   = "train"
-}
-
-stage "lm_dev_text" {
-  uses    = "data.corpus"
-  sources = ["wiki", "bbc", "brown"]
-  split   = "dev"
-}
-
-stage "lm_test_text" {
-  uses    = "data.corpus"
-  sources = ["wiki", "bbc", "brown"]
-  split   = "test"
+stage "lm_text" {
+  uses        = "data.corpus"
+  sources     = ["wiki", "bbc", "brown"]
+  dedupe      = true
+  exclude_sts = true
+  min_words   = 3
+  dev_size    = 2000
+  test_size   = 2000
+  seed        = 42
 }
 
 stage "lm" {
   uses          = "train.causal_lm"
-  data          = stage.lm_train_text.sentences
-  dev           = stage.lm_dev_text.sentences
+  data          = stage.lm_text.sentences
+  dev           = stage.lm_text.dev
   hf_checkpoint = var.gpt2
   from_scratch  = false
   learning_rate = 5e-5
@@ -70,7 +65,7 @@ stage "lm" {
 stage "perplexity" {
   uses  = "evaluate.perplexity"
   model = stage.lm.model
-  data  = stage.lm_test_text.sentences
+  data  = stage.lm_text.test
 }
 
 stage "samples" {

@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -32,24 +33,36 @@ type Sampling struct {
 	FrequencyPenalty float64
 }
 
-// Validate reports the first parameter out of range, by its name in the
-// stage parameters (temperature, top_k, top_p, presence_penalty,
-// frequency_penalty).
+// Validate reports every parameter out of range (each a *ParamError, joined).
 func (s Sampling) Validate() error {
-	switch {
-	case !(s.Temperature >= 0) || math.IsInf(s.Temperature, 0):
-		return fmt.Errorf("temperature %v must be a finite number >= 0 (0: greedy)", s.Temperature)
-	case s.TopK < 0:
-		return fmt.Errorf("top_k %d must be at least 1 (or 0: no top-k filtering)", s.TopK)
-	case !(s.TopP > 0 && s.TopP <= 1):
-		return fmt.Errorf("top_p %v must lie in (0, 1] (1: no nucleus filtering)", s.TopP)
-	case !(s.PresencePenalty >= -2 && s.PresencePenalty <= 2):
-		return fmt.Errorf("presence_penalty %v must lie in [-2, 2]", s.PresencePenalty)
-	case !(s.FrequencyPenalty >= -2 && s.FrequencyPenalty <= 2):
-		return fmt.Errorf("frequency_penalty %v must lie in [-2, 2]", s.FrequencyPenalty)
+	var errs []error
+	for _, e := range s.Check() {
+		errs = append(errs, e)
 	}
-	return nil
+	return errors.Join(errs...)
 }
+
+// Check lists the parameters out of range, named as the stage parameters
+// are (temperature, top_k, top_p, presence_penalty, frequency_penalty).
+func (s Sampling) Check() []*ParamError {
+	var out []*ParamError
+	add := func(ok bool, param, format string, v any) {
+		if !ok {
+			out = append(out, &ParamError{param, fmt.Sprintf(format, v)})
+		}
+	}
+	add(s.Temperature >= 0 && !math.IsInf(s.Temperature, 0), "temperature", "%v must be a finite number >= 0 (0: greedy)", s.Temperature)
+	add(s.TopK >= 0, "top_k", "%d must be at least 1 (or 0: no top-k filtering)", s.TopK)
+	add(s.TopP > 0 && s.TopP <= 1, "top_p", "%v must lie in (0, 1] (1: no nucleus filtering)", s.TopP)
+	add(s.PresencePenalty >= -2 && s.PresencePenalty <= 2, "presence_penalty", "%v must lie in [-2, 2]", s.PresencePenalty)
+	add(s.FrequencyPenalty >= -2 && s.FrequencyPenalty <= 2, "frequency_penalty", "%v must lie in [-2, 2]", s.FrequencyPenalty)
+	return out
+}
+
+// ParamError is a sampling parameter out of range.
+type ParamError struct{ Param, Msg string }
+
+func (e *ParamError) Error() string { return e.Param + " " + e.Msg }
 
 // Greedy reports whether s decodes greedily.
 func (s Sampling) Greedy() bool { return s.Temperature == 0 }

@@ -157,7 +157,7 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 	if k, ok := kernels(); ok {
 		// The backend's softmax kernel takes every row of every head in
 		// one call, so the three phases run one after the other.
-		parallelFor(B*H, 1, func(lo, hi int) {
+		ParallelFor(B*H, 1, func(lo, hi int) {
 			for bh := lo; bh < hi; bh++ {
 				scores(bh)
 			}
@@ -173,7 +173,7 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 		} else {
 			k.MaskedSoftmaxRows(f.probs, B*H*Tq, Tk, vis)
 		}
-		parallelFor(B*H, 1, func(lo, hi int) {
+		ParallelFor(B*H, 1, func(lo, hi int) {
 			for bh := lo; bh < hi; bh++ {
 				mix(bh)
 			}
@@ -184,7 +184,7 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 		// One query per sequence (a decoding step against a key/value
 		// cache): dot products over the visible keys only. Packing K and V
 		// for a one-row sgemm per head would cost more than the products.
-		parallelFor(B*H, 8, func(lo, hi int) {
+		ParallelFor(B*H, 8, func(lo, hi int) {
 			for bh := lo; bh < hi; bh++ {
 				b, h := bh/H, bh%H
 				q := Q[b*D+h*dh : b*D+h*dh+dh]
@@ -215,7 +215,7 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 		})
 		return wrap(out, f), nil
 	}
-	parallelFor(B*H, 1, func(lo, hi int) {
+	ParallelFor(B*H, 1, func(lo, hi int) {
 		for bh := lo; bh < hi; bh++ {
 			scores(bh)
 			P := f.probs[bh*Tq*Tk : (bh+1)*Tq*Tk]
@@ -335,7 +335,7 @@ func (f *attentionFn) Backward(gy mat.Tensor) error {
 	if needV {
 		gv = make([]float32, B*Tk*D)
 	}
-	parallelFor(B*H, 1, func(lo, hi int) {
+	ParallelFor(B*H, 1, func(lo, hi int) {
 		dP := make([]float32, Tq*Tk)
 		var PV []float32
 		if f.drop != nil {
@@ -415,7 +415,7 @@ func (f *attentionFn) biasGrad(ds []float32) []float32 {
 		return ds
 	}
 	g := make([]float32, rowLen)
-	parallelFor(rowLen, 4096, func(lo, hi int) {
+	ParallelFor(rowLen, 4096, func(lo, hi int) {
 		for b := 0; b < f.s.Batch; b++ {
 			src := ds[b*rowLen+lo : b*rowLen+hi]
 			dst := g[lo:hi]

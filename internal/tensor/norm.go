@@ -37,7 +37,7 @@ func (f *layerNormFn) Forward() (mat.Tensor, error) {
 		k.LayerNormForward(X, G, B, r, c, f.eps, Y, f.xhat, f.rstd)
 		return wrap(out, f), nil
 	}
-	parallelFor(r, 8, func(lo, hi int) {
+	ParallelFor(r, 8, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := X[i*c : (i+1)*c]
 			var sum float64
@@ -88,7 +88,7 @@ func (f *layerNormFn) Backward(gy mat.Tensor) error {
 // gy * xhat (rows x cols).
 func gainGrad(gy, xhat []float32, r, c int) []float32 {
 	prod := make([]float32, r*c)
-	parallelFor(r*c, 4096, func(lo, hi int) {
+	ParallelFor(r*c, 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			prod[i] = gy[i] * xhat[i]
 		}
@@ -98,7 +98,7 @@ func gainGrad(gy, xhat []float32, r, c int) []float32 {
 
 // layerNormGradX is LayerNorm's input gradient on the CPU.
 func layerNormGradX(Gy, G, xhat, rstd []float32, r, c int, gx []float32) {
-	parallelFor(r, 8, func(lo, hi int) {
+	ParallelFor(r, 8, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			gyr, xh, d := Gy[i*c:(i+1)*c], xhat[i*c:(i+1)*c], gx[i*c:(i+1)*c]
 			var s1, s2 float32
@@ -134,7 +134,7 @@ func (f *l2NormFn) Forward() (mat.Tensor, error) {
 	out := Zeros(r, c)
 	X, Y := Data(f.x), Data(out)
 	f.norm = make([]float32, r)
-	parallelFor(r, 16, func(lo, hi int) {
+	ParallelFor(r, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := X[i*c : (i+1)*c]
 			var ss float64
@@ -159,7 +159,7 @@ func (f *l2NormFn) Backward(gy mat.Tensor) error {
 	r, c := Dims(f.x)
 	G := Data(gy)
 	gx := make([]float32, r*c)
-	parallelFor(r, 16, func(lo, hi int) {
+	ParallelFor(r, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			y, g, d := f.y[i*c:(i+1)*c], G[i*c:(i+1)*c], gx[i*c:(i+1)*c]
 			n := f.norm[i]
@@ -213,7 +213,7 @@ func (f *rmsNormFn) Forward() (mat.Tensor, error) {
 		k.RMSNormForward(X, G, r, c, f.eps, Y, f.xhat, f.rstd)
 		return wrap(out, f), nil
 	}
-	parallelFor(r, 8, func(lo, hi int) {
+	ParallelFor(r, 8, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := X[i*c : (i+1)*c]
 			var ss float64
@@ -254,7 +254,7 @@ func (f *rmsNormFn) Backward(gy mat.Tensor) error {
 // rmsNormGradX is RMSNorm's input gradient on the CPU:
 // rstd * (gy*g - xhat * mean(gy*g*xhat)).
 func rmsNormGradX(Gy, G, xhat, rstd []float32, r, c int, gx []float32) {
-	parallelFor(r, 8, func(lo, hi int) {
+	ParallelFor(r, 8, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			gyr, xh, d := Gy[i*c:(i+1)*c], xhat[i*c:(i+1)*c], gx[i*c:(i+1)*c]
 			var s float32

@@ -9,6 +9,7 @@ import (
 	"repro/registry/encode"
 	"repro/registry/evaluate"
 	"repro/registry/generate"
+	"repro/registry/synth"
 	"repro/registry/text"
 	"repro/registry/train"
 )
@@ -26,9 +27,11 @@ var families = []func(*registry.Registry){
 	data.Register,
 	encode.Register,
 	evaluate.Register,
+	synth.Register,
 	text.Register,
 	train.Register,
 	train.RegisterPaSeR,
+	train.RegisterMLM,
 	train.RegisterLM,
 	generate.Register,
 }

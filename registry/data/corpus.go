@@ -3,138 +3,117 @@ package data
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 
+	"repro/internal/dataset"
 	"repro/internal/rows"
 	"repro/registry"
 )
 
 // CorpusParams are data.corpus's parameters.
 type CorpusParams struct {
-	Sources      []string `cty:"sources" doc:"corpora, in this order: wiki (Wikipedia sentences), bbc (BBC News article sentences), brown (Brown Corpus sentences)"`
-	Split        string   `cty:"split" doc:"train, dev, test or all"`
-	DevFraction  float64  `cty:"dev_fraction" doc:"share of distinct sentences in dev"`
-	TestFraction float64  `cty:"test_fraction" doc:"share of distinct sentences in test"`
-	Limit        int      `cty:"limit" doc:"keep the first N sentences of the split; 0 = all"`
-}
-
-// corpusSources are the corpora data.corpus reads.
-var corpusSources = []string{"wiki", "bbc", "brown"}
-
-func (p *CorpusParams) validate() error {
-	if len(p.Sources) == 0 {
-		return fmt.Errorf("sources: empty list (choose from %s)", strings.Join(corpusSources, ", "))
-	}
-	for i, s := range p.Sources {
-		if !contains(corpusSources, s) {
-			return fmt.Errorf("sources: unknown corpus %q (choose from %s)", s, strings.Join(corpusSources, ", "))
-		}
-		if contains(p.Sources[:i], s) {
-			return fmt.Errorf("sources: %s listed twice", s)
-		}
-	}
-	switch {
-	case p.Split != "train" && p.Split != "dev" && p.Split != "test" && p.Split != "all":
-		return fmt.Errorf("split: %q is not train, dev, test or all", p.Split)
-	case !(p.DevFraction >= 0 && p.TestFraction >= 0 && p.DevFraction+p.TestFraction < 1):
-		return fmt.Errorf("dev_fraction %v and test_fraction %v must be >= 0 and leave a training share (sum < 1)", p.DevFraction, p.TestFraction)
-	case p.Limit < 0:
-		return fmt.Errorf("limit: %d is negative (0 means all)", p.Limit)
-	}
-	return nil
+	Sources    []string `cty:"sources" doc:"sentence sources concatenated in this order: wiki, bbc, brown (as data.sentences reads them)"`
+	Dedupe     bool     `cty:"dedupe" doc:"keep each distinct sentence once (its first occurrence)"`
+	ExcludeSTS bool     `cty:"exclude_sts" doc:"leave out every sentence that also occurs in an STS set (STS12-16, STS-B, SICK-R, all splits): the evaluation text"`
+	MinWords   int      `cty:"min_words" doc:"leave out sentences of fewer whitespace-separated words (fragments such as \"On Tuesday,\")"`
+	DevSize    int      `cty:"dev_size" doc:"sentences drawn (with the seed) into the dev output and left out of sentences; 0 = none"`
+	TestSize   int      `cty:"test_size" doc:"sentences drawn (with the seed, after dev) into the test output and left out of sentences; 0 = none"`
 }
 
 func corpusType() *registry.StageType {
 	return &registry.StageType{
-		Name:    "data.corpus",
-		Version: 1,
-		Doc: `Unlabeled sentences of several local corpora (Wikipedia, BBC News, Brown), for language-model
-pretraining, split into train / dev / test. Sentences are read in source order and file order,
-duplicates dropped (first occurrence kept); each distinct sentence goes to a split by a hash of
-its text, so a sentence never lands in two splits and a split does not change when the other
-sources do.`,
-		Params:  CorpusParams{Sources: append([]string(nil), corpusSources...), Split: "train", DevFraction: 0.02, TestFraction: 0.02},
-		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
+		Name: "data.corpus",
+		// 2: the test output (test_size); sentences and dev are unchanged
+		// for test_size = 0.
+		Version: 2,
+		Doc: "Unlabeled pretraining text: the sentences of several sources in order, optionally without repeats, " +
+			"without the STS sets' sentences and without fragments, and seeded held-out dev and test splits " +
+			"(one permutation: its first dev_size positions are dev, the next test_size test). " +
+			"The stage log counts what each filter dropped.",
+		Params: CorpusParams{Sources: append([]string(nil), sentenceSources...), Dedupe: true, ExcludeSTS: true, MinWords: 3, DevSize: 1000},
+		Outputs: []registry.Port{
+			{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl: the training sentences, in source order"},
+			{Name: "dev", Kind: registry.KindSentences, Doc: "sentences.jsonl: the held-out sentences, in source order"},
+			{Name: "test", Kind: registry.KindSentences, Doc: "sentences.jsonl: the test sentences, in source order (empty for test_size = 0)"},
+		},
+		Seeded: true,
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*CorpusParams)
-			if err := p.validate(); err != nil {
-				return err
-			}
 			c := catalogue()
-			seen := map[string]bool{}
-			var out []rows.Sentence
-			keep := func(s string) {
-				if s == "" || seen[s] {
-					return
-				}
-				seen[s] = true
-				if p.Split == "all" || splitOf(s, p.DevFraction, p.TestFraction) == p.Split {
-					out = append(out, rows.Sentence{Text: s})
+			sts := map[string]bool{}
+			if p.ExcludeSTS {
+				for _, task := range dataset.STSTasks {
+					splits, _ := dataset.STSSplits(task)
+					for _, split := range splits {
+						ps, err := c.STS(task, split)
+						if err != nil {
+							return err
+						}
+						for _, pr := range ps {
+							sts[normSpace(pr.Sentence1)], sts[normSpace(pr.Sentence2)] = true, true
+						}
+					}
 				}
 			}
+			seen := map[string]bool{}
+			var texts []string
 			for i, src := range p.Sources {
-				if err := ctx.Err(); err != nil {
+				ss, err := sourceSentences(c, src)
+				if err != nil {
 					return err
 				}
-				switch src {
-				case "wiki":
-					ls, err := c.Wiki()
-					if err != nil {
-						return err
+				var short, repeated, inSTS int
+				for _, s := range ss {
+					n := normSpace(s)
+					switch {
+					case len(strings.Fields(n)) < p.MinWords:
+						short++
+					case p.ExcludeSTS && sts[n]:
+						inSTS++
+					case p.Dedupe && seen[n]:
+						repeated++
+					default:
+						seen[n] = true
+						texts = append(texts, s)
 					}
-					for _, l := range ls {
-						keep(strings.TrimSpace(l))
-					}
-				case "bbc":
-					docs, err := c.BBC()
-					if err != nil {
-						return err
-					}
-					for _, d := range docs {
-						if d.DupOf != "" {
-							continue // its body repeats an earlier article
-						}
-						for _, s := range d.Sentences {
-							keep(strings.TrimSpace(s))
-						}
-					}
-				case "brown":
-					docs, err := c.Brown()
-					if err != nil {
-						return err
-					}
-					for _, d := range docs {
-						for _, s := range d.Sentences {
-							keep(strings.TrimSpace(s.Text()))
-						}
-					}
+				}
+				if env.Log != nil {
+					env.Log.Info("corpus source", "source", src, "sentences", len(ss), "short", short, "in_sts", inSTS, "repeated", repeated)
 				}
 				progress(env, i+1, len(p.Sources), src)
 			}
-			if p.Limit > 0 && p.Limit < len(out) {
-				out = out[:p.Limit]
+			if p.DevSize+p.TestSize >= len(texts) {
+				return fmt.Errorf("dev_size + test_size: %d leaves no training sentence (the sources give %d)", p.DevSize+p.TestSize, len(texts))
 			}
-			if len(out) == 0 {
-				return fmt.Errorf("split %s of %s is empty", p.Split, strings.Join(p.Sources, "+"))
+			// One permutation: dev is its first dev_size positions (as
+			// before test_size existed), test the next test_size.
+			split := map[int]int{}
+			perm := rand.New(rand.NewPCG(uint64(env.Seed), 0xc0de5)).Perm(len(texts))
+			for k, i := range perm[:p.DevSize+p.TestSize] {
+				split[i] = 1
+				if k >= p.DevSize {
+					split[i] = 2
+				}
 			}
-			return rows.Write(filepath.Join(env.Output("sentences"), registry.FileSentences), out)
+			var out [3][]rows.Sentence // train, dev, test
+			for i, s := range texts {
+				out[split[i]] = append(out[split[i]], rows.Sentence{Text: s})
+			}
+			if env.Log != nil {
+				env.Log.Info("corpus", "train", len(out[0]), "dev", len(out[1]), "test", len(out[2]))
+			}
+			for k, name := range []string{"sentences", "dev", "test"} {
+				if err := rows.Write(filepath.Join(env.Output(name), registry.FileSentences), out[k]); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 }
 
-// splitOf assigns a sentence to train, dev or test by a 64-bit FNV-1a hash
-// of its text mapped to [0, 1).
-func splitOf(s string, dev, test float64) string {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	u := float64(h.Sum64()>>11) / (1 << 53)
-	switch {
-	case u < dev:
-		return "dev"
-	case u < dev+test:
-		return "test"
-	}
-	return "train"
-}
+// normSpace is SentEval's whitespace normalisation, the form in which the
+// STS files store their sentences.
+func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,55 +12,145 @@ import (
 	"repro/registry"
 )
 
-// TestCorpusSplits: the three splits of the three corpora are disjoint,
-// cover every distinct sentence, and keep their sizes near the fractions.
-func TestCorpusSplits(t *testing.T) {
+// runCorpus runs data.corpus with seed and returns its train and dev
+// outputs.
+func runCorpus(t *testing.T, seed int64, set map[string]cty.Value) (train, dev []rows.Sentence, err error) {
+	train, dev, _, err = runCorpus3(t, seed, set)
+	return train, dev, err
+}
+
+// runCorpus3 runs data.corpus with seed and returns its three outputs.
+func runCorpus3(t *testing.T, seed int64, set map[string]cty.Value) (train, dev, test []rows.Sentence, err error) {
+	t.Helper()
+	r := registry.New()
+	Register(r)
+	st, _ := r.Lookup("data.corpus")
+	ps, _ := st.ParamSchema()
+	attrs := map[string]cty.Value{}
+	for _, p := range ps {
+		attrs[p.Name] = p.Default
+		if v, ok := set[p.Name]; ok {
+			attrs[p.Name] = v
+		}
+	}
+	params, err := st.DecodeParams(cty.ObjectVal(attrs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	so, do, tso := t.TempDir(), t.TempDir(), t.TempDir()
+	env := &registry.Env{Params: params, Seed: seed, Outputs: map[string]string{"sentences": so, "dev": do, "test": tso}}
+	if err := st.Call(context.Background(), env); err != nil {
+		return nil, nil, nil, err
+	}
+	read := func(dir string) []rows.Sentence {
+		return mustRead[rows.Sentence](t, filepath.Join(dir, registry.FileSentences))
+	}
+	return read(so), read(do), read(tso), nil
+}
+
+func TestBBCSentences(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the BBC corpus")
+	}
 	useData(t)
-	sets := map[string][]rows.Sentence{}
-	for _, split := range []string{"train", "dev", "test", "all"} {
-		dir, err := run(t, "data.corpus", map[string]cty.Value{"split": cty.StringVal(split)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sets[split] = mustRead[rows.Sentence](t, filepath.Join(dir, registry.FileSentences))
+	out, err := run(t, "data.sentences", map[string]cty.Value{"source": cty.StringVal("bbc")})
+	if err != nil {
+		t.Fatal(err)
 	}
-	owner := map[string]string{}
-	for _, split := range []string{"train", "dev", "test"} {
-		for _, s := range sets[split] {
-			if prev, dup := owner[s.Text]; dup {
-				t.Fatalf("%q is in %s and %s", s.Text, prev, split)
-			}
-			owner[s.Text] = split
-		}
+	ss := mustRead[rows.Sentence](t, filepath.Join(out, registry.FileSentences))
+	// 41,687 sentences in 2,225 articles; the 136 duplicate articles hold
+	// the rest.
+	if len(ss) < 38000 || len(ss) >= 41687 {
+		t.Errorf("bbc: %d sentences", len(ss))
 	}
-	all := len(sets["all"])
-	if len(owner) != all || all < 100000 {
-		t.Fatalf("%d sentences in the splits, %d in all", len(owner), all)
-	}
-	for _, split := range []string{"dev", "test"} {
-		if f := float64(len(sets[split])) / float64(all); f < 0.015 || f > 0.025 {
-			t.Errorf("%s holds %.3f of the sentences, want about 0.02", split, f)
-		}
-	}
-	// Source order: Wikipedia first.
-	if !strings.Contains(sets["all"][0].Text, " ") || owner[sets["all"][0].Text] == "" {
-		t.Errorf("first sentence %q", sets["all"][0].Text)
+	if _, err := run(t, "data.sentences", map[string]cty.Value{"source": cty.StringVal("reuters")}); err == nil || !strings.Contains(err.Error(), "wiki, bbc, brown") {
+		t.Errorf("unknown source: %v", err)
 	}
 }
 
-func TestCorpusBadParams(t *testing.T) {
-	for _, tc := range []struct {
-		set  map[string]cty.Value
-		want string
-	}{
-		{map[string]cty.Value{"sources": strs("wiki", "reddit")}, `sources: unknown corpus "reddit"`},
-		{map[string]cty.Value{"sources": cty.ListValEmpty(cty.String)}, "sources: empty list"},
-		{map[string]cty.Value{"sources": strs("bbc", "bbc")}, "sources: bbc listed twice"},
-		{map[string]cty.Value{"split": cty.StringVal("val")}, `split: "val" is not train, dev, test or all`},
-		{map[string]cty.Value{"dev_fraction": cty.NumberFloatVal(0.6), "test_fraction": cty.NumberFloatVal(0.5)}, "must be >= 0 and leave a training share"},
-	} {
-		if _, err := run(t, "data.corpus", tc.set); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: got %v, want %q", tc.set, err, tc.want)
+func TestCorpus(t *testing.T) {
+	useData(t)
+	wiki := map[string]cty.Value{"sources": strs("wiki"), "dev_size": cty.NumberIntVal(200)}
+	train, dev, err := runCorpus(t, 42, wiki)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dev) != 200 {
+		t.Errorf("dev: %d sentences", len(dev))
+	}
+	// 11,914 lines, 366 exact repeats; short ones and STS sentences go too.
+	if n := len(train) + len(dev); n > 11914-366 || n < 10000 {
+		t.Errorf("%d sentences in all", n)
+	}
+	seen := map[string]bool{}
+	for _, s := range append(append([]rows.Sentence(nil), train...), dev...) {
+		if seen[s.Text] {
+			t.Fatalf("%q twice despite dedupe", s.Text)
+		}
+		seen[s.Text] = true
+		if len(strings.Fields(s.Text)) < 3 {
+			t.Fatalf("%q is shorter than min_words", s.Text)
 		}
 	}
+	// The split follows the seed, and only the seed.
+	train2, dev2, _ := runCorpus(t, 42, wiki)
+	if len(train2) != len(train) || dev2[0] != dev[0] || dev2[199] != dev[199] {
+		t.Error("same seed, different split")
+	}
+	_, dev3, _ := runCorpus(t, 7, wiki)
+	if dev3[0] == dev[0] && dev3[1] == dev[1] {
+		t.Error("another seed, same split")
+	}
+	// STS sentences are left out: none of the STS-B test sentences is here.
+	sts := mustRead[rows.STSPair](t, filepath.Join(runOrFail(t, "data.sts", map[string]cty.Value{"tasks": strs("stsb", "sts12", "sts13", "sts14", "sts15", "sts16", "sickr")}), registry.FilePairs))
+	kept := map[string]bool{}
+	for _, s := range train {
+		kept[s.Text] = true
+	}
+	for _, p := range sts {
+		if kept[p.Sentence1] || kept[p.Sentence2] {
+			t.Fatalf("an STS sentence is in the corpus: %q / %q", p.Sentence1, p.Sentence2)
+		}
+	}
+	// A test split comes from the same permutation, after dev: dev is
+	// unchanged, and the three splits partition the corpus.
+	wiki["test_size"] = cty.NumberIntVal(300)
+	train4, dev4, test4, err := runCorpus3(t, 42, wiki)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(test4) != 300 || len(dev4) != 200 || dev4[0] != dev[0] || dev4[199] != dev[199] || len(train4)+300 != len(train) {
+		t.Errorf("with test_size 300: train %d (was %d), dev %d, test %d", len(train4), len(train), len(dev4), len(test4))
+	}
+	inTrain := map[string]bool{}
+	for _, s := range train4 {
+		inTrain[s.Text] = true
+	}
+	for _, s := range append(append([]rows.Sentence(nil), dev4...), test4...) {
+		if inTrain[s.Text] {
+			t.Fatalf("%q is held out and in train", s.Text)
+		}
+	}
+	for _, bad := range []map[string]cty.Value{
+		{"sources": cty.ListValEmpty(cty.String)},
+		{"sources": strs("wiki", "wiki")},
+		{"sources": strs("news")},
+		{"sources": strs("wiki"), "dev_size": cty.NumberIntVal(20000)},
+		{"sources": strs("wiki"), "min_words": cty.NumberIntVal(-1)},
+		{"sources": strs("wiki"), "test_size": cty.NumberIntVal(-1)},
+		{"sources": strs("wiki"), "dev_size": cty.NumberIntVal(6000), "test_size": cty.NumberIntVal(6000)},
+	} {
+		if _, _, err := runCorpus(t, 1, bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func runOrFail(t *testing.T, name string, set map[string]cty.Value) string {
+	t.Helper()
+	out, err := run(t, name, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

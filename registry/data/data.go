@@ -27,9 +27,9 @@ func Register(r *registry.Registry) {
 	r.Add(nliType())
 	r.Add(sentencesType())
 	r.Add(documentsType())
+	r.Add(corpusType())
 	r.Add(rerankType())
 	r.Add(tripletSentencesType())
-	r.Add(corpusType())
 }
 
 // catalogue is the catalogue stages read; a variable so tests can point it
@@ -51,9 +51,6 @@ func stsType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "pairs", Kind: registry.KindSTS, Doc: "pairs.jsonl: task, subset, sentence1, sentence2, score"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*STSParams)
-			if err := checkTasks(p.Tasks); err != nil {
-				return err
-			}
 			c := catalogue()
 			var out []rows.STSPair
 			for i, task := range p.Tasks {
@@ -72,23 +69,6 @@ func stsType() *registry.StageType {
 	}
 }
 
-func checkTasks(tasks []string) error {
-	if len(tasks) == 0 {
-		return fmt.Errorf("tasks: empty list (choose from %s)", strings.Join(dataset.STSTasks, ", "))
-	}
-	seen := map[string]bool{}
-	for _, t := range tasks {
-		if _, err := dataset.STSSplits(t); err != nil {
-			return fmt.Errorf("tasks: %v", err)
-		}
-		if seen[t] {
-			return fmt.Errorf("tasks: %s listed twice", t)
-		}
-		seen[t] = true
-	}
-	return nil
-}
-
 // STSSentencesParams are data.sts_sentences's parameters.
 type STSSentencesParams struct {
 	Tasks  []string `cty:"tasks" doc:"STS tasks whose sentences to collect"`
@@ -105,17 +85,6 @@ func stsSentencesType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*STSSentencesParams)
-			if err := checkTasks(p.Tasks); err != nil {
-				return err
-			}
-			if len(p.Splits) == 0 {
-				return fmt.Errorf("splits: empty list (choose from train, dev, test)")
-			}
-			for _, s := range p.Splits {
-				if s != "train" && s != "dev" && s != "test" {
-					return fmt.Errorf("splits: unknown split %q (choose from train, dev, test)", s)
-				}
-			}
 			c := catalogue()
 			seen := map[string]bool{}
 			var out []rows.Sentence
@@ -181,18 +150,9 @@ func nliType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "triplets", Kind: registry.KindTriplets, Doc: "triplets.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*NLIParams)
-			if len(p.Files) == 0 {
-				return fmt.Errorf("files: empty list (choose from %s)", strings.Join(d.Keys(), ", "))
-			}
 			c := catalogue()
 			var out []rows.Triplet
 			for i, f := range p.Files {
-				if _, ok := d.File(f); !ok {
-					return fmt.Errorf("files: unknown NLI file %q (choose from %s)", f, strings.Join(d.Keys(), ", "))
-				}
-				if contains(p.Files[:i], f) {
-					return fmt.Errorf("files: %s listed twice", f)
-				}
 				ts, err := c.NLI(f)
 				if err != nil {
 					return err
@@ -207,7 +167,7 @@ func nliType() *registry.StageType {
 
 // SentencesParams are data.sentences's parameters.
 type SentencesParams struct {
-	Source string `cty:"source" doc:"wiki (SimCSE wiki1m, first 11,914 lines) or brown (Brown Corpus sentences, tokens joined by spaces)"`
+	Source string `cty:"source" doc:"wiki (SimCSE wiki1m, first 11,914 lines), bbc (BBC News article sentences, duplicate articles left out) or brown (Brown Corpus sentences, tokens joined by spaces)"`
 	Limit  int    `cty:"limit" doc:"keep only the first N sentences (0: all)"`
 }
 
@@ -216,35 +176,15 @@ func sentencesType() *registry.StageType {
 		Name:    "data.sentences",
 		Version: 1,
 		Doc: "A plain sentence corpus in file order. Wiki lines are kept as they are (duplicates included, as in SimCSE's file); " +
+			"BBC sentences are those of the 2,089 articles that are not duplicates, headlines left out; " +
 			"Brown sentences are their tokens joined by single spaces, with the corpus's quote tokens written as a plain double quote.",
 		Params:  SentencesParams{Source: "wiki"},
 		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*SentencesParams)
-			if p.Limit < 0 {
-				return fmt.Errorf("limit: %d is negative (0 means all)", p.Limit)
-			}
-			c := catalogue()
-			var texts []string
-			switch p.Source {
-			case "wiki":
-				ls, err := c.Wiki()
-				if err != nil {
-					return err
-				}
-				texts = ls
-			case "brown":
-				docs, err := c.Brown()
-				if err != nil {
-					return err
-				}
-				for _, d := range docs {
-					for _, s := range d.Sentences {
-						texts = append(texts, s.Text())
-					}
-				}
-			default:
-				return fmt.Errorf("source: unknown corpus %q (choose wiki or brown)", p.Source)
+			texts, err := sourceSentences(catalogue(), p.Source)
+			if err != nil {
+				return err
 			}
 			if p.Limit > 0 && p.Limit < len(texts) {
 				texts = texts[:p.Limit]
@@ -256,6 +196,41 @@ func sentencesType() *registry.StageType {
 			return rows.Write(filepath.Join(env.Output("sentences"), registry.FileSentences), out)
 		},
 	}
+}
+
+// Sentence sources of data.sentences and data.corpus.
+var sentenceSources = []string{"wiki", "bbc", "brown"}
+
+// sourceSentences reads one sentence source in file order.
+func sourceSentences(c *dataset.Catalogue, source string) ([]string, error) {
+	var texts []string
+	switch source {
+	case "wiki":
+		return c.Wiki()
+	case "bbc":
+		docs, err := c.BBC()
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			if d.DupOf == "" {
+				texts = append(texts, d.Sentences...)
+			}
+		}
+	case "brown":
+		docs, err := c.Brown()
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			for _, s := range d.Sentences {
+				texts = append(texts, s.Text())
+			}
+		}
+	default:
+		return nil, fmt.Errorf("source: unknown corpus %q (choose from %s)", source, strings.Join(sentenceSources, ", "))
+	}
+	return texts, nil
 }
 
 // DocumentsParams are data.documents's parameters.
@@ -275,9 +250,6 @@ func documentsType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "documents", Kind: registry.KindDocuments, Doc: "documents.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*DocumentsParams)
-			if p.Limit < 0 {
-				return fmt.Errorf("limit: %d is negative (0 means all)", p.Limit)
-			}
 			c := catalogue()
 			var out []rows.Document
 			switch p.Source {
@@ -321,7 +293,6 @@ type RerankParams struct {
 }
 
 func rerankType() *registry.StageType {
-	d, _ := dataset.Lookup("semeval2016_cqa")
 	return &registry.StageType{
 		Name:    "data.rerank",
 		Version: 1,
@@ -330,9 +301,6 @@ func rerankType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "queries", Kind: registry.KindRerank, Doc: "queries.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*RerankParams)
-			if _, ok := d.File(p.Split); !ok {
-				return fmt.Errorf("split: unknown split %q (choose from %s)", p.Split, strings.Join(d.Keys(), ", "))
-			}
 			qs, err := catalogue().Rerank(p.Split)
 			if err != nil {
 				return err

@@ -16,14 +16,12 @@ type PerplexityParams struct {
 	MaxLength int `cty:"max_length" doc:"tokens per scored sequence; a longer text is split into windows overlapping by one token; 0 = the model's context window"`
 }
 
-func (p *PerplexityParams) validate() error {
-	switch {
-	case p.BatchSize < 1:
-		return fmt.Errorf("batch_size: %d must be at least 1", p.BatchSize)
-	case p.MaxLength < 0 || p.MaxLength == 1:
-		return fmt.Errorf("max_length: %d must be at least 2 (or 0: the model's context window)", p.MaxLength)
-	}
-	return nil
+// Validate checks evaluate.perplexity's parameters (registry.Validator).
+func (p *PerplexityParams) Validate() error {
+	var c registry.Checks
+	c.Positive("batch_size", p.BatchSize)
+	c.Add(p.MaxLength == 0 || p.MaxLength >= 2, "max_length", "%d must be at least 2 (or 0: the model's context window)", p.MaxLength)
+	return c.Result()
 }
 
 func perplexityType() *registry.StageType {
@@ -47,9 +45,6 @@ perplexity, nll, tokens, sequences, sentences.`,
 
 func runPerplexity(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*PerplexityParams)
-	if err := p.validate(); err != nil {
-		return err
-	}
 	ma, err := env.Input("model")
 	if err != nil {
 		return err

@@ -53,33 +53,24 @@ func (p *CompleteParams) sampling() gen.Sampling {
 		PresencePenalty: p.PresencePenalty, FrequencyPenalty: p.FrequencyPenalty}
 }
 
-// validate checks the parameters alone (before any input is read).
-func (p *CompleteParams) validate() error {
-	if err := p.sampling().Validate(); err != nil {
-		return err
+// Validate checks the parameters alone (registry.Validator: at load
+// time, each at its file:line), before any input is read.
+func (p *CompleteParams) Validate() error {
+	var c registry.Checks
+	for _, e := range p.sampling().Check() {
+		c.Err(registry.Paramf(e.Param, "%s", e.Msg))
 	}
-	switch {
-	case p.MaxNewTokens < 1:
-		return fmt.Errorf("max_new_tokens: %d must be at least 1", p.MaxNewTokens)
-	case p.Samples < 1:
-		return fmt.Errorf("samples: %d must be at least 1", p.Samples)
-	case p.BatchSize < 1:
-		return fmt.Errorf("batch_size: %d must be at least 1", p.BatchSize)
-	case p.MaxPrompts < 0:
-		return fmt.Errorf("max_prompts: %d is negative (0 means all)", p.MaxPrompts)
-	case p.Show < 0:
-		return fmt.Errorf("show: %d is negative", p.Show)
-	case p.BOS != "auto" && p.BOS != "yes" && p.BOS != "no":
-		return fmt.Errorf("bos: %q is not auto, yes or no", p.BOS)
-	case strings.TrimSpace(p.Template) == "" && p.BOS == "no":
-		return fmt.Errorf("template: empty, and bos = \"no\" leaves the model no token to start from")
-	}
+	c.Positive("max_new_tokens", p.MaxNewTokens)
+	c.Positive("samples", p.Samples)
+	c.Positive("batch_size", p.BatchSize)
+	c.NonNegative("max_prompts", p.MaxPrompts)
+	c.NonNegative("show", p.Show)
+	c.OneOf("bos", p.BOS, "auto", "yes", "no")
+	c.Add(strings.TrimSpace(p.Template) != "" || p.BOS != "no", "template", "empty, and bos = \"no\" leaves the model no token to start from")
 	for i, s := range p.Stop {
-		if s == "" {
-			return fmt.Errorf("stop: string %d is empty (it would end every completion at once)", i)
-		}
+		c.Add(s != "", "stop", "string %d is empty (it would end every completion at once)", i)
 	}
-	return nil
+	return c.Result()
 }
 
 func completeType() *registry.StageType {
@@ -107,9 +98,6 @@ same seed gives the same rows bit for bit. Rows carry their provenance.`,
 
 func runComplete(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*CompleteParams)
-	if err := p.validate(); err != nil {
-		return err
-	}
 	// Inputs: the prompts' texts.
 	var inputs []string
 	if a, ok := env.Inputs["data"]; ok {

@@ -23,7 +23,7 @@ import (
 func tinyModel(t *testing.T, positions int) registry.Artifact {
 	t.Helper()
 	texts := []string{"the cat sat on the mat.", "a dog ate the bone.", "\"quoted words\" end here."}
-	tok, err := tokenizer.TrainBPE(texts, tokenizer.BPETrainOptions{VocabSize: 300})
+	tok, err := tokenizer.TrainBPE(texts, tokenizer.BPETrainOptions{VocabSize: 300, Special: tokenizer.GPT2Specials})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func complete(t *testing.T, set map[string]cty.Value, inputs map[string]registry
 	out := t.TempDir()
 	env := &registry.Env{Params: params, Inputs: inputs, Outputs: map[string]string{"completions": out}, Seed: seed,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	return out, st.Run(context.Background(), env)
+	return out, st.Call(context.Background(), env)
 }
 
 func TestComplete(t *testing.T) {
@@ -156,13 +156,13 @@ func TestCompleteErrors(t *testing.T) {
 	}{
 		{map[string]cty.Value{"template": cty.StringVal("no placeholder")}, withData, `template: "no placeholder" has no [X] placeholder`},
 		{map[string]cty.Value{"template": cty.StringVal("[X] without data")}, alone, "has a [X] placeholder but no data is connected"},
-		{map[string]cty.Value{"top_p": cty.NumberFloatVal(0)}, alone, "top_p 0 must lie in (0, 1]"},
-		{map[string]cty.Value{"top_p": cty.NumberFloatVal(1.2)}, alone, "top_p 1.2 must lie in (0, 1]"},
-		{map[string]cty.Value{"top_k": cty.NumberIntVal(-1)}, alone, "top_k -1 must be at least 1"},
-		{map[string]cty.Value{"temperature": cty.NumberFloatVal(-0.5)}, alone, "temperature -0.5 must be"},
-		{map[string]cty.Value{"frequency_penalty": cty.NumberFloatVal(2.5)}, alone, "frequency_penalty 2.5 must lie in [-2, 2]"},
-		{map[string]cty.Value{"samples": cty.NumberIntVal(0)}, alone, "samples: 0 must be at least 1"},
-		{map[string]cty.Value{"bos": cty.StringVal("maybe")}, alone, `bos: "maybe" is not auto, yes or no`},
+		{map[string]cty.Value{"top_p": cty.NumberFloatVal(0)}, alone, "top_p: 0 must lie in (0, 1]"},
+		{map[string]cty.Value{"top_p": cty.NumberFloatVal(1.2)}, alone, "top_p: 1.2 must lie in (0, 1]"},
+		{map[string]cty.Value{"top_k": cty.NumberIntVal(-1)}, alone, "top_k: -1 must be at least 1"},
+		{map[string]cty.Value{"temperature": cty.NumberFloatVal(-0.5)}, alone, "temperature: -0.5 must be"},
+		{map[string]cty.Value{"frequency_penalty": cty.NumberFloatVal(2.5)}, alone, "frequency_penalty: 2.5 must lie in [-2, 2]"},
+		{map[string]cty.Value{"samples": cty.NumberIntVal(0)}, alone, "samples: 0; must be at least 1"},
+		{map[string]cty.Value{"bos": cty.StringVal("maybe")}, alone, `bos: "maybe" is not one of auto, yes, no`},
 		{map[string]cty.Value{"stop": cty.ListVal([]cty.Value{cty.StringVal("")})}, alone, "stop: string 0 is empty"},
 		{map[string]cty.Value{"template": cty.StringVal(strings.Repeat("the cat sat on the mat. ", 10))}, alone, "the model's context window of 16 leaves no room"},
 		{map[string]cty.Value{"template": cty.StringVal("[X]")}, map[string]registry.Artifact{"model": model, "data": sentences(t)}, "no sentences"},
@@ -170,5 +170,19 @@ func TestCompleteErrors(t *testing.T) {
 		if _, err := complete(t, tc.set, tc.inputs, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want %q", tc.set, err, tc.want)
 		}
+	}
+}
+
+// TestValidateReportsEveryParam: the load-time check names each bad
+// parameter, not only the first.
+func TestValidateReportsEveryParam(t *testing.T) {
+	p := &CompleteParams{MaxNewTokens: 1, Samples: 1, Temperature: 1, TopK: -2, TopP: 1.5, BatchSize: 1, BOS: "auto"}
+	ps, other := registry.ParamErrors(p.Validate())
+	var names []string
+	for _, e := range ps {
+		names = append(names, e.Param)
+	}
+	if len(other) != 0 || strings.Join(names, ",") != "top_k,top_p" {
+		t.Errorf("params %v, other %v", names, other)
 	}
 }

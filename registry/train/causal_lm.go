@@ -65,39 +65,37 @@ type CausalLMParams struct {
 	LMArchitecture
 }
 
-func (p *CausalLMParams) validate() error {
-	switch {
-	case p.MaxLength < 2:
-		return fmt.Errorf("max_length: %d must be at least 2 (a token and the one it predicts)", p.MaxLength)
-	case p.MaxTexts < 0:
-		return fmt.Errorf("max_texts: %d is negative (0 means all)", p.MaxTexts)
-	case p.DevBatch < 1:
-		return fmt.Errorf("dev_batch: %d must be at least 1", p.DevBatch)
-	case !(p.Dropout >= 0 && p.Dropout < 1):
-		return fmt.Errorf("dropout: %v must lie in [0, 1)", p.Dropout)
-	}
-	if err := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).check(); err != nil {
-		return err
-	}
+// Validate checks every parameter of train.causal_lm (registry.Validator:
+// at load time, each at its file:line).
+func (p *CausalLMParams) Validate() error {
+	var c registry.Checks
+	c.Add(p.MaxLength >= 2, "max_length", "%d must be at least 2 (a token and the one it predicts)", p.MaxLength)
+	c.NonNegative("max_texts", p.MaxTexts)
+	c.Positive("dev_batch", p.DevBatch)
+	c.Add(p.Dropout >= 0 && p.Dropout < 1, "dropout", "%v must lie in [0, 1)", p.Dropout)
+	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
 	a := p.LMArchitecture
 	if a.HFCheckpoint != "" || !a.FromScratch {
+		return c.Result()
+	}
+	c.Positive("layers", a.Layers)
+	c.Add(a.Hidden >= 1 && a.Heads >= 1 && a.Hidden%a.Heads == 0, "hidden", "%d must be a positive multiple of heads (%d)", a.Hidden, a.Heads)
+	c.Positive("heads", a.Heads)
+	c.NonNegative("inner", a.Inner)
+	c.Add(a.Context >= p.MaxLength, "context", "%d is shorter than max_length %d", a.Context, p.MaxLength)
+	c.OneOf("vocab", a.Vocab, LMVocabGPT2, LMVocabTrain)
+	c.Add(a.Vocab != LMVocabTrain || a.VocabSize >= 300, "vocab_size",
+		"%d is too small for a trained byte-level vocabulary (<|endoftext|>, 256 byte symbols and merges: at least 300)", a.VocabSize)
+	return c.Result()
+}
+
+// externals: a Hugging Face checkpoint directory is hashed by content into
+// the key.
+func (p *CausalLMParams) externals() []registry.External {
+	if p.HFCheckpoint == "" {
 		return nil
 	}
-	switch {
-	case a.Layers < 1:
-		return fmt.Errorf("layers: %d must be at least 1", a.Layers)
-	case a.Hidden < 1 || a.Heads < 1 || a.Hidden%a.Heads != 0:
-		return fmt.Errorf("hidden: %d must be a positive multiple of heads (%d)", a.Hidden, a.Heads)
-	case a.Inner < 0:
-		return fmt.Errorf("inner: %d is negative (0 means 4 x hidden)", a.Inner)
-	case a.Context < p.MaxLength:
-		return fmt.Errorf("context: %d is shorter than max_length %d", a.Context, p.MaxLength)
-	case a.Vocab != LMVocabGPT2 && a.Vocab != LMVocabTrain:
-		return fmt.Errorf("vocab: %q is not a vocabulary source (want %q or %q)", a.Vocab, LMVocabGPT2, LMVocabTrain)
-	case a.Vocab == LMVocabTrain && a.VocabSize < 300:
-		return fmt.Errorf("vocab_size: %d is too small for a trained byte-level vocabulary (<|endoftext|>, 256 byte symbols and merges: at least 300)", a.VocabSize)
-	}
-	return nil
+	return []registry.External{{Name: "hf_checkpoint", Path: p.HFCheckpoint}}
 }
 
 func causalLMType() *registry.StageType {
@@ -123,10 +121,11 @@ are kept. Resumable; bit-identical on CPU for a given seed.`,
 			{Name: "dev", Kind: registry.KindSentences, Optional: true, Doc: "held-out sentences: dev perplexity every eval_every updates, best weights kept (absent: keep the last)"},
 			{Name: "init", Kind: registry.KindLanguageModel, Optional: true, Doc: "a language model to continue training (overrides hf_checkpoint and the architecture)"},
 		},
-		Outputs: []registry.Port{{Name: "model", Kind: registry.KindLanguageModel, Doc: "the trained model: Hugging Face GPT-2 directory plus training.json"}},
-		Seeded:  true,
-		Tensor:  true,
-		Run:     runCausalLM,
+		Outputs:   []registry.Port{{Name: "model", Kind: registry.KindLanguageModel, Doc: "the trained model: Hugging Face GPT-2 directory plus training.json"}},
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*CausalLMParams).externals(), nil },
+		Run:       runCausalLM,
 	}
 }
 
@@ -213,7 +212,7 @@ func buildLM(env *registry.Env, p *CausalLMParams, texts []string) (*gpt2.Model,
 		}
 	default:
 		var err error
-		if tok, err = tokenizer.TrainBPE(texts, tokenizer.BPETrainOptions{VocabSize: p.VocabSize}); err != nil {
+		if tok, err = tokenizer.TrainBPE(texts, tokenizer.BPETrainOptions{VocabSize: p.VocabSize, Special: tokenizer.GPT2Specials}); err != nil {
 			return nil, nil, "", fmt.Errorf("vocab: %w", err)
 		}
 	}
@@ -260,9 +259,6 @@ type PPLPoint struct {
 
 func runCausalLM(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*CausalLMParams)
-	if err := p.validate(); err != nil {
-		return err
-	}
 	texts, err := readTexts(env, p.MaxTexts)
 	if err != nil {
 		return err
@@ -336,9 +332,14 @@ func runCausalLM(ctx context.Context, env *registry.Env) error {
 			return -r.Perplexity, nil // the trainer keeps the highest
 		}
 	}
-	neg := func(x float64) float64 { return -x }
-	res, err := FitEval(ctx, env, trainer.FromNamed(m.NamedParams()), len(seqs), step, eval, neg,
-		p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
+	loop := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps)
+	if loop.BatchSize > len(seqs) {
+		return fmt.Errorf("batch_size: %d is larger than the %d training sequences", loop.BatchSize, len(seqs))
+	}
+	tr := &trainer.Trainer{Params: trainer.FromNamed(m.NamedParams()), N: len(seqs), Step: step, Eval: eval, Config: loop.config(env)}
+	res, err := runTrainer(ctx, env, tr, func(metric, best float64) string {
+		return fmt.Sprintf("dev ppl %.2f (best %.2f)", -metric, -best)
+	})
 	if err != nil {
 		return err
 	}

@@ -145,7 +145,7 @@ func TestCausalLMErrors(t *testing.T) {
 		{"empty corpus", tinyLM(nil), map[string]registry.Artifact{"data": empty}, "no sentences"},
 		{"no checkpoint", tinyLM(map[string]cty.Value{"from_scratch": cty.False}), map[string]registry.Artifact{"data": train}, "no pretrained model: set hf_checkpoint"},
 		{"missing checkpoint", tinyLM(map[string]cty.Value{"hf_checkpoint": cty.StringVal("/nonexistent/gpt2")}), map[string]registry.Artifact{"data": train}, "hf_checkpoint: /nonexistent/gpt2 is not a directory"},
-		{"vocab", tinyLM(map[string]cty.Value{"vocab": cty.StringVal("bert")}), map[string]registry.Artifact{"data": train}, `vocab: "bert" is not a vocabulary source`},
+		{"vocab", tinyLM(map[string]cty.Value{"vocab": cty.StringVal("bert")}), map[string]registry.Artifact{"data": train}, `vocab: "bert" is not one of gpt2, train`},
 		{"vocab size", tinyLM(map[string]cty.Value{"vocab_size": cty.NumberIntVal(100)}), map[string]registry.Artifact{"data": train}, "vocab_size: 100 is too small"},
 		{"context", tinyLM(map[string]cty.Value{"max_length": cty.NumberIntVal(64)}), map[string]registry.Artifact{"data": train}, "context: 32 is shorter than max_length 64"},
 		{"heads", tinyLM(map[string]cty.Value{"heads": cty.NumberIntVal(3)}), map[string]registry.Artifact{"data": train}, "hidden: 32 must be a positive multiple of heads (3)"},

@@ -15,7 +15,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/dataset"
 	"repro/internal/rows"
 	"repro/registry"
@@ -24,7 +24,7 @@ import (
 // useData points the catalogue at the test data directory and returns it.
 func useData(t testing.TB) *dataset.Catalogue {
 	t.Helper()
-	dir := datadir.ForTest(t)
+	dir := datadirtest.Dir(t)
 	c := &dataset.Catalogue{Dirs: []string{dir}}
 	catalogue = func() *dataset.Catalogue { return c }
 	t.Cleanup(func() { catalogue = dataset.Default })
@@ -78,6 +78,7 @@ func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (
 	r := registry.New()
 	Register(r)
 	RegisterLM(r)
+	RegisterMLM(r)
 	st, ok := r.Lookup(s.name)
 	if !ok {
 		t.Fatalf("%s not registered", s.name)
@@ -100,11 +101,21 @@ func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := t.TempDir()
+	// Each output port gets parent/PORT; the model's directory is returned
+	// (the others are its siblings).
+	parent := t.TempDir()
+	outs := map[string]string{}
+	for _, p := range st.Outputs {
+		outs[p.Name] = filepath.Join(parent, p.Name)
+		if err := os.Mkdir(outs[p.Name], 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := outs["model"]
 	pr := &progress{hook: hook}
-	env := &registry.Env{Params: params, Inputs: s.inputs, Outputs: map[string]string{"model": out},
+	env := &registry.Env{Params: params, Inputs: s.inputs, Outputs: outs,
 		Work: s.work, Seed: s.seed, Progress: pr, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	return out, pr, st.Run(ctx, env)
+	return out, pr, st.Call(ctx, env)
 }
 
 // artifact writes rows as an artifact directory of the given kind.

@@ -23,6 +23,10 @@ import (
 const (
 	VocabBERT  = "bert-base-uncased" // the catalogue's vocab.txt
 	VocabTrain = "train"             // a WordPiece vocabulary trained on the training sentences
+	// VocabBPE is a byte-level BPE vocabulary trained on the training
+	// sentences, with RoBERTa's special tokens and shape (positions offset
+	// by the padding id, one segment type, layer-norm epsilon 1e-5).
+	VocabBPE = "bpe"
 )
 
 // Architecture is the parameter group, embedded in the Params of the
@@ -38,10 +42,19 @@ type Architecture struct {
 	Heads        int    `cty:"heads" doc:"from scratch: attention heads"`
 	Intermediate int    `cty:"intermediate" doc:"from scratch: feed-forward size"`
 	MaxPosition  int    `cty:"max_position" doc:"from scratch: position embeddings (longest sentence encoded)"`
-	Vocab        string `cty:"vocab" doc:"from scratch: \"bert-base-uncased\" (the catalogue's vocab.txt) or \"train\" (WordPiece trained on the data)"`
-	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\": vocabulary size"`
+	Vocab        string `cty:"vocab" doc:"from scratch: \"bert-base-uncased\" (the catalogue's vocab.txt), \"train\" (WordPiece trained on the data) or \"bpe\" (byte-level BPE trained on the data: a RoBERTa-shaped model)"`
+	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\" or \"bpe\": vocabulary size"`
 	GloVeInit    bool   `cty:"glove_init" doc:"from scratch: initialise whole-word embeddings from GloVe (leading columns)"`
 	GloVe        string `cty:"glove" doc:"word-vector dataset used by glove_init"`
+}
+
+// externals names the checkpoint directory a stage reads, if any: its
+// content (weights, config, tokenizer) is in the stage's key, not its path.
+func (a Architecture) externals() []registry.External {
+	if a.HFCheckpoint == "" {
+		return nil
+	}
+	return []registry.External{{Name: "hf_checkpoint", Path: a.HFCheckpoint}}
 }
 
 // DefaultArchitecture is BERT-base's shape with its vocabulary, trained
@@ -53,26 +66,16 @@ func DefaultArchitecture() Architecture {
 	}
 }
 
-// Spec checks the GloVe parameters and returns the ModelSpec of a with the
-// given dropout and training pooling.
-func (a Architecture) Spec(dropout float64, pooling transformer.Pooling) (ModelSpec, error) {
-	glove, err := gloveName(a.GloVeInit, a.GloVe)
-	if err != nil {
-		return ModelSpec{}, err
+// Spec returns the ModelSpec of a (validated) with the given dropout and
+// training pooling.
+func (a Architecture) Spec(dropout float64, pooling transformer.Pooling) ModelSpec {
+	glove := ""
+	if a.GloVeInit {
+		glove = a.GloVe
 	}
 	return ModelSpec{HFCheckpoint: a.HFCheckpoint, FromScratch: a.FromScratch, Layers: a.Layers, Hidden: a.Hidden, Heads: a.Heads,
 		Intermediate: a.Intermediate, MaxPosition: a.MaxPosition, Vocab: a.Vocab, VocabSize: a.VocabSize, GloVe: glove,
-		Dropout: dropout, Pooling: pooling}, nil
-}
-
-func gloveName(init bool, name string) (string, error) {
-	if !init {
-		return "", nil
-	}
-	if name == "" {
-		return "", fmt.Errorf("glove: empty, but glove_init is set")
-	}
-	return name, nil
+		Dropout: dropout, Pooling: pooling}
 }
 
 // ModelSpec says where a stage's model comes from (see the package doc)
@@ -150,15 +153,10 @@ func BuildModel(env *registry.Env, spec ModelSpec, corpus []string) (*pooled.Mod
 }
 
 func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*pooled.Model, error) {
-	switch {
-	case spec.Layers < 1:
-		return nil, fmt.Errorf("layers: %d must be at least 1", spec.Layers)
-	case spec.Hidden < 1 || spec.Heads < 1 || spec.Hidden%spec.Heads != 0:
-		return nil, fmt.Errorf("hidden: %d must be a positive multiple of heads (%d)", spec.Hidden, spec.Heads)
-	case spec.Intermediate < 1:
-		return nil, fmt.Errorf("intermediate: %d must be positive", spec.Intermediate)
-	case spec.MaxPosition < 8:
-		return nil, fmt.Errorf("max_position: %d is too small (need at least 8)", spec.MaxPosition)
+	var c registry.Checks
+	checkShape(&c, spec.Layers, spec.Hidden, spec.Heads, spec.Intermediate, spec.MaxPosition)
+	if err := c.Result(); err != nil {
+		return nil, err
 	}
 	var m *pooled.Model
 	cfg := transformer.Config{Hidden: spec.Hidden, Layers: spec.Layers, Heads: spec.Heads, Intermediate: spec.Intermediate,
@@ -177,9 +175,6 @@ func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*pooled.Model, 
 			return nil, err
 		}
 	case VocabTrain:
-		if spec.VocabSize < 100 {
-			return nil, fmt.Errorf("vocab_size: %d is too small for a trained vocabulary (need at least 100)", spec.VocabSize)
-		}
 		tok, err := pooled.TrainVocab(corpus, spec.VocabSize)
 		if err != nil {
 			return nil, fmt.Errorf("vocab: %w", err)
@@ -187,8 +182,21 @@ func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*pooled.Model, 
 		if m, err = pooled.New(cfg, tok, spec.Pooling, seed); err != nil {
 			return nil, err
 		}
+	case VocabBPE:
+		tok, err := pooled.TrainBPEVocab(corpus, spec.VocabSize)
+		if err != nil {
+			return nil, fmt.Errorf("vocab: %w", err)
+		}
+		// RoBERTa numbers positions from padding_idx + 1.
+		cfg.PositionOffset = tok.Special().PAD + 1
+		cfg.MaxPosition += cfg.PositionOffset
+		cfg.TypeVocab = 1
+		cfg.LayerNormEps = 1e-5
+		if m, err = pooled.New(cfg, tok, spec.Pooling, seed); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, fmt.Errorf("vocab: %q is not a vocabulary source (want %q or %q)", spec.Vocab, VocabBERT, VocabTrain)
+		return nil, fmt.Errorf("vocab: %q is not a vocabulary source (want %q, %q or %q)", spec.Vocab, VocabBERT, VocabTrain, VocabBPE)
 	}
 	if spec.GloVe != "" {
 		v, err := catalogue().GloVe(spec.GloVe)
@@ -327,30 +335,36 @@ type LoopSpec struct {
 	Patience     int // evaluations without improvement before stopping (0: never)
 }
 
-func (l LoopSpec) check() error {
-	switch {
-	case !(l.LearningRate > 0):
-		return fmt.Errorf("learning_rate: %v must be positive", l.LearningRate)
-	case l.BatchSize < 2:
-		return fmt.Errorf("batch_size: %d must be at least 2 (in-batch negatives)", l.BatchSize)
-	case l.Epochs < 1 && l.MaxSteps <= 0:
-		return fmt.Errorf("epochs: %d must be at least 1 (or set max_steps)", l.Epochs)
-	case l.MaxSteps < 0:
-		return fmt.Errorf("max_steps: %d is negative", l.MaxSteps)
-	case l.Warmup < 0:
-		return fmt.Errorf("warmup: %d is negative", l.Warmup)
-	case l.WeightDecay < 0:
-		return fmt.Errorf("weight_decay: %v is negative", l.WeightDecay)
-	case l.GradClip < 0:
-		return fmt.Errorf("grad_clip: %v is negative", l.GradClip)
-	case l.Accumulation < 1:
-		return fmt.Errorf("accumulation: %d must be at least 1", l.Accumulation)
-	case l.EvalEvery < 1:
-		return fmt.Errorf("eval_every: %d must be at least 1", l.EvalEvery)
-	case l.Patience < 0:
-		return fmt.Errorf("patience: %d is negative", l.Patience)
+// config is the trainer's configuration for l in env (its work directory
+// and seed).
+func (l LoopSpec) config(env *registry.Env) trainer.Config {
+	return trainer.Config{
+		Epochs: l.Epochs, MaxSteps: l.MaxSteps, BatchSize: l.BatchSize, Accumulate: l.Accumulation,
+		// The epoch's last, short batch is kept (HF's loop does too).
+		LR: l.LearningRate, Warmup: l.Warmup, WeightDecay: l.WeightDecay, MaxGradNorm: l.GradClip,
+		EvalEvery: l.EvalEvery, Patience: l.Patience,
+		Work: env.Work, Seed: uint64(env.Seed),
 	}
-	return nil
+}
+
+func (l LoopSpec) check() error {
+	var c registry.Checks
+	l.validate(&c)
+	return c.Result()
+}
+
+// validate records every bad optimisation setting.
+func (l LoopSpec) validate(c *registry.Checks) {
+	c.Add(l.LearningRate > 0, "learning_rate", "%v must be positive", l.LearningRate)
+	c.Add(l.BatchSize >= 2, "batch_size", "%d must be at least 2 (in-batch negatives)", l.BatchSize)
+	c.Add(l.Epochs >= 1 || l.MaxSteps > 0, "epochs", "%d must be at least 1 (or set max_steps)", l.Epochs)
+	c.NonNegative("max_steps", l.MaxSteps)
+	c.NonNegative("warmup", l.Warmup)
+	c.Add(l.WeightDecay >= 0, "weight_decay", "%v is negative", l.WeightDecay)
+	c.Add(l.GradClip >= 0, "grad_clip", "%v is negative", l.GradClip)
+	c.Positive("accumulation", l.Accumulation)
+	c.Positive("eval_every", l.EvalEvery)
+	c.NonNegative("patience", l.Patience)
 }
 
 // Fit trains m's parameters on n examples with step, evaluating on dev
@@ -368,54 +382,46 @@ func Fit(ctx context.Context, env *registry.Env, m *pooled.Model, n int, step tr
 // parameters follow the encoder's. enc is what dev evaluates; every
 // parameter in params is restored to its best-evaluated value.
 func FitParams(ctx context.Context, env *registry.Env, params []trainer.Param, enc encoder.Encoder, n int, step trainer.StepFunc, dev *pooled.DevSet, loop LoopSpec) (*trainer.Result, error) {
-	var eval trainer.EvalFunc
-	if dev != nil {
-		eval = func(ctx context.Context) (float64, error) { return dev.Spearman(ctx, enc) }
-	}
-	return FitEval(ctx, env, params, n, step, eval, nil, loop)
-}
-
-// FitEval is FitParams with any model-selection metric (higher is better;
-// nil: keep the last weights); show formats it for the progress line and
-// the log (nil: the number itself).
-func FitEval(ctx context.Context, env *registry.Env, params []trainer.Param, n int, step trainer.StepFunc, eval trainer.EvalFunc, show func(metric float64) float64, loop LoopSpec) (*trainer.Result, error) {
 	if err := loop.check(); err != nil {
 		return nil, err
 	}
 	if loop.BatchSize > n {
 		return nil, fmt.Errorf("batch_size: %d is larger than the %d training examples", loop.BatchSize, n)
 	}
+	tr := &trainer.Trainer{Params: params, N: n, Step: step, Config: loop.config(env)}
+	if dev != nil {
+		tr.Eval = func(ctx context.Context) (float64, error) { return dev.Spearman(ctx, enc) }
+	}
+	return runTrainer(ctx, env, tr, nil)
+}
+
+// runTrainer runs tr with progress shown through env.Progress and logged
+// to env.Log (every 50 updates, every evaluation and the last update).
+// show formats an evaluation's metric for people ("dev 78.12" by
+// default); it also receives the best metric so far.
+func runTrainer(ctx context.Context, env *registry.Env, tr *trainer.Trainer, show func(metric, best float64) string) (*trainer.Result, error) {
 	log := env.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if show == nil {
-		show = func(m float64) float64 { return m }
+		show = func(m, best float64) string { return fmt.Sprintf("dev %.2f (best %.2f)", m, best) }
 	}
-	tr := &trainer.Trainer{
-		Params: params,
-		N:      n,
-		Step:   step,
-		Eval:   eval,
-		Config: trainer.Config{
-			Epochs: loop.Epochs, MaxSteps: loop.MaxSteps, BatchSize: loop.BatchSize, Accumulate: loop.Accumulation,
-			// The epoch's last, short batch is kept (HF's loop does too).
-			LR: loop.LearningRate, Warmup: loop.Warmup, WeightDecay: loop.WeightDecay, MaxGradNorm: loop.GradClip,
-			EvalEvery: loop.EvalEvery, Patience: loop.Patience,
-			Work: env.Work, Seed: uint64(env.Seed),
-		},
-	}
+	next := tr.OnStep
 	tr.OnStep = func(p trainer.Progress) {
 		status := fmt.Sprintf("loss %.4f", p.Loss)
 		if !math.IsNaN(p.Metric) {
-			status += fmt.Sprintf(" dev %.2f (best %.2f)", show(p.Metric), show(p.Best))
+			status += " " + show(p.Metric, p.Best)
 		}
 		// The runner's display computes the ETA from the reported steps.
 		if env.Progress != nil {
 			env.Progress.Update(p.Step, p.Total, status)
 		}
 		if p.Evaluated || p.Step == p.Total || p.Step%50 == 0 {
-			log.Info("train", "step", p.Step, "total", p.Total, "loss", p.Loss, "lr", p.LR, "grad_norm", p.GradNorm, "dev", show(p.Metric), "best", show(p.Best))
+			log.Info("train", "step", p.Step, "total", p.Total, "loss", p.Loss, "lr", p.LR, "grad_norm", p.GradNorm, "dev", p.Metric, "best", p.Best)
+		}
+		if next != nil {
+			next(p)
 		}
 	}
 	res, err := tr.Run(ctx)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/model/checkpoint"
 	"repro/internal/model/safetensors"
 	"repro/internal/model/transformer"
@@ -319,7 +319,7 @@ func TestLoadErrors(t *testing.T) {
 // vocabulary and merges, and rejects a tokenizer that does not fit the
 // embedding.
 func TestTokenizer(t *testing.T) {
-	src := filepath.Join(datadir.ForTest(t), "tokenizers", "gpt2")
+	src := filepath.Join(datadirtest.Dir(t), "tokenizers", "gpt2")
 	c := tinyConfig()
 	c.VocabSize, c.BOSTokenID, c.EOSTokenID = 50257, 50256, 50256
 	m, err := New(c, rand.New(rand.NewPCG(3, 4)))

@@ -44,7 +44,7 @@ func TestFrame(t *testing.T) {
 // of a sequence beyond the lost context.
 func TestOpenAndPerplexity(t *testing.T) {
 	texts := []string{"the cat sat on the mat", "a dog sat on a log", "the dog and the cat"}
-	tok, err := tokenizer.TrainBPE(texts, tokenizer.BPETrainOptions{VocabSize: 280})
+	tok, err := tokenizer.TrainBPE(texts, tokenizer.BPETrainOptions{VocabSize: 280, Special: tokenizer.GPT2Specials})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,29 +122,23 @@ func TrainWordPiece(sentences []string, o TrainOptions) ([]string, error) {
 	sort.Strings(cont)
 	vocab = append(vocab, initial...)
 	vocab = append(vocab, cont...)
+	vocab, _ = learnMerges(ws, st, vocab, o.VocabSize, o.MinFrequency, func(a, b string) string {
+		return a + strings.TrimPrefix(b, "##")
+	})
+	return vocab, nil
+}
+
+// learnMerges is the merge loop of BPE training, shared by TrainWordPiece
+// and TrainBPE: the most frequent adjacent pair of symbols in ws (ties by
+// the pair's strings) is merged into join(a, b) in every word, until vocab
+// holds size entries or no pair occurs minFreq times. It returns vocab
+// with the new symbols appended and the merges made, in order.
+func learnMerges(ws []trainWord, st *symtab, vocab []string, size, minFreq int, join func(a, b string) string) ([]string, [][2]string) {
 	inVocab := map[string]bool{}
 	for _, v := range vocab {
 		inVocab[v] = true
 	}
-
-	learnMerges(ws, st, o.MinFrequency, func() bool { return len(vocab) < o.VocabSize },
-		func(a, b string) string { return a + strings.TrimPrefix(b, "##") },
-		func(_, _, merged string) {
-			if !inVocab[merged] {
-				vocab = append(vocab, merged)
-				inVocab[merged] = true
-			}
-		})
-	return vocab, nil
-}
-
-// learnMerges is the BPE merge loop both trainers share: words (symbol
-// sequences with counts) are merged pair by pair, the most frequent
-// adjacent pair first (ties by the pair's strings in byte order, so the
-// result never depends on map or interning order), while more() holds and
-// the pair occurs at least minFreq times. name spells the merged symbol;
-// onMerge is told each merge in order.
-func learnMerges(ws []trainWord, st *symtab, minFreq int, more func() bool, name func(a, b string) string, onMerge func(a, b, merged string)) {
+	var merges [][2]string
 	// Pair statistics, with the words each pair occurs in.
 	pc := map[uint64]int{}
 	where := map[uint64]map[int]struct{}{}
@@ -172,7 +166,7 @@ func learnMerges(ws []trainWord, st *symtab, minFreq int, more func() bool, name
 	}
 	heap.Init(h)
 
-	for more() && h.Len() > 0 {
+	for len(vocab) < size && h.Len() > 0 {
 		top := heap.Pop(h).(pairItem)
 		if cur := pc[top.key]; cur != top.count {
 			continue // stale entry; the current count was pushed when it changed
@@ -181,9 +175,13 @@ func learnMerges(ws []trainWord, st *symtab, minFreq int, more func() bool, name
 			break
 		}
 		a, b := int(top.key>>32), int(uint32(top.key))
-		merged := name(st.str[a], st.str[b])
+		merges = append(merges, [2]string{st.str[a], st.str[b]})
+		merged := join(st.str[a], st.str[b])
 		mid := st.get(merged)
-		onMerge(st.str[a], st.str[b], merged)
+		if !inVocab[merged] {
+			vocab = append(vocab, merged)
+			inVocab[merged] = true
+		}
 		affected := make([]int, 0, len(where[top.key]))
 		for wi := range where[top.key] {
 			affected = append(affected, wi)
@@ -225,6 +223,7 @@ func learnMerges(ws []trainWord, st *symtab, minFreq int, more func() bool, name
 			}
 		}
 	}
+	return vocab, merges
 }
 
 type trainWord struct {

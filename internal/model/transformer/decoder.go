@@ -41,10 +41,10 @@ func NewDecoder(c Config, word *nn.Param, rng *rand.Rand) (*Decoder, error) {
 		}
 		d.Embeddings.Word, d.tied = word, true
 	} else {
-		d.Embeddings.Word = truncNormal(rng, c.VocabSize, c.Hidden, initStd)
+		d.Embeddings.Word = TruncNormal(rng, c.VocabSize, c.Hidden, InitStd)
 		clear(tensor.Data(d.Embeddings.Word)[c.PadID*c.Hidden : (c.PadID+1)*c.Hidden])
 	}
-	d.Embeddings.Position = truncNormal(rng, c.MaxPosition, c.Hidden, initStd)
+	d.Embeddings.Position = TruncNormal(rng, c.MaxPosition, c.Hidden, InitStd)
 	d.Embeddings.LayerNorm = newLayerNorm(c.Hidden)
 	for i := 0; i < c.Layers; i++ {
 		d.Layers = append(d.Layers, newLayer(rng, c, true))
@@ -149,4 +149,13 @@ func (h *MLMHead) NamedParams() []NamedParam {
 	ps := h.Transform.named("cls.predictions.transform.dense")
 	ps = append(ps, h.LayerNorm.named("cls.predictions.transform.LayerNorm")...)
 	return append(ps, NamedParam{Name: "cls.predictions.bias", Shape: []int{h.Bias.Size()}, Param: h.Bias})
+}
+
+// RoBERTaNamedParams lists the same parameters under HF
+// RobertaForMaskedLM's names (lm_head.dense, lm_head.layer_norm,
+// lm_head.bias; lm_head.decoder.weight is tied to the word embeddings).
+func (h *MLMHead) RoBERTaNamedParams() []NamedParam {
+	ps := h.Transform.named("lm_head.dense")
+	ps = append(ps, h.LayerNorm.named("lm_head.layer_norm")...)
+	return append(ps, NamedParam{Name: "lm_head.bias", Shape: []int{h.Bias.Size()}, Param: h.Bias})
 }
