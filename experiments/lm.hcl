@@ -102,12 +102,13 @@ expect "perplexity" {
 # 4 layers, width 256, 4 heads (about 5M parameters, 2M of them the token
 # embedding), a byte-level BPE vocabulary of 8,192 learned from the training
 # sentences, windows of 64 tokens packed without padding, 2,500 updates of 16
-# windows (2.5M tokens, about 0.8 of an epoch of the 3.1M-token corpus), no
-# dropout (less than one pass over the data). What it shows: the pipeline
-# trains a real language model here -- dev and test perplexity fall far below
-# the unigram level and samples are locally fluent English with the corpora's
-# topics; what it cannot show: anything about GPT-2's (124M-1.5B, WebText)
-# quality, which the paper profile loads.
+# windows (2.5M tokens, less than one epoch of the ~100k training sentences),
+# no dropout (less than one pass over the data). What it is for: a generator
+# trained well past the ci model (whose perplexity is still falling at its
+# last update), for the DINO and SynCSE mini profiles; its numbers are not
+# recorded yet (about an hour of a quiet 2-core machine per seed). What it
+# cannot show: anything about GPT-2's (124M-1.5B, WebText) quality, which the
+# paper profile loads.
 profile "mini" {
   stage "lm" {
     from_scratch  = true
@@ -128,7 +129,7 @@ profile "mini" {
   }
 }
 
-# ---- ci: the same recipe, tiny (2 layers, width 128, 2,048 tokens, 500 updates) --
+# ---- ci: the same recipe, tiny (2 layers, width 128, vocabulary 2,048, 500 updates) --
 profile "ci" {
   stage "lm" {
     from_scratch  = true
