@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"repro/graph"
 	"repro/registry"
 
 	"github.com/hashicorp/hcl/v2"
@@ -71,6 +72,9 @@ type Variant struct {
 	// pipeline.
 	Name   string
 	Stages []*Stage // topological order
+	// Graph is the pipeline of Stages as the runner takes it: one node per
+	// stage instance, in the same order, with its source position.
+	Graph *graph.Graph
 }
 
 // Stage returns the stage instance with that name, or nil.
@@ -91,6 +95,9 @@ type Stage struct {
 	Inputs map[string]Ref
 	Seed   int64
 	Range  hcl.Range // the stage block's header
+	// Resources is what one run needs (the stage type's defaults under the
+	// resources blocks that apply).
+	Resources registry.Resources
 
 	Block  string // the stage block's name ("train" for "idc[2].train")
 	Repeat string // the enclosing repeat block, "" at top level
@@ -126,6 +133,11 @@ type Expect struct {
 	// Profile restricts the expectation to one profile ("" = every
 	// profile; judged against the paper only in the paper profile).
 	Profile string
+	// Pending, set by `pending = "why"` in a block without `value`, marks
+	// a cell we do not compute -- a row the paper copied from another
+	// paper, or one waiting on other work -- shown with the paper's value
+	// and the reason, never judged.
+	Pending string
 	Range   hcl.Range
 }
 

@@ -2,8 +2,10 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,6 +33,8 @@ type evaluator struct {
 	params    map[*stageBlock]cty.Value
 	paramsBad map[*stageBlock]bool
 	seeds     map[*stageBlock]int64
+	res       map[*stageBlock]registry.Resources
+	reported  map[string]bool // source ranges already reported (resourcesOf)
 	resolving map[string]bool
 	stages    []*Stage
 	stageIdx  map[string]int
@@ -68,7 +72,7 @@ func evaluate(m *module, ovrs []override, profile, prefix string) *evaluator {
 		profile: profile, prefix: prefix, children: map[string]*evaluator{}, modUsed: map[string]bool{},
 		rounds: map[*repeatBlock]int{}, labels: map[string]cty.Value{},
 		params: map[*stageBlock]cty.Value{}, paramsBad: map[*stageBlock]bool{},
-		seeds: map[*stageBlock]int64{}, resolving: map[string]bool{}, stageIdx: map[string]int{},
+		seeds: map[*stageBlock]int64{}, res: map[*stageBlock]registry.Resources{}, reported: map[string]bool{}, resolving: map[string]bool{}, stageIdx: map[string]int{},
 	}
 	for _, o := range ovrs {
 		e.ovr[o.target.path] = o // later overrides win
@@ -230,12 +234,12 @@ func (e *evaluator) checkVars(expr hcl.Expression, what string) bool {
 			if root == "var" {
 				if _, declared := e.m.variables[attr.Name]; !declared {
 					e.errorf(t.SourceRange(), "Undeclared variable",
-						"There is no variable %q.%s", attr.Name, suggest(attr.Name, e.m.varOrder))
+						"There is no variable %q.%s", attr.Name, Suggest(attr.Name, e.m.varOrder))
 					ok = false
 				}
 			} else if _, declared := e.m.locals[attr.Name]; !declared {
 				e.errorf(t.SourceRange(), "Undeclared local value",
-					"There is no local value %q.%s", attr.Name, suggest(attr.Name, e.m.localOrder))
+					"There is no local value %q.%s", attr.Name, Suggest(attr.Name, e.m.localOrder))
 				ok = false
 			}
 		case "each":
@@ -417,6 +421,10 @@ func (e *evaluator) paramsOf(s *stageBlock) (cty.Value, bool) {
 		e.paramsBad[s] = true
 		return cty.NilVal, false
 	}
+	if !e.validateParams(s, decoded) {
+		e.paramsBad[s] = true
+		return cty.NilVal, false
+	}
 	e.params[s] = v
 	return v, true
 }
@@ -474,9 +482,14 @@ func (e *evaluator) instantiate(s *stageBlock, sc scope) {
 		return
 	}
 	params, ok := e.paramsOf(s)
+	res, seen := e.res[s]
+	if !seen {
+		res = e.resourcesOf(s)
+		e.res[s] = res
+	}
 	st := &Stage{
 		Name: e.prefix + sc.instance(s), Type: s.typ, Params: params, Inputs: map[string]Ref{},
-		Seed: e.seedOf(s), Range: s.defRange, Block: s.name, Round: sc.round,
+		Seed: e.seedOf(s), Range: s.defRange, Block: s.name, Round: sc.round, Resources: res,
 	}
 	if s.repeat != nil {
 		st.Repeat = s.repeat.name
@@ -651,7 +664,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		s, ok := e.m.stages[parts[0].name]
 		if !ok {
 			return fail(rng, "Reference to undeclared stage",
-				"There is no stage %q.%s", parts[0].name, suggest(parts[0].name, e.visibleStages(sc)))
+				"There is no stage %q.%s", parts[0].name, Suggest(parts[0].name, e.visibleStages(sc)))
 		}
 		if s.repeat != nil && s.repeat != sc.repeat {
 			return fail(rng, "Reference into a repeat block",
@@ -669,7 +682,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		if !ok {
 			return fail(parts[1].rng, "Unknown output",
 				"Stage %q (%s) has no output %q.%s Its outputs: %s.", s.name, s.typ.Name, parts[1].name,
-				suggest(parts[1].name, names(s.typ.Outputs)), strings.Join(names(s.typ.Outputs), ", "))
+				Suggest(parts[1].name, names(s.typ.Outputs)), strings.Join(names(s.typ.Outputs), ", "))
 		}
 		path, ok := pathOf(parts[2:])
 		if !ok {
@@ -692,7 +705,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		if _, ok := r.next[x]; !ok {
 			return fail(rng, "Unknown previous value",
 				"Repeat %q carries no value %q from round to round.%s Its start and next define: %s.",
-				r.name, x, suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
+				r.name, x, Suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
 		}
 		var ref Ref
 		var kind registry.Kind
@@ -726,7 +739,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		r, ok := e.m.repeats[parts[0].name]
 		if !ok {
 			return fail(rng, "Reference to undeclared repeat block",
-				"There is no repeat block %q.%s", parts[0].name, suggest(parts[0].name, keys(e.m.repeats)))
+				"There is no repeat block %q.%s", parts[0].name, Suggest(parts[0].name, slices.Sorted(maps.Keys(e.m.repeats))))
 		}
 		if r == sc.repeat {
 			return fail(rng, "Invalid reference",
@@ -762,7 +775,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		expr, ok := r.next[x]
 		if !ok {
 			return fail(rest[0].rng, "Unknown repeat value",
-				"Repeat %q's next has no value %q.%s It defines: %s.", r.name, x, suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
+				"Repeat %q's next has no value %q.%s It defines: %s.", r.name, x, Suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
 		}
 		ref, kind, good := e.carried("next", r, round, x, expr, scope{repeat: r, round: round})
 		if !good {
@@ -859,4 +872,32 @@ func (e *evaluator) num(attrs hcl.Attributes, name string, def float64) float64 
 	}
 	f, _ := v.AsBigFloat().Float64()
 	return f
+}
+
+// validateParams runs the stage type's value checks (registry.Validator)
+// and reports each bad parameter at the expression that set it: the
+// override (profile, --set, grid cell) or the stage block's attribute; a
+// default that the checks refuse is reported at the stage block.
+func (e *evaluator) validateParams(s *stageBlock, decoded any) bool {
+	err := s.typ.ValidateParams(decoded)
+	if err == nil {
+		return true
+	}
+	params, other := registry.ParamErrors(err)
+	for _, pe := range params {
+		rng := s.defRange
+		how := "its default"
+		if expr, _ := e.attrExpr(s, pe.Param); expr != nil {
+			rng, how = expr.Range(), ""
+		}
+		detail := fmt.Sprintf("Parameter %q of %s: %s.", pe.Param, s.typ.Name, pe.Msg)
+		if how != "" {
+			detail = fmt.Sprintf("Parameter %q of %s (%s): %s.", pe.Param, s.typ.Name, how, pe.Msg)
+		}
+		e.diags = append(e.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for parameter", Detail: detail, Subject: rng.Ptr()})
+	}
+	for _, o := range other {
+		e.errorf(s.defRange, "Invalid parameters", "Stage %q (%s): %v.", s.name, s.typ.Name, o)
+	}
+	return false
 }

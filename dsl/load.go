@@ -2,8 +2,10 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,6 +84,10 @@ type axis struct {
 // the load (a broken parse tree only yields confusing follow-up errors);
 // past that point every error in the file is collected in one pass.
 func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config, hcl.Diagnostics) {
+	if diags := checkNesting(filename, src, hcl.InitialPos); diags.HasErrors() {
+		l.files[filename] = &hcl.File{Bytes: src, Body: hcl.EmptyBody()}
+		return nil, diags
+	}
 	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if f != nil {
 		l.files[filename] = f
@@ -111,12 +117,12 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		} else {
 			dec.errorf(span(ff.name, pos, opts.Profile, 0, len(opts.Profile)), "Unknown profile",
 				"%s declares no profile %q.%s Declared: %s.", filename, opts.Profile,
-				suggest(opts.Profile, m.profOrder), listOrNone(m.profOrder))
+				Suggest(opts.Profile, m.profOrder), listOrNone(m.profOrder))
 		}
 	}
 	if len(opts.Vars) > 0 {
 		ff := &flagFile{name: "-var"}
-		for _, name := range keys(opts.Vars) {
+		for _, name := range slices.Sorted(maps.Keys(opts.Vars)) {
 			text := name + "=" + opts.Vars[name]
 			pos := ff.add(text)
 			if t, ok := dec.target("var."+name, span(ff.name, pos, text, 0, len(name))); ok {
@@ -137,7 +143,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		if !ok {
 			dec.errorf(span(ff.name, pos, opts.Ablation, 0, len(opts.Ablation)), "Unknown ablation",
 				"%s declares no ablation %q.%s Declared: %s.", filename, opts.Ablation,
-				suggest(opts.Ablation, m.ablOrder), listOrNone(m.ablOrder))
+				Suggest(opts.Ablation, m.ablOrder), listOrNone(m.ablOrder))
 		} else {
 			ablation = ab
 			for _, ad := range ab.axes {
@@ -297,6 +303,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 	for i, e := range evals {
 		e.finish(extra)
 		cfg.Variants[i].Stages = e.stages
+		cfg.Variants[i].Graph = graphOf(e.stages)
 		diags = append(diags, e.diags...)
 	}
 	diags = dedupe(diags)

@@ -104,7 +104,7 @@ func (d *decoder) moduleCall(b *hcl.Block) {
 		if _, ok := c.child.variables[a.Name]; !ok {
 			d.errorf(a.NameRange, "Unsupported argument",
 				"Module %q (%s) declares no variable %q.%s Its variables: %s.", name, c.path, a.Name,
-				suggest(a.Name, c.child.varOrder), listOrNone(c.child.varOrder))
+				Suggest(a.Name, c.child.varOrder), listOrNone(c.child.varOrder))
 		}
 	}
 }
@@ -192,7 +192,7 @@ func (e *evaluator) resolveModule(parts []step, rng hcl.Range) (Ref, registry.Ki
 	c, ok := e.m.calls[parts[0].name]
 	if !ok {
 		e.errorf(rng, "Reference to undeclared module",
-			"There is no module %q.%s Declared: %s.", parts[0].name, suggest(parts[0].name, e.m.callOrder), listOrNone(e.m.callOrder))
+			"There is no module %q.%s Declared: %s.", parts[0].name, Suggest(parts[0].name, e.m.callOrder), listOrNone(e.m.callOrder))
 		return Ref{}, "", false
 	}
 	child := e.children[c.name]
@@ -203,7 +203,7 @@ func (e *evaluator) resolveModule(parts []step, rng hcl.Range) (Ref, registry.Ki
 	if !ok || s.repeat != nil {
 		e.errorf(parts[1].rng, "Unknown module stage",
 			"Module %q (%s) has no top-level stage %q.%s Its stages: %s.", c.name, c.path, parts[1].name,
-			suggest(parts[1].name, topStages(c.child)), listOrNone(topStages(c.child)))
+			Suggest(parts[1].name, topStages(c.child)), listOrNone(topStages(c.child)))
 		return Ref{}, "", false
 	}
 	if s.typ == nil {
@@ -218,7 +218,7 @@ func (e *evaluator) resolveModule(parts []step, rng hcl.Range) (Ref, registry.Ki
 	if !ok {
 		e.errorf(parts[2].rng, "Unknown output",
 			"Module stage %s.%s (%s) has no output %q.%s Its outputs: %s.", c.name, s.name, s.typ.Name, parts[2].name,
-			suggest(parts[2].name, names(s.typ.Outputs)), strings.Join(names(s.typ.Outputs), ", "))
+			Suggest(parts[2].name, names(s.typ.Outputs)), strings.Join(names(s.typ.Outputs), ", "))
 		return Ref{}, "", false
 	}
 	path, ok := pathOf(parts[3:])

@@ -2,19 +2,22 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"log/slog"
+	"maps"
 	"os"
-	"path/filepath"
 	"runtime"
-	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"repro/graph"
 	"repro/registry"
+	"repro/store"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // Options control a Run.
@@ -29,9 +32,14 @@ type Options struct {
 	// CPUTensorJobs is the most tensor stages running on the CPU at once
 	// (default 1; see the package doc for why).
 	CPUTensorJobs int
-	// Backend names the tensor backend ("cpu", "openblas", "cuda"); it is
+	// Backend names the tensor backend family declared for the run ("cpu"
+	// default, "openblas", "cuda"): part of every tensor stage's key, and
 	// recorded in each run's provenance.
 	Backend string
+	// AnyBackend lets a tensor stage be served from a result another
+	// backend family computed (their bits differ; the user accepts it).
+	// New results are still stored under this run's backend.
+	AnyBackend bool
 	// Version is the repro version recorded in each run's provenance.
 	Version string
 	// Scope names the experiment run (file, profile, variant) whose
@@ -42,6 +50,9 @@ type Options struct {
 	// Targets restricts the run to these nodes and what they depend on
 	// (none: every node).
 	Targets []string
+	// Executor runs the stages that must run (default: a Local executor on
+	// the store, without device binding).
+	Executor Executor
 	// Events receives every state change. Calls are serialised, so the
 	// function need not be safe for concurrent use; it should return
 	// quickly.
@@ -49,7 +60,14 @@ type Options struct {
 	// ProgressInterval is the least time between two progress events of a
 	// stage (default 200ms).
 	ProgressInterval time.Duration
+
+	pass int // how many passes ran before this one (corrupt inputs recomputed)
 }
+
+// maxPasses bounds the passes of one Run: a pass that quarantines a corrupt
+// input object is followed by one that recomputes it and runs its
+// dependant; a second corruption in a row (a disk going bad) is a failure.
+const maxPasses = 3
 
 // Status is the outcome of a node in a Run.
 type Status int
@@ -69,6 +87,7 @@ func (s Status) String() string {
 type NodeResult struct {
 	ID       string
 	Type     string
+	Source   string // where the node was declared ("file.hcl:12"), if known
 	Key      string // "" when the node was skipped before its inputs were known
 	Status   Status
 	Outputs  map[string]registry.Artifact // cached or ran: the node's artifacts
@@ -103,35 +122,44 @@ func (e *RunError) Error() string {
 	}
 	fmt.Fprintf(&b, "%d stage(s) failed, %d skipped", len(e.Failed), len(e.Skipped))
 	for _, f := range e.Failed {
-		fmt.Fprintf(&b, "\n  %s (%s): %v\n    log: %s", f.ID, f.Type, f.Err, f.Log)
+		fmt.Fprintf(&b, "\n  %s (%s%s): %v\n    log: %s", f.ID, f.Type, at(f.Source), f.Err, f.Log)
 	}
 	for _, s := range e.Skipped {
-		fmt.Fprintf(&b, "\n  %s (%s): skipped: %v", s.ID, s.Type, s.Err)
+		fmt.Fprintf(&b, "\n  %s (%s%s): skipped: %v", s.ID, s.Type, at(s.Source), s.Err)
 	}
 	return b.String()
 }
 
 func (e *RunError) Unwrap() error { return e.cancelled }
 
+func at(source string) string {
+	if source == "" {
+		return ""
+	}
+	return ", " + source
+}
+
 // nodeState is a node during a Run; done closes when its outcome is final.
 type nodeState struct {
-	node *Node
+	node *graph.Node
 	res  NodeResult
 	done chan struct{}
 }
 
 type scheduler struct {
-	c         *Cache
+	st        *store.Store
+	executor  Executor
 	opts      Options
 	states    map[string]*nodeState
 	em        *emitter
-	jobs      chan struct{}
+	jobs      *semaphore.Weighted // slots of Options.Jobs; a stage takes Resources.CPUs of them
 	cpuTensor chan struct{}
 	gpus      chan string // free GPUs
 	hasGPU    bool
 
 	mu       sync.Mutex
-	lastRecs []*lastRun // cached nodes, written together at the end
+	lastRecs []*store.LastRun // cached nodes, written together at the end
+	again    bool             // a corrupt input was quarantined: run another pass
 }
 
 // Run runs every node of g whose key is not in the cache, in dependency
@@ -139,16 +167,20 @@ type scheduler struct {
 // stages that do not depend on it. It returns a *RunError when any node
 // failed or was skipped; the Result is complete in every case except an
 // invalid graph or an unusable cache.
-func (c *Cache) Run(ctx context.Context, g *Graph, opts Options) (*Result, error) {
+func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*Result, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
 	nodes := g.Nodes
 	if len(opts.Targets) > 0 {
-		var err error
-		if nodes, err = g.Upstream(opts.Targets...); err != nil {
+		sub, err := g.Upstream(opts.Targets...)
+		if err != nil {
 			return nil, err
 		}
+		nodes = sub.Nodes
+	}
+	if opts.Executor == nil {
+		opts.Executor = &Local{Store: st}
 	}
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.NumCPU()
@@ -160,9 +192,9 @@ func (c *Cache) Run(ctx context.Context, g *Graph, opts Options) (*Result, error
 		opts.ProgressInterval = 200 * time.Millisecond
 	}
 	s := &scheduler{
-		c: c, opts: opts, states: map[string]*nodeState{},
+		st: st, executor: opts.Executor, opts: opts, states: map[string]*nodeState{},
 		em:        &emitter{fn: opts.Events},
-		jobs:      make(chan struct{}, opts.Jobs),
+		jobs:      semaphore.NewWeighted(int64(opts.Jobs)),
 		cpuTensor: make(chan struct{}, opts.CPUTensorJobs),
 	}
 	var gpus []string
@@ -179,14 +211,14 @@ func (c *Cache) Run(ctx context.Context, g *Graph, opts Options) (*Result, error
 
 	// A shared lock on the whole store for the run's duration: GC takes it
 	// exclusively, so it never deletes what a run is about to use.
-	gl, err := lockFile(ctx, filepath.Join(c.dir, locksDir, "gc"), false, nil)
+	gl, err := st.LockStore(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	defer gl.unlock()
+	defer gl.Unlock()
 
 	for _, n := range nodes {
-		s.states[n.ID] = &nodeState{node: n, res: NodeResult{ID: n.ID, Type: n.Type.Name}, done: make(chan struct{})}
+		s.states[n.ID] = &nodeState{node: n, res: NodeResult{ID: n.ID, Type: n.Type.Name, Source: n.Source}, done: make(chan struct{})}
 	}
 	for _, n := range nodes {
 		s.em.emit(Event{Kind: EventWaiting, Node: n.ID, Type: n.Type.Name, Status: "inputs"})
@@ -201,6 +233,18 @@ func (c *Cache) Run(ctx context.Context, g *Graph, opts Options) (*Result, error
 		}(s.states[n.ID])
 	}
 	wg.Wait()
+	if s.again && ctx.Err() == nil && opts.pass+1 < maxPasses {
+		// The quarantined objects' producers are no longer cached: this
+		// pass recomputes them and runs what waited for them; the rest is
+		// found cached. The scope's records are written by that pass.
+		if err := st.PutLastRuns(context.WithoutCancel(ctx), opts.Scope, s.lastRecs, nil); err != nil {
+			return nil, fmt.Errorf("recording last runs: %w", err)
+		}
+		gl.Unlock()
+		next := opts
+		next.pass++
+		return Run(ctx, st, g, next)
+	}
 
 	res := &Result{byID: map[string]*NodeResult{}}
 	rerr := &RunError{cancelled: ctx.Err()}
@@ -226,7 +270,7 @@ func (c *Cache) Run(ctx context.Context, g *Graph, opts Options) (*Result, error
 	}
 	// Use a fresh context: the records of what did finish are worth keeping
 	// even after a Ctrl-C.
-	if err := c.putLastRuns(context.WithoutCancel(ctx), opts.Scope, s.lastRecs, keep); err != nil {
+	if err := st.PutLastRuns(context.WithoutCancel(ctx), opts.Scope, s.lastRecs, keep); err != nil {
 		return res, fmt.Errorf("recording last runs: %w", err)
 	}
 	if len(rerr.Failed) > 0 || len(rerr.Skipped) > 0 || rerr.cancelled != nil {
@@ -241,7 +285,7 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 	// Wait for every upstream node; their done channels always close.
 	inputs := map[string]registry.Artifact{}
 	digests := map[string]string{}
-	lastInputs := map[string]lastInput{}
+	lastInputs := map[string]store.LastInput{}
 	for _, port := range sortedPorts(n.Inputs) {
 		e := n.Inputs[port]
 		up := s.states[e.Node]
@@ -257,65 +301,96 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 		}
 		inputs[port] = a
 		digests[port] = a.Digest
-		lastInputs[port] = lastInput{Node: e.Node, Output: e.Output, Digest: a.Digest}
+		lastInputs[port] = store.LastInput{Node: e.Node, Output: e.Output, Digest: a.Digest}
 	}
 	if err := ctx.Err(); err != nil {
 		s.skip(st, err)
 		return
 	}
-	params, err := CanonicalParams(n.Params)
+	ext, err := externals(ctx, s.st, n)
+	if err != nil {
+		s.failOrSkip(ctx, st, err)
+		return
+	}
+	for name, in := range ext {
+		digests[name] = in.Digest
+		lastInputs[name] = in
+	}
+	params, err := graph.CanonicalParams(n.Params)
 	if err != nil {
 		s.fail(st, err)
 		return
 	}
-	r.Key = keyOf(n, params, digests)
-	lr := &lastRun{NodeID: n.ID, Key: r.Key, Type: n.Type.Name, Version: n.Type.Version,
+	r.Key = graph.KeyOf(n, params, digests, s.opts.Backend)
+	lr := &store.LastRun{NodeID: n.ID, Key: r.Key, Type: n.Type.Name, Version: n.Type.Version,
 		Params: params, Inputs: lastInputs, Seed: n.Seed, Seeded: n.Type.Seeded}
 	if s.cached(ctx, st, lr) {
 		return
 	}
+	if s.opts.AnyBackend && n.Type.Tensor {
+		for _, b := range graph.Backends {
+			if b == s.opts.Backend {
+				continue
+			}
+			alt := *lr
+			alt.Key = graph.KeyOf(n, params, digests, b)
+			if outs, err := s.st.Outputs(ctx, alt.Key); err == nil && outs != nil && objectsPresent(outs) {
+				r.Key = alt.Key
+				s.cached(ctx, st, &alt)
+				return
+			}
+		}
+	}
 
 	// Another process may be computing the same key: wait for it, then
 	// look again.
-	lock, err := lockFile(ctx, filepath.Join(s.c.dir, locksDir, r.Key), true, func() {
+	lock, err := s.st.LockKey(ctx, r.Key, func() {
 		s.em.emit(Event{Kind: EventWaiting, Node: n.ID, Type: n.Type.Name, Key: r.Key, Status: "another process is running this stage"})
 	})
 	if err != nil {
 		s.failOrSkip(ctx, st, err)
 		return
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	if s.cached(ctx, st, lr) {
 		return
 	}
+	// The stage will read its inputs: make sure they are what their digests
+	// say, so that no number computed from a damaged object is stored.
+	if !s.verifyInputs(ctx, st, inputs) {
+		return
+	}
 
+	need := n.Needs()
 	device := "cpu"
-	if n.Type.Tensor {
-		if s.hasGPU {
-			select {
-			case device = <-s.gpus:
-				defer func(d string) { s.gpus <- d }(device)
-			case <-ctx.Done():
-				s.skip(st, ctx.Err())
-				return
-			}
-		} else {
-			select {
-			case s.cpuTensor <- struct{}{}:
-				defer func() { <-s.cpuTensor }()
-			case <-ctx.Done():
-				s.skip(st, ctx.Err())
-				return
-			}
+	switch {
+	case need.GPUs > 0 && s.hasGPU:
+		select {
+		case device = <-s.gpus:
+			defer func(d string) { s.gpus <- d }(device)
+		case <-ctx.Done():
+			s.skip(st, ctx.Err())
+			return
+		}
+	case n.Type.Tensor:
+		select {
+		case s.cpuTensor <- struct{}{}:
+			defer func() { <-s.cpuTensor }()
+		case <-ctx.Done():
+			s.skip(st, ctx.Err())
+			return
 		}
 	}
-	select {
-	case s.jobs <- struct{}{}:
-		defer func() { <-s.jobs }()
-	case <-ctx.Done():
+	// A stage takes as many of the -j slots as cores it declares (at most
+	// all of them). The weighted semaphore serves waiters in order, so a
+	// wide stage is not starved by narrow ones, and no two stages can each
+	// hold part of what the other needs.
+	slots := int64(min(need.CPUs, s.opts.Jobs))
+	if err := s.jobs.Acquire(ctx, slots); err != nil {
 		s.skip(st, ctx.Err())
 		return
 	}
+	defer s.jobs.Release(slots)
 	r.Device = device
 	s.runStage(ctx, st, inputs, params, lr)
 }
@@ -323,9 +398,9 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 // cached reports whether st's key is in the index with every object
 // present, and if so completes st. An index row whose object has gone
 // missing counts as a miss: the stage runs again and repairs the row.
-func (s *scheduler) cached(ctx context.Context, st *nodeState, lr *lastRun) bool {
+func (s *scheduler) cached(ctx context.Context, st *nodeState, lr *store.LastRun) bool {
 	r := &st.res
-	outs, err := s.c.outputDigests(ctx, r.Key)
+	outs, err := s.st.Outputs(ctx, r.Key)
 	if err != nil || outs == nil || !objectsPresent(outs) {
 		return false
 	}
@@ -342,6 +417,54 @@ func objectsPresent(outs map[string]registry.Artifact) bool {
 		if _, err := os.Stat(a.Dir); err != nil {
 			return false
 		}
+	}
+	return true
+}
+
+// CorruptInputError says that a node's input object failed verification: it
+// was quarantined (its producer's runs forgotten) and, unless this was the
+// last pass, is recomputed by the next one.
+type CorruptInputError struct {
+	Port, Producer string
+	Err            *store.CorruptError
+	Quarantine     error // non-nil if moving it out of the store failed
+}
+
+func (e *CorruptInputError) Error() string {
+	s := fmt.Sprintf("input %q (from stage %q): %v", e.Port, e.Producer, e.Err)
+	if e.Quarantine != nil {
+		return s + "; quarantine failed: " + e.Quarantine.Error()
+	}
+	return s + "; quarantined, to be recomputed from its stage"
+}
+
+// verifyInputs re-hashes every input object of st; a corrupt one is
+// quarantined, st is skipped (never run on it) and another pass is asked
+// for. It reports whether all inputs are sound.
+func (s *scheduler) verifyInputs(ctx context.Context, st *nodeState, inputs map[string]registry.Artifact) bool {
+	for _, port := range slices.Sorted(maps.Keys(inputs)) {
+		a := inputs[port]
+		err := s.st.VerifyObject(a.Digest)
+		if err == nil {
+			continue
+		}
+		var ce *store.CorruptError
+		if !errors.As(err, &ce) {
+			s.fail(st, fmt.Errorf("input %q: %w", port, err))
+			return false
+		}
+		_, qerr := s.st.Quarantine(context.WithoutCancel(ctx), a.Digest, ce.Error())
+		cie := &CorruptInputError{Port: port, Producer: st.node.Inputs[port].Node, Err: ce, Quarantine: qerr}
+		if qerr != nil || s.opts.pass+1 >= maxPasses {
+			s.fail(st, cie)
+			return false
+		}
+		s.mu.Lock()
+		s.again = true
+		s.mu.Unlock()
+		s.em.emit(Event{Kind: EventWaiting, Node: st.node.ID, Type: st.node.Type.Name, Status: cie.Error()})
+		s.skip(st, cie)
+		return false
 	}
 	return true
 }
@@ -365,53 +488,24 @@ func (s *scheduler) failOrSkip(ctx context.Context, st *nodeState, err error) {
 	}
 }
 
-// runStage runs the stage with its outputs in a fresh temporary directory
-// and, if it succeeds, stores the outputs and records the run.
-func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[string]registry.Artifact, params []byte, lr *lastRun) {
-	n, r, c := st.node, &st.res, s.c
-	tmp := filepath.Join(c.dir, tmpDir, r.Key+"-"+randomSuffix())
-	defer removeAll(tmp) // after success the outputs have been renamed away
-	outputs := map[string]string{}
-	for _, p := range n.Type.Outputs {
-		d := filepath.Join(tmp, p.Name)
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			s.fail(st, err)
-			return
-		}
-		outputs[p.Name] = d
-	}
-	work := filepath.Join(c.dir, workDir, r.Key)
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		s.fail(st, err)
-		return
-	}
-	r.Log = c.logPath(r.Key)
-	logf, err := os.Create(r.Log)
-	if err != nil {
-		s.fail(st, err)
-		return
-	}
-	defer logf.Close()
-	fmt.Fprintf(logf, "# stage %s (%s v%d) key %s device %s started %s\n",
-		n.ID, n.Type.Name, n.Type.Version, r.Key, r.Device, time.Now().Format(time.RFC3339))
-
-	start := time.Now()
+// runStage hands the stage to the executor and, if it succeeds, records
+// the run in the index: the coordinator is the only writer of the index.
+func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[string]registry.Artifact, params []byte, lr *store.LastRun) {
+	n, r := st.node, &st.res
+	r.Log = s.st.LogPath(r.Key)
 	base := Event{Node: n.ID, Type: n.Type.Name, Key: r.Key, Device: r.Device, Log: r.Log}
 	running := base
 	running.Kind = EventRunning
 	s.em.emit(running)
+	start := time.Now()
 	prog := &progress{em: s.em, base: base, start: start, interval: s.opts.ProgressInterval}
-	env := &registry.Env{
-		Inputs:    inputs,
-		Outputs:   outputs,
-		Work:      work,
-		Seed:      n.Seed,
-		Device:    registry.Device{Name: r.Device},
-		Progress:  prog,
-		Log:       slog.New(slog.NewTextHandler(logf, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		LogWriter: logf,
+	job := &Job{
+		Node: n, Key: r.Key, Params: params, Inputs: inputs,
+		Device:   registry.Device{Name: r.Device, Backend: s.opts.Backend},
+		Log:      r.Log,
+		Progress: prog,
 	}
-	err = callStage(ctx, n, env, logf)
+	out, err := s.executor.Execute(ctx, job)
 	prog.stop()
 	r.Duration = time.Since(start)
 	if err == nil && ctx.Err() != nil {
@@ -419,80 +513,42 @@ func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[stri
 		// work short; storing it could cache a half result.
 		err = ctx.Err()
 	}
-	if err == nil {
-		err = checkOutputs(n, outputs)
-	}
 	if err != nil {
-		fmt.Fprintf(logf, "# FAILED after %s: %v\n", r.Duration.Round(time.Millisecond), err)
 		s.fail(st, err)
 		return
 	}
-
-	rec := &runRecord{
-		key: r.Key, stageType: n.Type.Name, nodeID: n.ID, version: n.Type.Version,
-		params: params, inputs: map[string]string{}, seed: n.Seed, seeded: n.Type.Seeded,
-		duration: r.Duration, device: r.Device, backend: s.opts.Backend, reproVersion: s.opts.Version,
-		partial: s.opts.Partial, scope: s.opts.Scope, lastInputs: lr.Inputs,
+	if out.Duration > 0 {
+		r.Duration = out.Duration
+	}
+	rec := &store.Run{
+		Key: r.Key, Type: n.Type.Name, NodeID: n.ID, Version: n.Type.Version,
+		Params: params, Inputs: map[string]string{}, Seed: n.Seed, Seeded: n.Type.Seeded,
+		Duration: r.Duration, Device: r.Device, Backend: s.opts.Backend, ReproVersion: s.opts.Version,
+		Partial: s.opts.Partial, Scope: s.opts.Scope, LastInputs: lr.Inputs, Outputs: out.Outputs,
 	}
 	for p, in := range lr.Inputs {
-		rec.inputs[p] = in.Digest
+		rec.Inputs[p] = in.Digest
 	}
 	r.Outputs = map[string]registry.Artifact{}
-	for _, p := range n.Type.Outputs {
-		digest, size, err := c.putObject(outputs[p.Name])
-		if err != nil {
-			s.fail(st, fmt.Errorf("storing output %q: %w", p.Name, err))
-			return
-		}
-		rec.outputs = append(rec.outputs, storedOutput{port: p.Name, kind: string(p.Kind), digest: digest, size: size})
-		r.Outputs[p.Name] = registry.Artifact{Kind: p.Kind, Dir: c.objectPath(digest), Digest: digest}
+	for _, o := range out.Outputs {
+		r.Outputs[o.Port] = registry.Artifact{Kind: registry.Kind(o.Kind), Dir: s.st.ObjectPath(o.Digest), Digest: o.Digest}
 	}
 	// The stage's work is done: record it even if Ctrl-C arrives now.
-	if err := c.record(context.WithoutCancel(ctx), rec); err != nil {
-		s.fail(st, fmt.Errorf("recording the run in %s: %w", filepath.Join(c.dir, indexFile), err))
+	if err := s.st.Record(context.WithoutCancel(ctx), rec); err != nil {
+		s.fail(st, fmt.Errorf("recording the run in %s: %w", s.st.Dir(), err))
 		return
 	}
-	removeAll(work)
-	fmt.Fprintf(logf, "# done in %s\n", r.Duration.Round(time.Millisecond))
 	r.Status = StatusRan
 	done := base
 	done.Kind, done.Elapsed = EventDone, r.Duration
 	s.em.emit(done)
 }
 
-// callStage decodes the parameters and calls the stage's Run, turning a
-// panic into an error with the stack written to the stage's log.
-func callStage(ctx context.Context, n *Node, env *registry.Env, log io.Writer) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			fmt.Fprintf(log, "# PANIC: %v\n%s", p, debug.Stack())
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	env.Params, err = n.Type.DecodeParams(n.Params)
-	if err != nil {
-		return err
+func sortedPorts(m map[string]graph.Edge) []string {
+	ps := make([]string, 0, len(m))
+	for p := range m {
+		ps = append(ps, p)
 	}
-	return n.Type.Run(ctx, env)
-}
-
-// checkOutputs refuses outputs left empty: every artifact kind holds at
-// least one file, so an empty output is a bug in the stage, and caching it
-// would hide the bug until a downstream stage trips on it.
-func checkOutputs(n *Node, outputs map[string]string) error {
-	var empty []string
-	for p, d := range outputs {
-		ents, err := os.ReadDir(d)
-		if err != nil {
-			return fmt.Errorf("output %q: %w", p, err)
-		}
-		if len(ents) == 0 {
-			empty = append(empty, p)
-		}
-	}
-	if len(empty) > 0 {
-		sort.Strings(empty)
-		return fmt.Errorf("stage wrote nothing to output(s) %s", strings.Join(empty, ", "))
-	}
-	return nil
+	sort.Strings(ps)
+	return ps
 }

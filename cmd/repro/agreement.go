@@ -28,14 +28,14 @@ func checkAblation(out io.Writer, file string, rep *report.Report) int {
 // checkAblations judges the latest recorded report of every ablation the
 // file declares and prints the experiment's summary line.
 func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags) int {
-	ex, err := loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
+	x, err := loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
 	if err != nil {
 		fmt.Fprintf(out, "%s: ERROR %v\n", file, err)
 		return checkError
 	}
 	code := checkOK
 	var abls []*report.Ablation
-	for _, name := range ex.cfg.Ablations {
+	for _, name := range x.Config.Ablations {
 		one := *lf
 		one.ablation = name
 		_, rep, err := latestReport(cmd, file, &one)
@@ -53,6 +53,13 @@ func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlag
 			code = checkRegression
 		}
 	}
-	report.WriteSummary(out, ex.cfg.Experiment.Name, lf.profile, report.Summarize(abls))
+	report.WriteSummary(out, x.Config.Experiment.Name, lf.profile, report.Summarize(abls))
 	return code
+}
+
+func profileFlag(p string) string {
+	if p == "" {
+		return ""
+	}
+	return " --profile " + p
 }

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 // TestCheckAgreement: an ablation grid is judged by the share of the
 // paper's orderings it reproduces against min_agreement, one grid at a
 // time or all together with a summary line.
 func TestCheckAgreement(t *testing.T) {
-	t.Setenv(datadir.Env, datadir.ForTest(t))
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
 	t.Setenv("CI", "true")
 	root := t.TempDir()
 	file := filepath.Join(root, "experiments", "agreement.hcl")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/report"
 )
 
@@ -45,7 +46,7 @@ func golden(t *testing.T, name, got string) {
 // directory at the real data.
 func workspace(t *testing.T) string {
 	t.Helper()
-	t.Setenv(datadir.Env, datadir.ForTest(t))
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
 	t.Setenv("CI", "true")
 	root := t.TempDir()
 	for _, d := range []string{"experiments", "results"} {
@@ -161,6 +162,14 @@ func TestValidateDiagnostics(t *testing.T) {
 		t.Errorf("the valid file should be reported ok:\n%s", out)
 	}
 	golden(t, "errors.golden", errs)
+
+	// Well-typed values a stage type refuses are found by validate too,
+	// each at its line, before anything runs.
+	code, _, errs = repro(t, "validate", "testdata/values.hcl")
+	if code != 1 {
+		t.Errorf("validate values.hcl: exit %d, want 1", code)
+	}
+	golden(t, "values.golden", errs)
 }
 
 func TestBadFlags(t *testing.T) {
@@ -174,7 +183,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"run", "testdata/missing.hcl"}, "missing.hcl"},
 		{[]string{"graph", "testdata/tfidf.hcl", "--format", "png"}, "want dot or mermaid"},
 		{[]string{"run", "testdata/tfidf.hcl", "--bogus"}, "unknown flag"},
-		{[]string{"stages", "evaluate.stss"}, `did you mean "evaluate.sts"`},
+		{[]string{"stages", "evaluate.stss"}, `unknown stage type "evaluate.stss". Did you mean "evaluate.sts"?`},
 	} {
 		code, out, errs := repro(t, tc.args...)
 		if code != 1 || !strings.Contains(out+errs, tc.want) {
@@ -217,7 +226,7 @@ func TestFmt(t *testing.T) {
 	if code, _, errs := repro(t, "fmt", broken); code != 1 || !strings.Contains(errs, "broken.hcl:") {
 		t.Errorf("fmt on a broken file: exit %d, stderr %q", code, errs)
 	}
-	if code, out, _ := repro(t, "fmt", "--check", "../../experiments/simcse.hcl", "../../experiments/paser.hcl", "../../experiments/baselines.hcl"); code != 0 {
+	if code, out, _ := repro(t, "fmt", "--check", "../../experiments/simcse.hcl", "../../experiments/paser.hcl", "../../experiments/baselines.hcl", "../../experiments/syncse.hcl"); code != 0 {
 		t.Errorf("the shipped experiments are not formatted (run repro fmt experiments/*.hcl):\n%s", out)
 	}
 }

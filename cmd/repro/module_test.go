@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 // TestModuleCacheHitAcrossExperiments: two experiment files use one module
@@ -14,7 +15,7 @@ import (
 // profile); after the first runs, the second finds the shared stages in the
 // cache and runs only its own.
 func TestModuleCacheHitAcrossExperiments(t *testing.T) {
-	t.Setenv(datadir.Env, datadir.ForTest(t))
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
 	t.Setenv("CI", "true")
 	root := t.TempDir()
 	dir := filepath.Join(root, "experiments")

@@ -1,33 +1,43 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"repro/runner"
+	"repro/store"
 
 	"github.com/spf13/cobra"
 )
 
 func newPlanCmd() *cobra.Command {
 	var lf loadFlags
+	var backendName string
 	cmd := &cobra.Command{
 		Use:   "plan FILE.hcl",
 		Short: "Show each stage in order, its key, and whether it is cached or will run and why; runs nothing",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
-			ex, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
+			x, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			cache, err := openCache(file)
+			// Plan writes nothing: a cache that does not exist yet is an
+			// empty one (everything would run), not one to create.
+			st, err := openStoreRead(file)
+			if errors.Is(err, store.ErrNoCache) {
+				st, err = nil, nil
+			}
 			if err != nil {
 				return err
 			}
-			defer cache.Close()
-			entries, err := cache.Plan(cmd.Context(), ex.graph, ex.scope)
+			if st != nil {
+				defer st.Close()
+			}
+			entries, err := x.Plan(cmd.Context(), st, backendName)
 			if err != nil {
 				return exitCode(1, "repro plan: %v", err)
 			}
@@ -51,9 +61,13 @@ func newPlanCmd() *cobra.Command {
 			}
 			tw.Flush()
 			fmt.Fprintf(out, "\n%d of %d stage(s) will run; %d cached.\n", run, len(entries), len(entries)-run)
+			if err := printRequestPlan(cmd.Context(), out, st, x, entries); err != nil {
+				return exitCode(1, "repro plan: %v", err)
+			}
 			return nil
 		},
 	}
 	lf.register(cmd)
+	cmd.Flags().StringVar(&backendName, "backend", "cpu", "the tensor backend the run would use (part of tensor stages' keys)")
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"repro/registry/data"
 	"repro/registry/encode"
 	"repro/registry/evaluate"
+	"repro/registry/synth"
 	"repro/registry/text"
 	"repro/registry/train"
 )
@@ -25,6 +26,7 @@ var families = []func(*registry.Registry){
 	data.Register,
 	encode.Register,
 	evaluate.Register,
+	synth.Register,
 	text.Register,
 	train.Register,
 	train.RegisterPaSeR,

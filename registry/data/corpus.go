@@ -36,12 +36,6 @@ func corpusType() *registry.StageType {
 		Seeded: true,
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*CorpusParams)
-			if len(p.Sources) == 0 {
-				return fmt.Errorf("sources: empty list (choose from %s)", strings.Join(sentenceSources, ", "))
-			}
-			if p.MinWords < 0 || p.DevSize < 0 {
-				return fmt.Errorf("min_words (%d) and dev_size (%d) must not be negative", p.MinWords, p.DevSize)
-			}
 			c := catalogue()
 			sts := map[string]bool{}
 			if p.ExcludeSTS {
@@ -61,9 +55,6 @@ func corpusType() *registry.StageType {
 			seen := map[string]bool{}
 			var texts []string
 			for i, src := range p.Sources {
-				if contains(p.Sources[:i], src) {
-					return fmt.Errorf("sources: %s listed twice", src)
-				}
 				ss, err := sourceSentences(c, src)
 				if err != nil {
 					return err

@@ -32,7 +32,7 @@ func runCorpus(t *testing.T, seed int64, set map[string]cty.Value) (train, dev [
 	}
 	so, do := t.TempDir(), t.TempDir()
 	env := &registry.Env{Params: params, Seed: seed, Outputs: map[string]string{"sentences": so, "dev": do}}
-	if err := st.Run(context.Background(), env); err != nil {
+	if err := st.Call(context.Background(), env); err != nil {
 		return nil, nil, err
 	}
 	return mustRead[rows.Sentence](t, filepath.Join(so, registry.FileSentences)), mustRead[rows.Sentence](t, filepath.Join(do, registry.FileSentences)), nil

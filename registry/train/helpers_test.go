@@ -15,7 +15,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/dataset"
 	"repro/internal/rows"
 	"repro/registry"
@@ -24,7 +24,7 @@ import (
 // useData points the catalogue at the test data directory and returns it.
 func useData(t testing.TB) *dataset.Catalogue {
 	t.Helper()
-	dir := datadir.ForTest(t)
+	dir := datadirtest.Dir(t)
 	c := &dataset.Catalogue{Dirs: []string{dir}}
 	catalogue = func() *dataset.Catalogue { return c }
 	t.Cleanup(func() { catalogue = dataset.Default })
@@ -114,7 +114,7 @@ func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (
 	pr := &progress{hook: hook}
 	env := &registry.Env{Params: params, Inputs: s.inputs, Outputs: outs,
 		Work: s.work, Seed: s.seed, Progress: pr, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	return out, pr, st.Run(ctx, env)
+	return out, pr, st.Call(ctx, env)
 }
 
 // artifact writes rows as an artifact directory of the given kind.

@@ -80,9 +80,10 @@ curves; metrics.json the final dev numbers.`,
 			{Name: "model", Kind: registry.KindEncoder, Doc: "the pretrained encoder: checkpoint with MLM head + encoder.json + pretraining.json + loss.png"},
 			{Name: "metrics", Kind: registry.KindMetrics, Doc: "metrics.json: dev_perplexity, dev_accuracy (%), dev_loss, train_loss, steps, sentences, tokens"},
 		},
-		Seeded: true,
-		Tensor: true,
-		Run:    runMLM,
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*MLMParams).externals(), nil },
+		Run:       runMLM,
 	}
 }
 
@@ -111,24 +112,9 @@ type pretraining struct {
 
 func runMLM(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*MLMParams)
-	mk := mlm.Masking{Prob: p.MaskProbability, MaskFrac: p.MaskToken, RandomFrac: p.RandomToken, WholeWord: p.WholeWord}
-	if err := mk.Check(); err != nil {
-		return fmt.Errorf("mask_probability, mask_token, random_token: %w", err)
-	}
-	if p.MaxLength < 3 {
-		return fmt.Errorf("max_length: %d must be at least 3 ([CLS], a token, [SEP])", p.MaxLength)
-	}
-	if p.DevSentences < 0 {
-		return fmt.Errorf("dev_sentences: %d is negative", p.DevSentences)
-	}
-	pool, err := parsePooling(p.Pooling)
-	if err != nil {
-		return err
-	}
+	mk := p.masking()
+	pool := trainPooling(p.Pooling)
 	loop := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps)
-	if err := loop.check(); err != nil {
-		return err
-	}
 	sentences, err := ReadSentences(env, "data", 0)
 	if err != nil {
 		return err
@@ -139,13 +125,7 @@ func runMLM(ctx context.Context, env *registry.Env) error {
 			return err
 		}
 	}
-	spec, err := p.Spec(p.Dropout, pool)
-	if err != nil {
-		return err
-	}
-	if !(p.GloVeScale > 0) {
-		return fmt.Errorf("glove_scale: %v must be positive", p.GloVeScale)
-	}
+	spec := p.Spec(p.Dropout, pool)
 	spec.GloVeScale = p.GloVeScale
 	pm, err := BuildModel(env, spec, sentences)
 	if err != nil {
@@ -292,4 +272,23 @@ func lossFigure(path string, curve []curvePoint) error {
 		return nil
 	}
 	return plot.Line(path, "masked-LM pretraining", "update", "loss (nats per predicted token)", series)
+}
+
+func (p *MLMParams) masking() mlm.Masking {
+	return mlm.Masking{Prob: p.MaskProbability, MaskFrac: p.MaskToken, RandomFrac: p.RandomToken, WholeWord: p.WholeWord}
+}
+
+// Validate checks every parameter of train.mlm.
+func (p *MLMParams) Validate() error {
+	var c registry.Checks
+	if err := p.masking().Check(); err != nil {
+		c.Err(registry.Paramf("mask_probability", "%v (with mask_token and random_token)", err))
+	}
+	checkEncoderInput(&c, p.MaxLength, p.Dropout)
+	c.NonNegative("dev_sentences", p.DevSentences)
+	c.Add(p.GloVeScale > 0, "glove_scale", "%v must be positive", p.GloVeScale)
+	checkPooling(&c, "pooling", p.Pooling, false)
+	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
+	p.Architecture.validate(&c)
+	return c.Result()
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 // TestTrainBPEGolden compares the merges learned from the first 1,500
@@ -29,7 +29,7 @@ func TestTrainBPEGolden(t *testing.T) {
 	if err := json.Unmarshal(b, &golden); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(datadir.ForTest(t), "unlabeled", "wiki.txt.gz"))
+	f, err := os.Open(filepath.Join(datadirtest.Dir(t), "unlabeled", "wiki.txt.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,114 @@
+// Package conformance holds a fixed training run that every tensor backend
+// must reproduce: the CPU defines the result; the kernel-emulation tests
+// (internal/tensor/backend/cuda/ptx/emu) require the same bits through backend.Kernels, and
+// the CUDA tests require agreement to 1e-4 on a GPU. It exercises every
+// operator a training stage uses: embeddings, layer norm, GELU, padded and
+// causal self-attention, cross-attention with a tied decoder, pooling, the
+// SimCSE and token cross-entropy losses, dropout and AdamW.
+package conformance
+
+import (
+	"math/rand/v2"
+
+	"github.com/nlpodyssey/spago/nn"
+
+	"repro/internal/model/transformer"
+	"repro/internal/tensor"
+	"repro/internal/tensor/loss"
+	"repro/internal/tensor/optim"
+)
+
+// TrainSteps runs a PaSeR-shaped step -- a 2-layer encoder over two dropout
+// views (SimCSE-unsup loss) plus a tied 1-layer decoder cross-attending to
+// the encoder's states with a causal mask (token cross-entropy) -- steps
+// times with AdamW, and returns the losses and every weight afterwards.
+func TrainSteps(steps int) (losses []float32, weights [][]float32, err error) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	c := transformer.Config{VocabSize: 50, Hidden: 32, Layers: 2, Heads: 4, Intermediate: 64, MaxPosition: 16,
+		HiddenDropout: 0.1, AttentionDropout: 0.1, LayerNormEps: 1e-12}
+	enc, err := transformer.NewEncoder(c, rng)
+	if err != nil {
+		return nil, nil, err
+	}
+	dc := c
+	dc.Layers = 1
+	dec, err := transformer.NewDecoder(dc, enc.Embeddings.Word, rng)
+	if err != nil {
+		return nil, nil, err
+	}
+	seqs := make([][]int, 6)
+	tgts := make([][]int, 6)
+	for i := range seqs {
+		seqs[i] = make([]int, 12-i) // padding: key masks of every length
+		for j := range seqs[i] {
+			seqs[i][j] = 1 + rng.IntN(c.VocabSize-1)
+		}
+		tgts[i] = seqs[i][:3+i%3]
+	}
+	b, err := transformer.NewBatch(seqs, c.PadID)
+	if err != nil {
+		return nil, nil, err
+	}
+	tb, err := transformer.NewBatch(tgts, c.PadID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var targets []int
+	for _, s := range tgts {
+		for j := 0; j < tb.T; j++ {
+			if j+1 < len(s) {
+				targets = append(targets, s[j+1])
+			} else {
+				targets = append(targets, loss.IgnoreIndex)
+			}
+		}
+	}
+	var params []*nn.Param
+	for _, np := range append(enc.NamedParams(), dec.NamedParams()...) {
+		params = append(params, np.Param)
+	}
+	opt, err := optim.ForParams(params, optim.Config{LR: 1e-3, WeightDecay: 0.01})
+	if err != nil {
+		return nil, nil, err
+	}
+	for s := 0; s < steps; s++ {
+		o1, err := enc.Forward(b, rng)
+		if err != nil {
+			return nil, nil, err
+		}
+		o2, err := enc.Forward(b, rng)
+		if err != nil {
+			return nil, nil, err
+		}
+		z1, err := enc.Pool(o1, transformer.PoolMean)
+		if err != nil {
+			return nil, nil, err
+		}
+		z2, err := enc.Pool(o2, transformer.PoolMean)
+		if err != nil {
+			return nil, nil, err
+		}
+		lc, err := loss.SimCSEUnsup(z1, z2, 0.05)
+		if err != nil {
+			return nil, nil, err
+		}
+		logits, _, err := dec.Forward(tb, transformer.Memory{States: o1.Last(), Len: b.T, Lens: b.Lens}, rng)
+		if err != nil {
+			return nil, nil, err
+		}
+		lg, err := loss.TokenCE(logits, targets)
+		if err != nil {
+			return nil, nil, err
+		}
+		l := tensor.Add(lc, lg)
+		if err := tensor.Backward(l); err != nil {
+			return nil, nil, err
+		}
+		losses = append(losses, tensor.Data(l)[0])
+		opt.Step()
+	}
+	for _, p := range params {
+		weights = append(weights, append([]float32(nil), tensor.Data(p)...))
+	}
+	return losses, weights, nil
+}
