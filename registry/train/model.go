@@ -91,8 +91,10 @@ type ModelSpec struct {
 	Vocab     string
 	VocabSize int
 	// GloVe names a word-vector dataset to initialise the word embeddings
-	// of whole-word pieces from ("" = none).
-	GloVe string
+	// of whole-word pieces from ("" = none); GloVeScale multiplies its
+	// vectors (0 = 1).
+	GloVe      string
+	GloVeScale float64
 	// FromScratch allows a randomly initialised model when neither init nor
 	// HFCheckpoint is given; without it that is an error, so a paper
 	// setting never silently trains BERT-base from scratch.
@@ -206,7 +208,11 @@ func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*pooled.Model, 
 		if v.Dim > spec.Hidden {
 			return nil, fmt.Errorf("glove_init: %s has %d dimensions, more than hidden %d (GloVe fills the leading columns; use hidden >= %d)", spec.GloVe, v.Dim, spec.Hidden, v.Dim)
 		}
-		if _, err := m.InitGloVe(v); err != nil {
+		scale := spec.GloVeScale
+		if scale == 0 {
+			scale = 1
+		}
+		if _, err := m.InitGloVeScaled(v, float32(scale)); err != nil {
 			return nil, fmt.Errorf("glove_init: %w", err)
 		}
 	}
