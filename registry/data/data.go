@@ -29,6 +29,7 @@ func Register(r *registry.Registry) {
 	r.Add(documentsType())
 	r.Add(rerankType())
 	r.Add(tripletSentencesType())
+	r.Add(fewShotSplitType())
 }
 
 // catalogue is the catalogue stages read; a variable so tests can point it
@@ -206,7 +207,7 @@ func nliType() *registry.StageType {
 
 // SentencesParams are data.sentences's parameters.
 type SentencesParams struct {
-	Source string `cty:"source" doc:"wiki (SimCSE wiki1m, first 11,914 lines) or brown (Brown Corpus sentences, tokens joined by spaces)"`
+	Source string `cty:"source" doc:"wiki (SimCSE wiki1m, first 11,914 lines), brown (Brown Corpus sentences, tokens joined by spaces) or bbc (BBC News body sentences, duplicate articles left out)"`
 	Limit  int    `cty:"limit" doc:"keep only the first N sentences (0: all)"`
 }
 
@@ -215,7 +216,8 @@ func sentencesType() *registry.StageType {
 		Name:    "data.sentences",
 		Version: 1,
 		Doc: "A plain sentence corpus in file order. Wiki lines are kept as they are (duplicates included, as in SimCSE's file); " +
-			"Brown sentences are their tokens joined by single spaces, with the corpus's quote tokens written as a plain double quote.",
+			"Brown sentences are their tokens joined by single spaces, with the corpus's quote tokens written as a plain double quote; " +
+			"BBC sentences are the bodies of the 2,089 articles left after the 136 duplicates (headlines are not included).",
 		Params:  SentencesParams{Source: "wiki"},
 		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
@@ -242,8 +244,18 @@ func sentencesType() *registry.StageType {
 						texts = append(texts, s.Text())
 					}
 				}
+			case "bbc":
+				docs, err := c.BBC()
+				if err != nil {
+					return err
+				}
+				for _, d := range docs {
+					if d.DupOf == "" {
+						texts = append(texts, d.Sentences...)
+					}
+				}
 			default:
-				return fmt.Errorf("source: unknown corpus %q (choose wiki or brown)", p.Source)
+				return fmt.Errorf("source: unknown corpus %q (choose wiki, brown or bbc)", p.Source)
 			}
 			if p.Limit > 0 && p.Limit < len(texts) {
 				texts = texts[:p.Limit]

@@ -1,0 +1,138 @@
+package annotate
+
+import (
+	"context"
+	"fmt"
+
+	"repro/internal/infocse"
+	"repro/internal/rows"
+	"repro/registry"
+)
+
+// IDCParams are annotate.idc's parameters.
+type IDCParams struct {
+	TopK       int    `cty:"top_k" doc:"keep the edge s_i-s_j when s_j is among the top_k of s_i or s_i among those of s_j (paper: K = 1)"`
+	Similarity string `cty:"similarity" doc:"edge weight: dot (the inner product of eq. 2) or cosine"`
+}
+
+func idcType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "annotate.idc",
+		Version: 1,
+		Doc: `InfoCSE's intra-document clustering (section 3.1, eq. 2-4, Algorithm 2): each document's
+sentences form a complete graph weighted by the model's embeddings (inner product; cosine as an
+option); an edge survives when either sentence is among the other's top_k; the connected components
+are clusters, and every unordered pair inside a cluster is one positive pair (anchor = the earlier
+sentence). Ties go to the lower index, so the output is determined by the model. One-sentence
+documents are skipped and counted.`,
+		Params:  IDCParams{TopK: 1, Similarity: string(infocse.Dot)},
+		Inputs:  []registry.Port{modelPort, documentsPort, extraPort},
+		Outputs: outputs,
+		Tensor:  true,
+		Run:     runIDC,
+	}
+}
+
+func runIDC(ctx context.Context, env *registry.Env) error {
+	p := env.Params.(*IDCParams)
+	if p.TopK < 1 {
+		return fmt.Errorf("top_k: %d must be at least 1 (each sentence keeps the edges to its top_k neighbours)", p.TopK)
+	}
+	sim, err := infocse.ParseSimilarity(p.Similarity)
+	if err != nil {
+		return fmt.Errorf("similarity: %v", err)
+	}
+	docs, c, vs, err := encodeDocuments(ctx, env)
+	if err != nil {
+		return err
+	}
+	var st infocse.Stats
+	var out []rows.DocPair
+	for i, d := range docs {
+		if len(d.Sentences) < 2 {
+			st.Add(len(d.Sentences), nil, 0)
+			continue
+		}
+		clusters, err := infocse.Partition(c.vectorsOf(i, vs), p.TopK, sim)
+		if err != nil {
+			return fmt.Errorf("document %d (id %q): %v", i+1, d.ID, err)
+		}
+		ps := infocse.ClusterPairs(clusters)
+		st.Add(len(d.Sentences), clusters, len(ps))
+		out = append(out, pairRows(d, ps)...)
+	}
+	return finish(env, "annotate.idc", out, st, nil)
+}
+
+// KMeansParams are annotate.idc_kmeans's parameters.
+type KMeansParams struct {
+	Clusters      int    `cty:"clusters" doc:"K global clusters over every sentence of the corpus (paper: 10)"`
+	Similarity    string `cty:"similarity" doc:"dot: cluster the embeddings as they are; cosine: L2-normalise them first"`
+	MaxIterations int    `cty:"max_iterations" doc:"Lloyd iterations at most (stops earlier when no assignment changes)"`
+}
+
+func kmeansType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "annotate.idc_kmeans",
+		Version: 1,
+		Doc: `IDC (K-means), InfoCSE Table 3's alternative to partition clustering: K global clusters
+over all sentences of all documents (k-means++ seeding from the stage's seed, Lloyd iterations
+until no assignment changes), then each document's sentences grouped by their global cluster;
+every unordered pair inside a group is a positive pair. Global clusters left empty are counted
+(stats: empty_clusters), as are one-sentence documents.`,
+		Params:  KMeansParams{Clusters: 10, Similarity: string(infocse.Dot), MaxIterations: 100},
+		Inputs:  []registry.Port{modelPort, documentsPort, extraPort},
+		Outputs: outputs,
+		Seeded:  true,
+		Tensor:  true,
+		Run:     runKMeans,
+	}
+}
+
+func runKMeans(ctx context.Context, env *registry.Env) error {
+	p := env.Params.(*KMeansParams)
+	if p.Clusters < 1 {
+		return fmt.Errorf("clusters: %d must be at least 1", p.Clusters)
+	}
+	if p.MaxIterations < 1 {
+		return fmt.Errorf("max_iterations: %d must be at least 1", p.MaxIterations)
+	}
+	sim, err := infocse.ParseSimilarity(p.Similarity)
+	if err != nil {
+		return fmt.Errorf("similarity: %v", err)
+	}
+	docs, c, vs, err := encodeDocuments(ctx, env)
+	if err != nil {
+		return err
+	}
+	progress(env, 0, 0, "k-means")
+	km, err := infocse.KMeans(vs, p.Clusters, sim, uint64(env.Seed), p.MaxIterations)
+	if err != nil {
+		return fmt.Errorf("clusters: %v", err)
+	}
+	logger(env).Info("k-means", "clusters", p.Clusters, "iterations", km.Iterations, "converged", km.Converged,
+		"inertia", km.Inertia, "empty_clusters", km.Empty)
+	var st infocse.Stats
+	var out []rows.DocPair
+	for i, d := range docs {
+		if len(d.Sentences) < 2 {
+			st.Add(len(d.Sentences), nil, 0)
+			continue
+		}
+		labels := make([]int, len(c.doc[i]))
+		for k, j := range c.doc[i] {
+			labels[k] = km.Labels[j]
+		}
+		clusters := infocse.GroupByCluster(labels)
+		ps := infocse.ClusterPairs(clusters)
+		st.Add(len(d.Sentences), clusters, len(ps))
+		out = append(out, pairRows(d, ps)...)
+	}
+	converged := 0 // metrics.json holds numbers only
+	if km.Converged {
+		converged = 1
+	}
+	return finish(env, "annotate.idc_kmeans", out, st, map[string]any{
+		"kmeans_iterations": km.Iterations, "kmeans_converged": converged, "empty_clusters": km.Empty,
+	})
+}
