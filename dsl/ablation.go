@@ -176,7 +176,7 @@ func (e *evaluator) ablationPaper(ab *ablationBlock, names []string, alias map[s
 				name = a
 			} else {
 				e.errorf(p.Key.Range(), "Unknown variant",
-					"Ablation %q has no variant %q.%s Its variants: %s.", ab.name, key, suggest(key, names), quoteList(names))
+					"Ablation %q has no variant %q.%s Its variants: %s.", ab.name, key, Suggest(key, names), quoteList(names))
 				continue
 			}
 		}
@@ -336,7 +336,7 @@ func (e *evaluator) figure(ab *ablationBlock, columns []string) *Figure {
 		dst, known := fields[key]
 		if !known {
 			e.errorf(p.Key.Range(), "Unsupported figure attribute",
-				"A figure has no attribute %q.%s It takes: %s.", key, suggest(key, figureKeys), strings.Join(figureKeys, ", "))
+				"A figure has no attribute %q.%s It takes: %s.", key, Suggest(key, figureKeys), strings.Join(figureKeys, ", "))
 			ok = false
 			continue
 		}

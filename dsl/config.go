@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"repro/graph"
 	"repro/registry"
 
 	"github.com/hashicorp/hcl/v2"
@@ -67,6 +68,9 @@ type Variant struct {
 	// pipeline.
 	Name   string
 	Stages []*Stage // topological order
+	// Graph is the pipeline of Stages as the runner takes it: one node per
+	// stage instance, in the same order, with its source position.
+	Graph *graph.Graph
 }
 
 // Stage returns the stage instance with that name, or nil.
@@ -87,6 +91,9 @@ type Stage struct {
 	Inputs map[string]Ref
 	Seed   int64
 	Range  hcl.Range // the stage block's header
+	// Resources is what one run needs (the stage type's defaults under the
+	// resources blocks that apply).
+	Resources registry.Resources
 
 	Block  string // the stage block's name ("train" for "idc[2].train")
 	Repeat string // the enclosing repeat block, "" at top level

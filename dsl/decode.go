@@ -2,7 +2,9 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,8 +57,12 @@ var profileSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "stage", LabelNames: []string{"name"}},
 		{Type: "repeat", LabelNames: []string{"name"}},
+		resourcesBlock,
 	},
 }
+
+// stageSchema is the block part of a stage body; the rest are attributes.
+var stageSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{resourcesBlock}}
 
 var profileRepeatSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "rounds"}}}
 
@@ -116,8 +122,10 @@ type stageBlock struct {
 	intKinds map[string]reflect.Kind   // integer-typed parameters
 	attrs    map[string]*hcl.Attribute // inputs and parameters ("uses" and "seed" removed)
 	seed     hcl.Expression
-	defRange hcl.Range
-	order    int
+	// resources holds the attributes of the stage's resources block.
+	resources map[string]*hcl.Attribute
+	defRange  hcl.Range
+	order     int
 }
 
 type repeatBlock struct {
@@ -299,7 +307,7 @@ func sortedAttrs(attrs hcl.Attributes) []*hcl.Attribute {
 }
 
 func (d *decoder) stage(b *hcl.Block, rep *repeatBlock) *stageBlock {
-	attrs, diags := b.Body.JustAttributes()
+	attrs, blocks, diags := attrsBesideBlocks(b.Body, stageSchema)
 	d.diags = append(d.diags, diags...)
 	if !d.label(b, "stage") {
 		return nil
@@ -314,6 +322,9 @@ func (d *decoder) stage(b *hcl.Block, rep *repeatBlock) *stageBlock {
 		return nil
 	}
 	s := &stageBlock{name: name, repeat: rep, attrs: map[string]*hcl.Attribute{}, defRange: b.DefRange, order: d.order}
+	for _, rb := range blocks {
+		s.resources = d.resources(rb, s.resources)
+	}
 	d.order++
 	d.m.stages[name] = s
 	uses, ok := attrs["uses"]
@@ -351,7 +362,7 @@ func (d *decoder) resolveType(s *stageBlock, uses *hcl.Attribute) {
 	t, ok := d.reg.Lookup(tn)
 	if !ok {
 		d.errorf(uses.Expr.Range(), "Unknown stage type",
-			"No stage type %q is registered.%s", tn, suggest(tn, d.reg.Names()))
+			"No stage type %q is registered.%s", tn, Suggest(tn, d.reg.Names()))
 		return
 	}
 	ps, err := t.ParamSchema()
@@ -412,7 +423,7 @@ func (d *decoder) unknownAttr(s *stageBlock, name string, rng hcl.Range) {
 	}
 	d.errorf(rng, "Unsupported argument",
 		"Stage type %s has no input or parameter named %q.%s Valid names: %s (and seed).",
-		s.typ.Name, name, suggest(name, append(valid, "seed")), list)
+		s.typ.Name, name, Suggest(name, append(valid, "seed")), list)
 }
 
 func (d *decoder) repeat(b *hcl.Block) *repeatBlock {
@@ -521,16 +532,17 @@ func (d *decoder) profile(b *hcl.Block) {
 			}
 		}
 	}
+	var prof map[string]*hcl.Attribute // the profile's own resources block
 	for _, sb := range content.Blocks {
 		switch sb.Type {
 		case "stage":
 			s, ok := d.m.stages[sb.Labels[0]]
 			if !ok {
 				d.errorf(sb.LabelRanges[0], "Unknown stage",
-					"Profile %q changes stage %q, which is not declared.%s", name, sb.Labels[0], suggest(sb.Labels[0], d.stageNames()))
+					"Profile %q changes stage %q, which is not declared.%s", name, sb.Labels[0], Suggest(sb.Labels[0], d.stageNames()))
 				continue
 			}
-			attrs, diags := sb.Body.JustAttributes()
+			attrs, blocks, diags := attrsBesideBlocks(sb.Body, stageSchema)
 			d.diags = append(d.diags, diags...)
 			for _, a := range sortedAttrs(attrs) {
 				t, ok := d.stageTarget(s, a.Name, a.NameRange)
@@ -538,10 +550,30 @@ func (d *decoder) profile(b *hcl.Block) {
 					p.overrides = append(p.overrides, override{target: t, expr: a.Expr, rng: a.NameRange})
 				}
 			}
+			var res map[string]*hcl.Attribute
+			for _, rb := range blocks {
+				res = d.resources(rb, res)
+			}
+			for _, a := range sortedAttrs(res) {
+				if t, ok := d.resourceTarget(s, a.Name, a.NameRange); ok {
+					p.overrides = append(p.overrides, override{target: t, expr: a.Expr, rng: a.NameRange})
+				}
+			}
+		case "resources":
+			if prof != nil {
+				d.errorf(sb.DefRange, "Duplicate resources block", "Only one resources block is allowed in a profile.")
+				continue
+			}
+			prof = d.resources(sb, nil)
+			for _, a := range sortedAttrs(prof) {
+				if t, ok := d.resourceTarget(nil, a.Name, a.NameRange); ok {
+					p.overrides = append(p.overrides, override{target: t, expr: a.Expr, rng: a.NameRange})
+				}
+			}
 		case "repeat":
 			if _, ok := d.m.repeats[sb.Labels[0]]; !ok {
 				d.errorf(sb.LabelRanges[0], "Unknown repeat block",
-					"Profile %q changes repeat %q, which is not declared.%s", name, sb.Labels[0], suggest(sb.Labels[0], keys(d.m.repeats)))
+					"Profile %q changes repeat %q, which is not declared.%s", name, sb.Labels[0], Suggest(sb.Labels[0], slices.Sorted(maps.Keys(d.m.repeats))))
 				continue
 			}
 			c, diags := sb.Body.Content(profileRepeatSchema)
@@ -664,13 +696,4 @@ func (d *decoder) pathKey(key hcl.Expression) (string, bool) {
 	return v.AsString(), true
 }
 
-func (d *decoder) stageNames() []string { return keys(d.m.stages) }
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func (d *decoder) stageNames() []string { return slices.Sorted(maps.Keys(d.m.stages)) }

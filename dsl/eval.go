@@ -2,8 +2,10 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,6 +33,8 @@ type evaluator struct {
 	params    map[*stageBlock]cty.Value
 	paramsBad map[*stageBlock]bool
 	seeds     map[*stageBlock]int64
+	res       map[*stageBlock]registry.Resources
+	reported  map[string]bool // source ranges already reported (resourcesOf)
 	resolving map[string]bool
 	stages    []*Stage
 	stageIdx  map[string]int
@@ -55,7 +59,7 @@ func evaluate(m *module, ovrs []override) *evaluator {
 		m: m, ovr: map[string]override{}, vars: map[string]cty.Value{},
 		rounds: map[*repeatBlock]int{}, labels: map[string]cty.Value{},
 		params: map[*stageBlock]cty.Value{}, paramsBad: map[*stageBlock]bool{},
-		seeds: map[*stageBlock]int64{}, resolving: map[string]bool{}, stageIdx: map[string]int{},
+		seeds: map[*stageBlock]int64{}, res: map[*stageBlock]registry.Resources{}, reported: map[string]bool{}, resolving: map[string]bool{}, stageIdx: map[string]int{},
 	}
 	for _, o := range ovrs {
 		e.ovr[o.target.path] = o // later overrides win
@@ -217,12 +221,12 @@ func (e *evaluator) checkVars(expr hcl.Expression, what string) bool {
 			if root == "var" {
 				if _, declared := e.m.variables[attr.Name]; !declared {
 					e.errorf(t.SourceRange(), "Undeclared variable",
-						"There is no variable %q.%s", attr.Name, suggest(attr.Name, e.m.varOrder))
+						"There is no variable %q.%s", attr.Name, Suggest(attr.Name, e.m.varOrder))
 					ok = false
 				}
 			} else if _, declared := e.m.locals[attr.Name]; !declared {
 				e.errorf(t.SourceRange(), "Undeclared local value",
-					"There is no local value %q.%s", attr.Name, suggest(attr.Name, e.m.localOrder))
+					"There is no local value %q.%s", attr.Name, Suggest(attr.Name, e.m.localOrder))
 				ok = false
 			}
 		case "each":
@@ -461,9 +465,14 @@ func (e *evaluator) instantiate(s *stageBlock, sc scope) {
 		return
 	}
 	params, ok := e.paramsOf(s)
+	res, seen := e.res[s]
+	if !seen {
+		res = e.resourcesOf(s)
+		e.res[s] = res
+	}
 	st := &Stage{
 		Name: sc.instance(s), Type: s.typ, Params: params, Inputs: map[string]Ref{},
-		Seed: e.seedOf(s), Range: s.defRange, Block: s.name, Round: sc.round,
+		Seed: e.seedOf(s), Range: s.defRange, Block: s.name, Round: sc.round, Resources: res,
 	}
 	if s.repeat != nil {
 		st.Repeat = s.repeat.name
@@ -638,7 +647,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		s, ok := e.m.stages[parts[0].name]
 		if !ok {
 			return fail(rng, "Reference to undeclared stage",
-				"There is no stage %q.%s", parts[0].name, suggest(parts[0].name, e.visibleStages(sc)))
+				"There is no stage %q.%s", parts[0].name, Suggest(parts[0].name, e.visibleStages(sc)))
 		}
 		if s.repeat != nil && s.repeat != sc.repeat {
 			return fail(rng, "Reference into a repeat block",
@@ -656,7 +665,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		if !ok {
 			return fail(parts[1].rng, "Unknown output",
 				"Stage %q (%s) has no output %q.%s Its outputs: %s.", s.name, s.typ.Name, parts[1].name,
-				suggest(parts[1].name, names(s.typ.Outputs)), strings.Join(names(s.typ.Outputs), ", "))
+				Suggest(parts[1].name, names(s.typ.Outputs)), strings.Join(names(s.typ.Outputs), ", "))
 		}
 		path, ok := pathOf(parts[2:])
 		if !ok {
@@ -676,7 +685,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		if _, ok := r.next[x]; !ok {
 			return fail(rng, "Unknown previous value",
 				"Repeat %q carries no value %q from round to round.%s Its start and next define: %s.",
-				r.name, x, suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
+				r.name, x, Suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
 		}
 		var ref Ref
 		var kind registry.Kind
@@ -710,7 +719,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		r, ok := e.m.repeats[parts[0].name]
 		if !ok {
 			return fail(rng, "Reference to undeclared repeat block",
-				"There is no repeat block %q.%s", parts[0].name, suggest(parts[0].name, keys(e.m.repeats)))
+				"There is no repeat block %q.%s", parts[0].name, Suggest(parts[0].name, slices.Sorted(maps.Keys(e.m.repeats))))
 		}
 		if r == sc.repeat {
 			return fail(rng, "Invalid reference",
@@ -746,7 +755,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		expr, ok := r.next[x]
 		if !ok {
 			return fail(rest[0].rng, "Unknown repeat value",
-				"Repeat %q's next has no value %q.%s It defines: %s.", r.name, x, suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
+				"Repeat %q's next has no value %q.%s It defines: %s.", r.name, x, Suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
 		}
 		ref, kind, good := e.carried("next", r, round, x, expr, scope{repeat: r, round: round})
 		if !good {

@@ -81,7 +81,7 @@ func (e *evaluator) expect(x *expectBlock, key string, each bool) *Expect {
 	if out.Profile != "" {
 		if _, ok := e.m.profiles[out.Profile]; !ok {
 			e.errorf(x.attrs["profile"].Expr.Range(), "Unknown profile",
-				"There is no profile %q.%s Declared: %s.", out.Profile, suggest(out.Profile, e.m.profOrder), listOrNone(e.m.profOrder))
+				"There is no profile %q.%s Declared: %s.", out.Profile, Suggest(out.Profile, e.m.profOrder), listOrNone(e.m.profOrder))
 		}
 	}
 	return out

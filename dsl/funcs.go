@@ -56,9 +56,9 @@ func functions() map[string]function.Function {
 	}
 }
 
-// suggest returns ` Did you mean "x"?` for the closest candidate within a
+// Suggest returns ` Did you mean "x"?` for the closest candidate within a
 // small edit distance (the threshold HCL itself uses), else "".
-func suggest(given string, candidates []string) string {
+func Suggest(given string, candidates []string) string {
 	best, bestDist := "", 0
 	sorted := append([]string(nil), candidates...)
 	sort.Strings(sorted)

@@ -2,7 +2,9 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,12 +105,12 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		} else {
 			dec.errorf(span(ff.name, pos, opts.Profile, 0, len(opts.Profile)), "Unknown profile",
 				"%s declares no profile %q.%s Declared: %s.", filename, opts.Profile,
-				suggest(opts.Profile, m.profOrder), listOrNone(m.profOrder))
+				Suggest(opts.Profile, m.profOrder), listOrNone(m.profOrder))
 		}
 	}
 	if len(opts.Vars) > 0 {
 		ff := &flagFile{name: "-var"}
-		for _, name := range keys(opts.Vars) {
+		for _, name := range slices.Sorted(maps.Keys(opts.Vars)) {
 			text := name + "=" + opts.Vars[name]
 			pos := ff.add(text)
 			if t, ok := dec.target("var."+name, span(ff.name, pos, text, 0, len(name))); ok {
@@ -129,7 +131,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		if !ok {
 			dec.errorf(span(ff.name, pos, opts.Ablation, 0, len(opts.Ablation)), "Unknown ablation",
 				"%s declares no ablation %q.%s Declared: %s.", filename, opts.Ablation,
-				suggest(opts.Ablation, m.ablOrder), listOrNone(m.ablOrder))
+				Suggest(opts.Ablation, m.ablOrder), listOrNone(m.ablOrder))
 		} else {
 			ablation = ab
 			for _, ad := range ab.axes {
@@ -218,7 +220,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		}
 		ovrs = append(ovrs, fixed...)
 		e := evaluate(m, ovrs)
-		v := &Variant{Label: e.labels, Stages: e.stages, Name: cellName(m, axes, cell, e.labels)}
+		v := &Variant{Label: e.labels, Stages: e.stages, Graph: graphOf(e.stages), Name: cellName(m, axes, cell, e.labels)}
 		cfg.Variants = append(cfg.Variants, v)
 		evals = append(evals, e)
 		cellList = append(cellList, cell)

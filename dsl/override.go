@@ -2,6 +2,8 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -17,9 +19,10 @@ import (
 type targetKind int
 
 const (
-	targetStage  targetKind = iota // stage.S.ATTR
-	targetRounds                   // repeat.R.rounds
-	targetVar                      // var.NAME
+	targetStage    targetKind = iota // stage.S.ATTR
+	targetRounds                     // repeat.R.rounds
+	targetVar                        // var.NAME
+	targetResource                   // stage.S.resources.NAME, or resources.NAME (stage nil: a profile's default)
 )
 
 type target struct {
@@ -50,25 +53,33 @@ func (d *decoder) target(path string, rng hcl.Range) (target, bool) {
 	case len(parts) == 3 && parts[0] == "stage":
 		s, ok := d.m.stages[parts[1]]
 		if !ok {
-			return bad("there is no stage %q.%s", parts[1], suggest(parts[1], d.stageNames()))
+			return bad("there is no stage %q.%s", parts[1], Suggest(parts[1], d.stageNames()))
 		}
 		return d.stageTarget(s, parts[2], rng)
 	case len(parts) == 3 && parts[0] == "repeat":
 		r, ok := d.m.repeats[parts[1]]
 		if !ok {
-			return bad("there is no repeat block %q.%s", parts[1], suggest(parts[1], keys(d.m.repeats)))
+			return bad("there is no repeat block %q.%s", parts[1], Suggest(parts[1], slices.Sorted(maps.Keys(d.m.repeats))))
 		}
 		if parts[2] != "rounds" {
 			return bad("only the rounds of a repeat block can be overridden.")
 		}
 		return target{kind: targetRounds, repeat: r, path: path}, true
+	case len(parts) == 4 && parts[0] == "stage" && parts[2] == "resources":
+		s, ok := d.m.stages[parts[1]]
+		if !ok {
+			return bad("there is no stage %q.%s", parts[1], Suggest(parts[1], d.stageNames()))
+		}
+		return d.resourceTarget(s, parts[3], rng)
+	case len(parts) == 2 && parts[0] == "resources":
+		return d.resourceTarget(nil, parts[1], rng)
 	case len(parts) == 2 && parts[0] == "var":
 		if _, ok := d.m.variables[parts[1]]; !ok {
-			return bad("there is no variable %q.%s", parts[1], suggest(parts[1], d.m.varOrder))
+			return bad("there is no variable %q.%s", parts[1], Suggest(parts[1], d.m.varOrder))
 		}
 		return target{kind: targetVar, name: parts[1], path: path}, true
 	}
-	return bad("a path is stage.NAME.ATTRIBUTE, repeat.NAME.rounds or var.NAME.")
+	return bad("a path is stage.NAME.ATTRIBUTE, stage.NAME.resources.ATTRIBUTE, repeat.NAME.rounds or var.NAME.")
 }
 
 func (d *decoder) stageTarget(s *stageBlock, attr string, rng hcl.Range) (target, bool) {

@@ -18,8 +18,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,7 +62,13 @@ type StageType struct {
 	// Tensor types do tensor work: the runner gives them a device and
 	// serialises them on a GPU.
 	Tensor bool
-	Run    func(ctx context.Context, env *Env) error
+	// CPUOnly marks a tensor type that cannot use a GPU (its default
+	// resources ask for none).
+	CPUOnly bool
+	// Resources are the type's defaults for what one run needs (zero
+	// fields: see DefaultResources).
+	Resources Resources
+	Run       func(ctx context.Context, env *Env) error
 }
 
 // Artifact is a finished, immutable artifact in the store.
@@ -81,9 +89,12 @@ type Progress interface {
 	Update(done, total int, status string)
 }
 
-// Device is where a tensor stage should run: "cpu" or "cuda:N".
+// Device is where a stage runs: Name "cpu" or "cuda:N", and Backend the
+// tensor backend family declared for the run ("cpu", "openblas", "cuda"),
+// whose kernels a tensor stage's arithmetic goes through.
 type Device struct {
-	Name string
+	Name    string
+	Backend string
 }
 
 // Env is what a stage's Run receives.
@@ -232,7 +243,7 @@ func appendParams(ps *[]Param, v reflect.Value, index []int, prefix string) erro
 			if err != nil {
 				return fmt.Errorf("embedded field %s%s: %v", prefix, f.Name, err)
 			}
-			for _, n := range sortedKeys(docs) {
+			for _, n := range slices.Sorted(maps.Keys(docs)) {
 				found := false
 				for j := first; j < len(*ps); j++ {
 					if (*ps)[j].Name == n {
@@ -317,15 +328,6 @@ func docOverrides(tag reflect.StructTag) (map[string]string, error) {
 			out[n] = val
 		}
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ParamType is the cty object type of t's parameters.
@@ -449,4 +451,32 @@ func (t *StageType) Input(name string) (Port, bool) {
 func (t *StageType) Family() string {
 	f, _, _ := strings.Cut(t.Name, ".")
 	return f
+}
+
+// ParamObject is the complete parameter object of t (every parameter, of
+// ParamType) holding the defaults with over's values in their place: what
+// the dsl makes of a stage block, for callers that build nodes in code
+// (tests, tools). An unknown name in over is an error.
+func (t *StageType) ParamObject(over map[string]cty.Value) (cty.Value, error) {
+	ps, err := t.ParamSchema()
+	if err != nil {
+		return cty.NilVal, err
+	}
+	if len(ps) == 0 {
+		for k := range over {
+			return cty.NilVal, fmt.Errorf("%s has no parameter %q", t.Name, k)
+		}
+		return cty.EmptyObjectVal, nil
+	}
+	attrs := map[string]cty.Value{}
+	for _, p := range ps {
+		attrs[p.Name] = p.Default
+	}
+	for k, v := range over {
+		if _, ok := attrs[k]; !ok {
+			return cty.NilVal, fmt.Errorf("%s has no parameter %q", t.Name, k)
+		}
+		attrs[k] = v
+	}
+	return cty.ObjectVal(attrs), nil
 }

@@ -2,66 +2,28 @@ package runner
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"os"
 	"path/filepath"
+	"repro/graph"
+	"repro/store"
 	"testing"
 
 	"github.com/zclconf/go-cty/cty"
 )
 
-// BenchmarkDigestLarge hashes one 256 MiB artifact file (from the page
-// cache); MB/s is the hashing throughput.
-func BenchmarkDigestLarge(b *testing.B) {
-	dir := b.TempDir()
-	buf := make([]byte, 256<<20)
-	rand.Read(buf)
-	if err := os.WriteFile(filepath.Join(dir, "weights.safetensors"), buf, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(buf)))
-	b.ResetTimer()
-	for range b.N {
-		if _, _, err := DigestDir(dir); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkDigestShards hashes 16 files of 16 MiB (a sharded checkpoint),
-// several at once.
-func BenchmarkDigestShards(b *testing.B) {
-	dir := b.TempDir()
-	buf := make([]byte, 16<<20)
-	for i := range 16 {
-		rand.Read(buf)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("shard-%02d.bin", i)), buf, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.SetBytes(16 << 24)
-	b.ResetTimer()
-	for range b.N {
-		if _, _, err := DigestDir(dir); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // chain100 is a 100-stage pipeline: 10 sources, each followed by a chain of
 // 9 transforms, the last ones also reading another chain.
-func chain100(tb testing.TB, cnt *counter) *Graph {
+func chain100(tb testing.TB, cnt *counter) *graph.Graph {
 	ts := testTypes(cnt)
-	g := &Graph{}
+	g := &graph.Graph{}
 	for c := range 10 {
 		prev := fmt.Sprintf("src%d", c)
 		g.Nodes = append(g.Nodes, node(tb, prev, ts["source"], map[string]cty.Value{"text": cty.StringVal(prev)}, nil))
 		for s := 1; s < 10; s++ {
 			id := fmt.Sprintf("c%d.s%d", c, s)
-			in := map[string]Edge{"in": {Node: prev, Output: "out"}}
+			in := map[string]graph.Edge{"in": {Node: prev, Output: "out"}}
 			if s == 9 && c > 0 {
-				in["extra"] = Edge{Node: fmt.Sprintf("c%d.s8", c-1), Output: "out"}
+				in["extra"] = graph.Edge{Node: fmt.Sprintf("c%d.s8", c-1), Output: "out"}
 			}
 			g.Nodes = append(g.Nodes, node(tb, id, ts["transform"], map[string]cty.Value{"suffix": cty.StringVal(id)}, in))
 			prev = id
@@ -70,14 +32,14 @@ func chain100(tb testing.TB, cnt *counter) *Graph {
 	return g
 }
 
-func cachedChain(b *testing.B) (string, *Graph) {
+func cachedChain(b *testing.B) (string, *graph.Graph) {
 	dir := filepath.Join(b.TempDir(), "cache")
-	c, err := Open(dir)
+	c, err := store.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	g := chain100(b, newCounter(""))
-	if _, err := c.Run(context.Background(), g, Options{Scope: "bench"}); err != nil {
+	if _, err := Run(context.Background(), c, g, Options{Scope: "bench"}); err != nil {
 		b.Fatal(err)
 	}
 	c.Close()
@@ -90,11 +52,11 @@ func BenchmarkCachedRun100(b *testing.B) {
 	dir, g := cachedChain(b)
 	b.ResetTimer()
 	for range b.N {
-		c, err := Open(dir)
+		c, err := store.Open(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := c.Run(context.Background(), g, Options{Scope: "bench"})
+		res, err := Run(context.Background(), c, g, Options{Scope: "bench"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -110,11 +72,11 @@ func BenchmarkPlan100(b *testing.B) {
 	dir, g := cachedChain(b)
 	b.ResetTimer()
 	for range b.N {
-		c, err := Open(dir)
+		c, err := store.Open(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		plan, err := c.Plan(context.Background(), g, "bench")
+		plan, err := Plan(context.Background(), c, g, "bench")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -130,11 +92,11 @@ func TestChain100(t *testing.T) {
 	cnt := newCounter("")
 	c := openTemp(t)
 	g := chain100(t, cnt)
-	if _, err := c.Run(context.Background(), g, Options{}); err != nil {
+	if _, err := Run(context.Background(), c, g, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	cnt.reset()
-	res, err := c.Run(context.Background(), g, Options{})
+	res, err := Run(context.Background(), c, g, Options{})
 	if err != nil || cnt.total() != 0 || len(res.Nodes) != 100 {
 		t.Fatalf("second run: %v, executed %d", err, cnt.total())
 	}

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"testing"
 	"time"
 
+	"repro/graph"
 	"repro/registry"
+	"repro/store"
 
 	"github.com/zclconf/go-cty/cty"
 )
@@ -244,41 +245,20 @@ func writeChunks(ctx context.Context, path, text string, repeat, chunks, sleepMS
 // overrides, as the dsl would.
 func params(t testing.TB, st *registry.StageType, over map[string]cty.Value) cty.Value {
 	t.Helper()
-	v, err := buildParams(st, over)
+	v, err := st.ParamObject(over)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return v
 }
 
-func buildParams(st *registry.StageType, over map[string]cty.Value) (cty.Value, error) {
-	ps, err := st.ParamSchema()
-	if err != nil {
-		return cty.NilVal, err
-	}
-	if ps == nil {
-		return cty.EmptyObjectVal, nil
-	}
-	attrs := map[string]cty.Value{}
-	for _, p := range ps {
-		attrs[p.Name] = p.Default
-	}
-	for k, v := range over {
-		if _, ok := attrs[k]; !ok {
-			return cty.NilVal, fmt.Errorf("no parameter %q in %s", k, st.Name)
-		}
-		attrs[k] = v
-	}
-	return cty.ObjectVal(attrs), nil
+func node(t testing.TB, id string, st *registry.StageType, over map[string]cty.Value, inputs map[string]graph.Edge) *graph.Node {
+	return &graph.Node{ID: id, Type: st, Params: params(t, st, over), Inputs: inputs}
 }
 
-func node(t testing.TB, id string, st *registry.StageType, over map[string]cty.Value, inputs map[string]Edge) *Node {
-	return &Node{ID: id, Type: st, Params: params(t, st, over), Inputs: inputs}
-}
-
-func openTemp(t testing.TB) *Cache {
+func openTemp(t testing.TB) *store.Store {
 	t.Helper()
-	c, err := Open(filepath.Join(t.TempDir(), "cache"))
+	c, err := store.Open(filepath.Join(t.TempDir(), "cache"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,13 +272,4 @@ func statuses(r *Result) map[string]string {
 		m[n.ID] = n.Status.String()
 	}
 	return m
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

@@ -2,12 +2,16 @@ package runner
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"repro/graph"
 	"repro/registry"
+	"repro/store"
 
 	"github.com/zclconf/go-cty/cty"
 )
@@ -16,7 +20,7 @@ func TestVerifyFindsCorruption(t *testing.T) {
 	ts := testTypes(newCounter(""))
 	c := openTemp(t)
 	ctx := context.Background()
-	res, err := c.Run(ctx, linear(t, ts, "v"), Options{})
+	res, err := Run(ctx, c, linear(t, ts, "v"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +59,7 @@ func TestVerifyFindsCorruption(t *testing.T) {
 	// A run repairs the missing object (the row points nowhere, so it is
 	// a miss); the corrupted one stays reported until gc or re-run.
 	cnt := newCounter("")
-	res2, err := c.Run(ctx, linear(t, testTypes(cnt), "v"), Options{})
+	res2, err := Run(ctx, c, linear(t, testTypes(cnt), "v"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,20 +76,20 @@ func TestGC(t *testing.T) {
 	c := openTemp(t)
 	ctx := context.Background()
 	// Scope "keep" runs text "k"; the "x" run is recorded under no scope.
-	resK, err := c.Run(ctx, linear(t, ts, "k"), Options{Scope: "keep"})
+	resK, err := Run(ctx, c, linear(t, ts, "k"), Options{Scope: "keep"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resX, err := c.Run(ctx, linear(t, ts, "x"), Options{})
+	resX, err := Run(ctx, c, linear(t, ts, "x"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Leftovers of a crashed run.
-	os.MkdirAll(filepath.Join(c.Dir(), tmpDir, "deadbeef-1", "out"), 0o755)
-	os.WriteFile(filepath.Join(c.Dir(), tmpDir, "deadbeef-1", "out", "f"), []byte("half"), 0o644)
+	os.MkdirAll(filepath.Join(c.Dir(), "tmp", "deadbeef-1", "out"), 0o755)
+	os.WriteFile(filepath.Join(c.Dir(), "tmp", "deadbeef-1", "out", "f"), []byte("half"), 0o644)
 
 	// Default policy: everything is young, nothing but temp goes.
-	st, err := c.GC(ctx, GCOptions{})
+	st, err := c.GC(ctx, store.GCOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +98,11 @@ func TestGC(t *testing.T) {
 	}
 	// Keep none by age: the unscoped run goes, except what it shares
 	// with the kept one ("mid" writes the same bytes in both).
-	dry, err := c.GC(ctx, GCOptions{KeepNewer: -1, DryRun: true})
+	dry, err := c.GC(ctx, store.GCOptions{KeepNewer: -1, DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err = c.GC(ctx, GCOptions{KeepNewer: -1})
+	st, err = c.GC(ctx, store.GCOptions{KeepNewer: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,14 +129,14 @@ func TestGC(t *testing.T) {
 		t.Errorf("verify after gc: %v %v", probs, err)
 	}
 	// Dropping the last-run records too empties the cache.
-	st, err = c.GC(ctx, GCOptions{KeepNewer: -1, DropLastRuns: true})
+	st, err = c.GC(ctx, store.GCOptions{KeepNewer: -1, DropLastRuns: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if list, _ := c.List(ctx); len(list) != 0 || st.RunsRemoved != 4 {
 		t.Errorf("after full gc: %d runs, %+v", len(list), st)
 	}
-	if objs, _ := c.objectDirs(); len(objs) != 0 {
+	if objs, _ := c.Objects(); len(objs) != 0 {
 		t.Errorf("objects left: %v", objs)
 	}
 }
@@ -143,68 +147,24 @@ func TestLastRunsPruned(t *testing.T) {
 	ts := testTypes(newCounter(""))
 	c := openTemp(t)
 	ctx := context.Background()
-	if _, err := c.Run(ctx, linear(t, ts, "p"), Options{Scope: "s"}); err != nil {
+	if _, err := Run(ctx, c, linear(t, ts, "p"), Options{Scope: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	g := linear(t, ts, "p")
 	g.Nodes = g.Nodes[:3] // drop "side"
-	if _, err := c.Run(ctx, g, Options{Scope: "s"}); err != nil {
+	if _, err := Run(ctx, c, g, Options{Scope: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := c.lastRuns(ctx, "s")
+	recs, err := c.LastRuns(ctx, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(recs) != 3 || recs["side"] != nil {
-		t.Errorf("records: %v", sortedKeys(recs))
+		t.Errorf("records: %v", slices.Sorted(maps.Keys(recs)))
 	}
-	st, err := c.GC(ctx, GCOptions{KeepNewer: -1})
+	st, err := c.GC(ctx, store.GCOptions{KeepNewer: -1})
 	if err != nil || st.RunsRemoved != 1 {
 		t.Errorf("gc: %+v %v", st, err)
-	}
-}
-
-func TestDigestDir(t *testing.T) {
-	dir := t.TempDir()
-	write := func(rel, s string) {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("a.txt", "alpha")
-	write("sub/b.txt", "beta")
-	d0, size, err := DigestDir(dir)
-	if err != nil || size != 9 {
-		t.Fatalf("%s %d %v", d0, size, err)
-	}
-	// Golden: BLAKE3 of the manifest, computed independently with the
-	// reference b3sum / Python blake3 (testdata/gen_digest.sh).
-	golden, err := os.ReadFile("testdata/digest_golden.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := strings.TrimSpace(string(golden)); d0 != want {
-		t.Errorf("digest %s, golden %s", d0, want)
-	}
-	os.Chmod(filepath.Join(dir, "a.txt"), 0o400)
-	if d, _, _ := DigestDir(dir); d != d0 {
-		t.Error("a mode change changed the digest")
-	}
-	os.Rename(filepath.Join(dir, "a.txt"), filepath.Join(dir, "c.txt"))
-	if d, _, _ := DigestDir(dir); d == d0 {
-		t.Error("a rename did not change the digest")
-	}
-	os.Rename(filepath.Join(dir, "c.txt"), filepath.Join(dir, "a.txt"))
-	os.Mkdir(filepath.Join(dir, "empty"), 0o755)
-	if d, _, _ := DigestDir(dir); d == d0 {
-		t.Error("an empty directory did not change the digest")
-	}
-	os.Remove(filepath.Join(dir, "empty"))
-	os.Symlink("a.txt", filepath.Join(dir, "link"))
-	if _, _, err := DigestDir(dir); err == nil || !strings.Contains(err.Error(), "link") {
-		t.Errorf("symlink: err = %v", err)
 	}
 }
 
@@ -213,7 +173,7 @@ func TestEmptyOutputRefused(t *testing.T) {
 	st := *ts["source"]
 	st.Run = func(ctx context.Context, env *registry.Env) error { return nil }
 	c := openTemp(t)
-	_, err := c.Run(context.Background(), &Graph{Nodes: []*Node{{ID: "lazy", Type: &st, Params: params(t, &st, map[string]cty.Value{})}}}, Options{})
+	_, err := Run(context.Background(), c, &graph.Graph{Nodes: []*graph.Node{{ID: "lazy", Type: &st, Params: params(t, &st, map[string]cty.Value{})}}}, Options{})
 	if err == nil || !strings.Contains(err.Error(), `lazy (test.source): stage wrote nothing to output(s) out`) {
 		t.Errorf("err = %v", err)
 	}

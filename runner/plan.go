@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"repro/graph"
+	"repro/store"
 )
 
 // PlanStatus says whether a node would run.
@@ -101,11 +104,11 @@ type PlanEntry struct {
 // A node whose inputs are all cached has a key; a node downstream of one
 // that will run has none (early cut-off may still leave it cached once its
 // input is computed, so Plan says "will run" with the upstream as reason).
-func (c *Cache) Plan(ctx context.Context, g *Graph, scope string) ([]PlanEntry, error) {
+func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string) ([]PlanEntry, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	last, err := c.lastRuns(ctx, scope)
+	last, err := st.LastRuns(ctx, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +120,7 @@ func (c *Cache) Plan(ctx context.Context, g *Graph, scope string) ([]PlanEntry, 
 	var plan []PlanEntry
 	for _, n := range g.Nodes {
 		e := PlanEntry{ID: n.ID, Type: n.Type.Name}
-		params, err := CanonicalParams(n.Params)
+		params, err := graph.CanonicalParams(n.Params)
 		if err != nil {
 			return nil, err
 		}
@@ -143,8 +146,8 @@ func (c *Cache) Plan(ctx context.Context, g *Graph, scope string) ([]PlanEntry, 
 			plan = append(plan, e)
 			continue
 		}
-		e.Key = keyOf(n, params, digests)
-		outs, err := c.outputDigests(ctx, e.Key)
+		e.Key = graph.KeyOf(n, params, digests)
+		outs, err := st.Outputs(ctx, e.Key)
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +174,7 @@ func (c *Cache) Plan(ctx context.Context, g *Graph, scope string) ([]PlanEntry, 
 
 // explain compares a node with its last-run record. digests holds the
 // inputs whose digests are known; nil means compare no input digests.
-func explain(n *Node, params []byte, digests map[string]string, lr *lastRun) []Reason {
+func explain(n *graph.Node, params []byte, digests map[string]string, lr *store.LastRun) []Reason {
 	if lr == nil {
 		return []Reason{{Kind: ReasonNeverRun}}
 	}

@@ -5,24 +5,26 @@ import (
 	"strings"
 	"testing"
 
+	"repro/graph"
 	"repro/registry"
+	"repro/store"
 
 	"github.com/zclconf/go-cty/cty"
 )
 
-func planPipeline(t *testing.T, ts map[string]*registry.StageType, text, suffix string, seed int64) *Graph {
-	g := &Graph{Nodes: []*Node{
+func planPipeline(t *testing.T, ts map[string]*registry.StageType, text, suffix string, seed int64) *graph.Graph {
+	g := &graph.Graph{Nodes: []*graph.Node{
 		node(t, "src", ts["source"], map[string]cty.Value{"text": cty.StringVal(text)}, nil),
-		node(t, "train", ts["seeded"], map[string]cty.Value{"suffix": cty.StringVal(suffix)}, map[string]Edge{"in": {Node: "src", Output: "out"}}),
-		node(t, "eval", ts["transform"], nil, map[string]Edge{"in": {Node: "train", Output: "out"}}),
+		node(t, "train", ts["seeded"], map[string]cty.Value{"suffix": cty.StringVal(suffix)}, map[string]graph.Edge{"in": {Node: "src", Output: "out"}}),
+		node(t, "eval", ts["transform"], nil, map[string]graph.Edge{"in": {Node: "train", Output: "out"}}),
 	}}
 	g.Nodes[1].Seed = seed
 	return g
 }
 
-func planReasons(t *testing.T, c *Cache, g *Graph, scope string) map[string]string {
+func planReasons(t *testing.T, c *store.Store, g *graph.Graph, scope string) map[string]string {
 	t.Helper()
-	plan, err := c.Plan(context.Background(), g, scope)
+	plan, err := Plan(context.Background(), c, g, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +63,11 @@ func TestPlanExplains(t *testing.T) {
 		"train": "will run: never run",
 		"eval":  "will run: never run",
 	})
-	res, err := c.Run(ctx, planPipeline(t, ts, "a", "!", 1), Options{Scope: scope})
+	res, err := Run(ctx, c, planPipeline(t, ts, "a", "!", 1), Options{Scope: scope})
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := c.Plan(ctx, planPipeline(t, ts, "a", "!", 1), scope)
+	plan, err := Plan(ctx, c, planPipeline(t, ts, "a", "!", 1), scope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func TestPlanExplains(t *testing.T) {
 
 	// The source changes and runs; afterwards train's input digest differs
 	// from its last run.
-	if _, err := c.Run(ctx, planPipeline(t, ts, "b", "!", 1), Options{Scope: "tmp", Targets: []string{"src"}}); err != nil {
+	if _, err := Run(ctx, c, planPipeline(t, ts, "b", "!", 1), Options{Scope: "tmp", Targets: []string{"src"}}); err != nil {
 		t.Fatal(err)
 	}
 	got := planReasons(t, c, planPipeline(t, ts, "b", "!", 1), scope)
@@ -112,8 +114,8 @@ func TestPlanExplains(t *testing.T) {
 	}
 	// A new input connected, and a node that never ran.
 	g = planPipeline(t, ts, "a", "!", 1)
-	g.Nodes[2].Inputs["extra"] = Edge{Node: "src", Output: "out"}
-	g.Nodes = append(g.Nodes, node(t, "report", ts["transform"], nil, map[string]Edge{"in": {Node: "eval", Output: "out"}}))
+	g.Nodes[2].Inputs["extra"] = graph.Edge{Node: "src", Output: "out"}
+	g.Nodes = append(g.Nodes, node(t, "report", ts["transform"], nil, map[string]graph.Edge{"in": {Node: "eval", Output: "out"}}))
 	checkPlan(t, planReasons(t, c, g, scope), map[string]string{
 		"eval":   "will run: input extra added (src.out)",
 		"report": "will run: never run",

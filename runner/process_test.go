@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"repro/graph"
+	"repro/store"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,13 +36,13 @@ func helperMain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	c, err := Open(os.Getenv("REPRO_RUNNER_CACHE"))
+	c, err := store.Open(os.Getenv("REPRO_RUNNER_CACHE"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
 	defer c.Close()
-	if _, err := c.Run(context.Background(), g, Options{Jobs: 2, Scope: "helper"}); err != nil {
+	if _, err := Run(context.Background(), c, g, Options{Jobs: 2, Scope: "helper"}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -49,26 +51,26 @@ func helperMain() int {
 
 // crashPipeline: two sources writing 1 MiB each in chunks, two transforms,
 // a join and a seeded final stage; about 150 ms end to end.
-func crashPipeline(cnt *counter) (*Graph, error) {
+func crashPipeline(cnt *counter) (*graph.Graph, error) {
 	ts := testTypes(cnt)
-	mk := func(id, typ string, over map[string]cty.Value, in map[string]Edge) (*Node, error) {
-		p, err := buildParams(ts[typ], over)
-		return &Node{ID: id, Type: ts[typ], Params: p, Inputs: in, Seed: 5}, err
+	mk := func(id, typ string, over map[string]cty.Value, in map[string]graph.Edge) (*graph.Node, error) {
+		p, err := ts[typ].ParamObject(over)
+		return &graph.Node{ID: id, Type: ts[typ], Params: p, Inputs: in, Seed: 5}, err
 	}
 	kib := strings.Repeat("x", 1023) + "\n"
 	specs := []struct {
 		id, typ string
 		over    map[string]cty.Value
-		in      map[string]Edge
+		in      map[string]graph.Edge
 	}{
 		{"a", "source", map[string]cty.Value{"text": cty.StringVal("a" + kib), "repeat": cty.NumberIntVal(1024), "chunks": cty.NumberIntVal(8), "sleep_ms": cty.NumberIntVal(4)}, nil},
 		{"b", "source", map[string]cty.Value{"text": cty.StringVal("b" + kib), "repeat": cty.NumberIntVal(1024), "chunks": cty.NumberIntVal(8), "sleep_ms": cty.NumberIntVal(5)}, nil},
-		{"am", "transform", map[string]cty.Value{"sleep_ms": cty.NumberIntVal(20)}, map[string]Edge{"in": {"a", "out"}}},
-		{"bm", "transform", map[string]cty.Value{"sleep_ms": cty.NumberIntVal(15)}, map[string]Edge{"in": {"b", "out"}}},
-		{"join", "transform", map[string]cty.Value{"sleep_ms": cty.NumberIntVal(10)}, map[string]Edge{"in": {"am", "out"}, "extra": {"bm", "out"}}},
-		{"fin", "seeded", map[string]cty.Value{"sleep_ms": cty.NumberIntVal(10)}, map[string]Edge{"in": {"join", "out"}}},
+		{"am", "transform", map[string]cty.Value{"sleep_ms": cty.NumberIntVal(20)}, map[string]graph.Edge{"in": {Node: "a", Output: "out"}}},
+		{"bm", "transform", map[string]cty.Value{"sleep_ms": cty.NumberIntVal(15)}, map[string]graph.Edge{"in": {Node: "b", Output: "out"}}},
+		{"join", "transform", map[string]cty.Value{"sleep_ms": cty.NumberIntVal(10)}, map[string]graph.Edge{"in": {Node: "am", Output: "out"}, "extra": {Node: "bm", Output: "out"}}},
+		{"fin", "seeded", map[string]cty.Value{"sleep_ms": cty.NumberIntVal(10)}, map[string]graph.Edge{"in": {Node: "join", Output: "out"}}},
 	}
-	g := &Graph{}
+	g := &graph.Graph{}
 	for _, s := range specs {
 		n, err := mk(s.id, s.typ, s.over, s.in)
 		if err != nil {
@@ -124,7 +126,7 @@ func TestTwoProcesses(t *testing.T) {
 			t.Errorf("%s computed %d times", id, counts[id])
 		}
 	}
-	c, err := Open(cache)
+	c, err := store.Open(cache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +166,7 @@ func TestKillNineAnywhere(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 
-		c, err := Open(cache)
+		c, err := store.Open(cache)
 		if err != nil {
 			t.Fatalf("iteration %d (kill after %v): open: %v", it, delay, err)
 		}
@@ -181,7 +183,7 @@ func TestKillNineAnywhere(t *testing.T) {
 				t.Fatalf("iteration %d: half entry %s: %d outputs", it, r.Key, len(r.Outputs))
 			}
 		}
-		plan, err := c.Plan(ctx, g, "helper")
+		plan, err := Plan(ctx, c, g, "helper")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +192,7 @@ func TestKillNineAnywhere(t *testing.T) {
 			wantRun[e.ID] = e.Status == PlanRun
 		}
 		cnt.reset()
-		if _, err := c.Run(ctx, g, Options{Jobs: 2}); err != nil {
+		if _, err := Run(ctx, c, g, Options{Jobs: 2}); err != nil {
 			t.Fatalf("iteration %d: resume: %v", it, err)
 		}
 		for _, n := range g.Nodes {
@@ -207,10 +209,10 @@ func TestKillNineAnywhere(t *testing.T) {
 			t.Fatalf("iteration %d: verify after resume: %v %v", it, probs, err)
 		}
 		// GC clears what the killed process left in tmp/.
-		if _, err := c.GC(ctx, GCOptions{}); err != nil {
+		if _, err := c.GC(ctx, store.GCOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if ents, _ := os.ReadDir(filepath.Join(cache, tmpDir)); len(ents) != 0 {
+		if ents, _ := os.ReadDir(filepath.Join(cache, "tmp")); len(ents) != 0 {
 			t.Errorf("iteration %d: temp entries left after gc: %d", it, len(ents))
 		}
 		c.Close()

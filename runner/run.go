@@ -3,18 +3,18 @@ package runner
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"repro/graph"
 	"repro/registry"
+	"repro/store"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // Options control a Run.
@@ -42,6 +42,9 @@ type Options struct {
 	// Targets restricts the run to these nodes and what they depend on
 	// (none: every node).
 	Targets []string
+	// Executor runs the stages that must run (default: a Local executor on
+	// the store, without device binding).
+	Executor Executor
 	// Events receives every state change. Calls are serialised, so the
 	// function need not be safe for concurrent use; it should return
 	// quickly.
@@ -115,23 +118,24 @@ func (e *RunError) Unwrap() error { return e.cancelled }
 
 // nodeState is a node during a Run; done closes when its outcome is final.
 type nodeState struct {
-	node *Node
+	node *graph.Node
 	res  NodeResult
 	done chan struct{}
 }
 
 type scheduler struct {
-	c         *Cache
+	st        *store.Store
+	executor  Executor
 	opts      Options
 	states    map[string]*nodeState
 	em        *emitter
-	jobs      chan struct{}
+	jobs      *semaphore.Weighted // slots of Options.Jobs; a stage takes Resources.CPUs of them
 	cpuTensor chan struct{}
 	gpus      chan string // free GPUs
 	hasGPU    bool
 
 	mu       sync.Mutex
-	lastRecs []*lastRun // cached nodes, written together at the end
+	lastRecs []*store.LastRun // cached nodes, written together at the end
 }
 
 // Run runs every node of g whose key is not in the cache, in dependency
@@ -139,16 +143,20 @@ type scheduler struct {
 // stages that do not depend on it. It returns a *RunError when any node
 // failed or was skipped; the Result is complete in every case except an
 // invalid graph or an unusable cache.
-func (c *Cache) Run(ctx context.Context, g *Graph, opts Options) (*Result, error) {
+func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*Result, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
 	nodes := g.Nodes
 	if len(opts.Targets) > 0 {
-		var err error
-		if nodes, err = g.Upstream(opts.Targets...); err != nil {
+		sub, err := g.Upstream(opts.Targets...)
+		if err != nil {
 			return nil, err
 		}
+		nodes = sub.Nodes
+	}
+	if opts.Executor == nil {
+		opts.Executor = &Local{Store: st}
 	}
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.NumCPU()
@@ -160,9 +168,9 @@ func (c *Cache) Run(ctx context.Context, g *Graph, opts Options) (*Result, error
 		opts.ProgressInterval = 200 * time.Millisecond
 	}
 	s := &scheduler{
-		c: c, opts: opts, states: map[string]*nodeState{},
+		st: st, executor: opts.Executor, opts: opts, states: map[string]*nodeState{},
 		em:        &emitter{fn: opts.Events},
-		jobs:      make(chan struct{}, opts.Jobs),
+		jobs:      semaphore.NewWeighted(int64(opts.Jobs)),
 		cpuTensor: make(chan struct{}, opts.CPUTensorJobs),
 	}
 	var gpus []string
@@ -179,11 +187,11 @@ func (c *Cache) Run(ctx context.Context, g *Graph, opts Options) (*Result, error
 
 	// A shared lock on the whole store for the run's duration: GC takes it
 	// exclusively, so it never deletes what a run is about to use.
-	gl, err := lockFile(ctx, filepath.Join(c.dir, locksDir, "gc"), false, nil)
+	gl, err := st.LockStore(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	defer gl.unlock()
+	defer gl.Unlock()
 
 	for _, n := range nodes {
 		s.states[n.ID] = &nodeState{node: n, res: NodeResult{ID: n.ID, Type: n.Type.Name}, done: make(chan struct{})}
@@ -226,7 +234,7 @@ func (c *Cache) Run(ctx context.Context, g *Graph, opts Options) (*Result, error
 	}
 	// Use a fresh context: the records of what did finish are worth keeping
 	// even after a Ctrl-C.
-	if err := c.putLastRuns(context.WithoutCancel(ctx), opts.Scope, s.lastRecs, keep); err != nil {
+	if err := st.PutLastRuns(context.WithoutCancel(ctx), opts.Scope, s.lastRecs, keep); err != nil {
 		return res, fmt.Errorf("recording last runs: %w", err)
 	}
 	if len(rerr.Failed) > 0 || len(rerr.Skipped) > 0 || rerr.cancelled != nil {
@@ -241,7 +249,7 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 	// Wait for every upstream node; their done channels always close.
 	inputs := map[string]registry.Artifact{}
 	digests := map[string]string{}
-	lastInputs := map[string]lastInput{}
+	lastInputs := map[string]store.LastInput{}
 	for _, port := range sortedPorts(n.Inputs) {
 		e := n.Inputs[port]
 		up := s.states[e.Node]
@@ -257,19 +265,19 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 		}
 		inputs[port] = a
 		digests[port] = a.Digest
-		lastInputs[port] = lastInput{Node: e.Node, Output: e.Output, Digest: a.Digest}
+		lastInputs[port] = store.LastInput{Node: e.Node, Output: e.Output, Digest: a.Digest}
 	}
 	if err := ctx.Err(); err != nil {
 		s.skip(st, err)
 		return
 	}
-	params, err := CanonicalParams(n.Params)
+	params, err := graph.CanonicalParams(n.Params)
 	if err != nil {
 		s.fail(st, err)
 		return
 	}
-	r.Key = keyOf(n, params, digests)
-	lr := &lastRun{NodeID: n.ID, Key: r.Key, Type: n.Type.Name, Version: n.Type.Version,
+	r.Key = graph.KeyOf(n, params, digests)
+	lr := &store.LastRun{NodeID: n.ID, Key: r.Key, Type: n.Type.Name, Version: n.Type.Version,
 		Params: params, Inputs: lastInputs, Seed: n.Seed, Seeded: n.Type.Seeded}
 	if s.cached(ctx, st, lr) {
 		return
@@ -277,45 +285,48 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 
 	// Another process may be computing the same key: wait for it, then
 	// look again.
-	lock, err := lockFile(ctx, filepath.Join(s.c.dir, locksDir, r.Key), true, func() {
+	lock, err := s.st.LockKey(ctx, r.Key, func() {
 		s.em.emit(Event{Kind: EventWaiting, Node: n.ID, Type: n.Type.Name, Key: r.Key, Status: "another process is running this stage"})
 	})
 	if err != nil {
 		s.failOrSkip(ctx, st, err)
 		return
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	if s.cached(ctx, st, lr) {
 		return
 	}
 
+	need := n.Needs()
 	device := "cpu"
-	if n.Type.Tensor {
-		if s.hasGPU {
-			select {
-			case device = <-s.gpus:
-				defer func(d string) { s.gpus <- d }(device)
-			case <-ctx.Done():
-				s.skip(st, ctx.Err())
-				return
-			}
-		} else {
-			select {
-			case s.cpuTensor <- struct{}{}:
-				defer func() { <-s.cpuTensor }()
-			case <-ctx.Done():
-				s.skip(st, ctx.Err())
-				return
-			}
+	switch {
+	case need.GPUs > 0 && s.hasGPU:
+		select {
+		case device = <-s.gpus:
+			defer func(d string) { s.gpus <- d }(device)
+		case <-ctx.Done():
+			s.skip(st, ctx.Err())
+			return
+		}
+	case n.Type.Tensor:
+		select {
+		case s.cpuTensor <- struct{}{}:
+			defer func() { <-s.cpuTensor }()
+		case <-ctx.Done():
+			s.skip(st, ctx.Err())
+			return
 		}
 	}
-	select {
-	case s.jobs <- struct{}{}:
-		defer func() { <-s.jobs }()
-	case <-ctx.Done():
+	// A stage takes as many of the -j slots as cores it declares (at most
+	// all of them). The weighted semaphore serves waiters in order, so a
+	// wide stage is not starved by narrow ones, and no two stages can each
+	// hold part of what the other needs.
+	slots := int64(min(need.CPUs, s.opts.Jobs))
+	if err := s.jobs.Acquire(ctx, slots); err != nil {
 		s.skip(st, ctx.Err())
 		return
 	}
+	defer s.jobs.Release(slots)
 	r.Device = device
 	s.runStage(ctx, st, inputs, params, lr)
 }
@@ -323,9 +334,9 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 // cached reports whether st's key is in the index with every object
 // present, and if so completes st. An index row whose object has gone
 // missing counts as a miss: the stage runs again and repairs the row.
-func (s *scheduler) cached(ctx context.Context, st *nodeState, lr *lastRun) bool {
+func (s *scheduler) cached(ctx context.Context, st *nodeState, lr *store.LastRun) bool {
 	r := &st.res
-	outs, err := s.c.outputDigests(ctx, r.Key)
+	outs, err := s.st.Outputs(ctx, r.Key)
 	if err != nil || outs == nil || !objectsPresent(outs) {
 		return false
 	}
@@ -365,53 +376,24 @@ func (s *scheduler) failOrSkip(ctx context.Context, st *nodeState, err error) {
 	}
 }
 
-// runStage runs the stage with its outputs in a fresh temporary directory
-// and, if it succeeds, stores the outputs and records the run.
-func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[string]registry.Artifact, params []byte, lr *lastRun) {
-	n, r, c := st.node, &st.res, s.c
-	tmp := filepath.Join(c.dir, tmpDir, r.Key+"-"+randomSuffix())
-	defer removeAll(tmp) // after success the outputs have been renamed away
-	outputs := map[string]string{}
-	for _, p := range n.Type.Outputs {
-		d := filepath.Join(tmp, p.Name)
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			s.fail(st, err)
-			return
-		}
-		outputs[p.Name] = d
-	}
-	work := filepath.Join(c.dir, workDir, r.Key)
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		s.fail(st, err)
-		return
-	}
-	r.Log = c.logPath(r.Key)
-	logf, err := os.Create(r.Log)
-	if err != nil {
-		s.fail(st, err)
-		return
-	}
-	defer logf.Close()
-	fmt.Fprintf(logf, "# stage %s (%s v%d) key %s device %s started %s\n",
-		n.ID, n.Type.Name, n.Type.Version, r.Key, r.Device, time.Now().Format(time.RFC3339))
-
-	start := time.Now()
+// runStage hands the stage to the executor and, if it succeeds, records
+// the run in the index: the coordinator is the only writer of the index.
+func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[string]registry.Artifact, params []byte, lr *store.LastRun) {
+	n, r := st.node, &st.res
+	r.Log = s.st.LogPath(r.Key)
 	base := Event{Node: n.ID, Type: n.Type.Name, Key: r.Key, Device: r.Device, Log: r.Log}
 	running := base
 	running.Kind = EventRunning
 	s.em.emit(running)
+	start := time.Now()
 	prog := &progress{em: s.em, base: base, start: start, interval: s.opts.ProgressInterval}
-	env := &registry.Env{
-		Inputs:    inputs,
-		Outputs:   outputs,
-		Work:      work,
-		Seed:      n.Seed,
-		Device:    registry.Device{Name: r.Device},
-		Progress:  prog,
-		Log:       slog.New(slog.NewTextHandler(logf, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		LogWriter: logf,
+	job := &Job{
+		Node: n, Key: r.Key, Params: params, Inputs: inputs,
+		Device:   registry.Device{Name: r.Device, Backend: s.opts.Backend},
+		Log:      r.Log,
+		Progress: prog,
 	}
-	err = callStage(ctx, n, env, logf)
+	out, err := s.executor.Execute(ctx, job)
 	prog.stop()
 	r.Duration = time.Since(start)
 	if err == nil && ctx.Err() != nil {
@@ -419,80 +401,42 @@ func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[stri
 		// work short; storing it could cache a half result.
 		err = ctx.Err()
 	}
-	if err == nil {
-		err = checkOutputs(n, outputs)
-	}
 	if err != nil {
-		fmt.Fprintf(logf, "# FAILED after %s: %v\n", r.Duration.Round(time.Millisecond), err)
 		s.fail(st, err)
 		return
 	}
-
-	rec := &runRecord{
-		key: r.Key, stageType: n.Type.Name, nodeID: n.ID, version: n.Type.Version,
-		params: params, inputs: map[string]string{}, seed: n.Seed, seeded: n.Type.Seeded,
-		duration: r.Duration, device: r.Device, backend: s.opts.Backend, reproVersion: s.opts.Version,
-		partial: s.opts.Partial, scope: s.opts.Scope, lastInputs: lr.Inputs,
+	if out.Duration > 0 {
+		r.Duration = out.Duration
+	}
+	rec := &store.Run{
+		Key: r.Key, Type: n.Type.Name, NodeID: n.ID, Version: n.Type.Version,
+		Params: params, Inputs: map[string]string{}, Seed: n.Seed, Seeded: n.Type.Seeded,
+		Duration: r.Duration, Device: r.Device, Backend: s.opts.Backend, ReproVersion: s.opts.Version,
+		Partial: s.opts.Partial, Scope: s.opts.Scope, LastInputs: lr.Inputs, Outputs: out.Outputs,
 	}
 	for p, in := range lr.Inputs {
-		rec.inputs[p] = in.Digest
+		rec.Inputs[p] = in.Digest
 	}
 	r.Outputs = map[string]registry.Artifact{}
-	for _, p := range n.Type.Outputs {
-		digest, size, err := c.putObject(outputs[p.Name])
-		if err != nil {
-			s.fail(st, fmt.Errorf("storing output %q: %w", p.Name, err))
-			return
-		}
-		rec.outputs = append(rec.outputs, storedOutput{port: p.Name, kind: string(p.Kind), digest: digest, size: size})
-		r.Outputs[p.Name] = registry.Artifact{Kind: p.Kind, Dir: c.objectPath(digest), Digest: digest}
+	for _, o := range out.Outputs {
+		r.Outputs[o.Port] = registry.Artifact{Kind: registry.Kind(o.Kind), Dir: s.st.ObjectPath(o.Digest), Digest: o.Digest}
 	}
 	// The stage's work is done: record it even if Ctrl-C arrives now.
-	if err := c.record(context.WithoutCancel(ctx), rec); err != nil {
-		s.fail(st, fmt.Errorf("recording the run in %s: %w", filepath.Join(c.dir, indexFile), err))
+	if err := s.st.Record(context.WithoutCancel(ctx), rec); err != nil {
+		s.fail(st, fmt.Errorf("recording the run in %s: %w", s.st.Dir(), err))
 		return
 	}
-	removeAll(work)
-	fmt.Fprintf(logf, "# done in %s\n", r.Duration.Round(time.Millisecond))
 	r.Status = StatusRan
 	done := base
 	done.Kind, done.Elapsed = EventDone, r.Duration
 	s.em.emit(done)
 }
 
-// callStage decodes the parameters and calls the stage's Run, turning a
-// panic into an error with the stack written to the stage's log.
-func callStage(ctx context.Context, n *Node, env *registry.Env, log io.Writer) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			fmt.Fprintf(log, "# PANIC: %v\n%s", p, debug.Stack())
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	env.Params, err = n.Type.DecodeParams(n.Params)
-	if err != nil {
-		return err
+func sortedPorts(m map[string]graph.Edge) []string {
+	ps := make([]string, 0, len(m))
+	for p := range m {
+		ps = append(ps, p)
 	}
-	return n.Type.Run(ctx, env)
-}
-
-// checkOutputs refuses outputs left empty: every artifact kind holds at
-// least one file, so an empty output is a bug in the stage, and caching it
-// would hide the bug until a downstream stage trips on it.
-func checkOutputs(n *Node, outputs map[string]string) error {
-	var empty []string
-	for p, d := range outputs {
-		ents, err := os.ReadDir(d)
-		if err != nil {
-			return fmt.Errorf("output %q: %w", p, err)
-		}
-		if len(ents) == 0 {
-			empty = append(empty, p)
-		}
-	}
-	if len(empty) > 0 {
-		sort.Strings(empty)
-		return fmt.Errorf("stage wrote nothing to output(s) %s", strings.Join(empty, ", "))
-	}
-	return nil
+	sort.Strings(ps)
+	return ps
 }

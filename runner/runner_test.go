@@ -6,129 +6,26 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"repro/graph"
 	"repro/registry"
+	"repro/store"
 
 	"github.com/zclconf/go-cty/cty"
 )
 
-func TestCanonicalParams(t *testing.T) {
-	v := cty.ObjectVal(map[string]cty.Value{
-		"z":    cty.NumberIntVal(3),
-		"a":    cty.StringVal("x\"y"),
-		"lr":   cty.NumberFloatVal(3e-5),
-		"tags": cty.ListVal([]cty.Value{cty.StringVal("b"), cty.StringVal("a")}),
-		"m":    cty.MapVal(map[string]cty.Value{"k2": cty.True, "k1": cty.False}),
-		"n":    cty.NullVal(cty.String),
-		"big":  cty.NumberIntVal(1 << 60),
-	})
-	got, err := CanonicalParams(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"a":"x\"y","big":1152921504606846976,"lr":3e-05,"m":{"k1":false,"k2":true},"n":null,"tags":["b","a"],"z":3}`
-	if string(got) != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
-	// A number parsed at HCL's 512-bit precision and the float64 a stage
-	// decodes it into give the same canonical form.
-	parsed, err := cty.ParseNumberVal("0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := CanonicalParams(cty.ObjectVal(map[string]cty.Value{"x": parsed}))
-	b, _ := CanonicalParams(cty.ObjectVal(map[string]cty.Value{"x": cty.NumberFloatVal(0.1)}))
-	if string(a) != string(b) || string(a) != `{"x":0.1}` {
-		t.Errorf("0.1: parsed %s, float %s", a, b)
-	}
-	if _, err := CanonicalParams(cty.ObjectVal(map[string]cty.Value{"u": cty.UnknownVal(cty.String)})); err == nil || !strings.Contains(err.Error(), "u") {
-		t.Errorf("unknown value: err = %v", err)
-	}
-}
-
 // TestKeyComponents changes each key component alone and checks that it,
 // and nothing else, changes the key.
-func TestKeyComponents(t *testing.T) {
-	ts := testTypes(newCounter(""))
-	base := func() *Node {
-		n := node(t, "train", ts["seeded"], map[string]cty.Value{"suffix": cty.StringVal("!")}, map[string]Edge{"in": {Node: "src", Output: "out"}})
-		n.Seed = 42
-		return n
-	}
-	digests := map[string]string{"in": strings.Repeat("a", 64)}
-	key := func(n *Node, d map[string]string) string {
-		k, err := NodeKey(n, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
-	k0 := key(base(), digests)
-	misses := map[string]func(n *Node, d map[string]string) map[string]string{
-		"type name": func(n *Node, d map[string]string) map[string]string {
-			st := *n.Type
-			st.Name = "test.other"
-			n.Type = &st
-			return d
-		},
-		"type version": func(n *Node, d map[string]string) map[string]string {
-			st := *n.Type
-			st.Version++
-			n.Type = &st
-			return d
-		},
-		"parameter": func(n *Node, d map[string]string) map[string]string {
-			n.Params = params(t, n.Type, map[string]cty.Value{"suffix": cty.StringVal("?")})
-			return d
-		},
-		"input digest": func(n *Node, d map[string]string) map[string]string {
-			return map[string]string{"in": strings.Repeat("b", 64)}
-		},
-		"input port": func(n *Node, d map[string]string) map[string]string {
-			return map[string]string{"extra": d["in"]}
-		},
-		"seed (seeded type)": func(n *Node, d map[string]string) map[string]string {
-			n.Seed = 43
-			return d
-		},
-	}
-	for name, change := range misses {
-		n := base()
-		d := change(n, digests)
-		if k := key(n, d); k == k0 {
-			t.Errorf("changing the %s did not change the key", name)
-		}
-	}
-	hits := map[string]func(n *Node){
-		"node ID":            func(n *Node) { n.ID = "renamed" },
-		"upstream node name": func(n *Node) { n.Inputs = map[string]Edge{"in": {Node: "other", Output: "out"}} },
-		"stage doc":          func(n *Node) { st := *n.Type; st.Doc = "new doc"; n.Type = &st },
-	}
-	for name, change := range hits {
-		n := base()
-		change(n)
-		if k := key(n, digests); k != k0 {
-			t.Errorf("changing the %s changed the key", name)
-		}
-	}
-	// The seed of an unseeded type is not part of its key.
-	u := node(t, "u", ts["transform"], nil, nil)
-	u.Seed = 1
-	ku := key(u, nil)
-	u.Seed = 2
-	if key(u, nil) != ku {
-		t.Error("the seed changed the key of an unseeded type")
-	}
-}
 
-func linear(t *testing.T, ts map[string]*registry.StageType, text string) *Graph {
-	return &Graph{Nodes: []*Node{
+func linear(t *testing.T, ts map[string]*registry.StageType, text string) *graph.Graph {
+	return &graph.Graph{Nodes: []*graph.Node{
 		node(t, "src", ts["source"], map[string]cty.Value{"text": cty.StringVal(text)}, nil),
-		node(t, "mid", ts["constant"], nil, map[string]Edge{"in": {Node: "src", Output: "out"}}),
-		node(t, "end", ts["transform"], nil, map[string]Edge{"in": {Node: "mid", Output: "out"}}),
-		node(t, "side", ts["transform"], map[string]cty.Value{"suffix": cty.StringVal("#")}, map[string]Edge{"in": {Node: "src", Output: "out"}}),
+		node(t, "mid", ts["constant"], nil, map[string]graph.Edge{"in": {Node: "src", Output: "out"}}),
+		node(t, "end", ts["transform"], nil, map[string]graph.Edge{"in": {Node: "mid", Output: "out"}}),
+		node(t, "side", ts["transform"], map[string]cty.Value{"suffix": cty.StringVal("#")}, map[string]graph.Edge{"in": {Node: "src", Output: "out"}}),
 	}}
 }
 
@@ -137,7 +34,7 @@ func TestRunCacheAndEarlyCutoff(t *testing.T) {
 	ts := testTypes(cnt)
 	c := openTemp(t)
 	ctx := context.Background()
-	res, err := c.Run(ctx, linear(t, ts, "a"), Options{Scope: "s"})
+	res, err := Run(ctx, c, linear(t, ts, "a"), Options{Scope: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +45,7 @@ func TestRunCacheAndEarlyCutoff(t *testing.T) {
 	if b, err := os.ReadFile(out.Path("data.txt")); err != nil || string(b) != "a#" {
 		t.Fatalf("side output = %q, %v", b, err)
 	}
-	if got, _, _ := DigestDir(out.Dir); got != out.Digest {
+	if got, _, _ := store.DigestDir(out.Dir); got != out.Digest {
 		t.Errorf("stored digest %s, recomputed %s", out.Digest, got)
 	}
 
@@ -156,7 +53,7 @@ func TestRunCacheAndEarlyCutoff(t *testing.T) {
 	cnt.reset()
 	g := linear(t, ts, "a")
 	g.Nodes[3].ID = "side_renamed"
-	res, err = c.Run(ctx, g, Options{})
+	res, err = Run(ctx, c, g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +69,7 @@ func TestRunCacheAndEarlyCutoff(t *testing.T) {
 	// Changing the source's text re-runs src, mid (its input digest
 	// changed) and side; mid writes the same bytes, so end stays cached.
 	cnt.reset()
-	res, err = c.Run(ctx, linear(t, ts, "b"), Options{})
+	res, err = Run(ctx, c, linear(t, ts, "b"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +83,7 @@ func TestRunCacheAndEarlyCutoff(t *testing.T) {
 	cnt.reset()
 	g = linear(t, ts, "b")
 	g.Nodes[3].Params = params(t, ts["transform"], map[string]cty.Value{"suffix": cty.StringVal("%")})
-	if _, err := c.Run(ctx, g, Options{}); err != nil {
+	if _, err := Run(ctx, c, g, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if cnt.total() != 1 || cnt.get("side") != 1 {
@@ -194,7 +91,7 @@ func TestRunCacheAndEarlyCutoff(t *testing.T) {
 	}
 	// Targets: only the named node and its upstream.
 	cnt.reset()
-	res, err = c.Run(ctx, linear(t, ts, "c"), Options{Targets: []string{"mid"}})
+	res, err = Run(ctx, c, linear(t, ts, "c"), Options{Targets: []string{"mid"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,12 +106,12 @@ func TestRunCacheAndEarlyCutoff(t *testing.T) {
 func TestProvenance(t *testing.T) {
 	ts := testTypes(newCounter(""))
 	c := openTemp(t)
-	g := &Graph{Nodes: []*Node{
+	g := &graph.Graph{Nodes: []*graph.Node{
 		node(t, "src", ts["source"], nil, nil),
-		node(t, "s", ts["seeded"], nil, map[string]Edge{"in": {Node: "src", Output: "out"}}),
+		node(t, "s", ts["seeded"], nil, map[string]graph.Edge{"in": {Node: "src", Output: "out"}}),
 	}}
 	g.Nodes[1].Seed = 7
-	res, err := c.Run(context.Background(), g, Options{Backend: "cpu", Version: "v0.1.0", Partial: true})
+	res, err := Run(context.Background(), c, g, Options{Backend: "cpu", Version: "v0.1.0", Partial: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,16 +148,16 @@ func TestFailuresKeepGoing(t *testing.T) {
 	cnt := newCounter("")
 	ts := testTypes(cnt)
 	c := openTemp(t)
-	g := &Graph{Nodes: []*Node{
+	g := &graph.Graph{Nodes: []*graph.Node{
 		node(t, "src", ts["source"], nil, nil),
-		node(t, "bad", ts["fail"], nil, map[string]Edge{"in": {Node: "src", Output: "out"}}),
-		node(t, "after_bad", ts["transform"], nil, map[string]Edge{"in": {Node: "bad", Output: "out"}}),
-		node(t, "after_after", ts["transform"], nil, map[string]Edge{"in": {Node: "after_bad", Output: "out"}}),
+		node(t, "bad", ts["fail"], nil, map[string]graph.Edge{"in": {Node: "src", Output: "out"}}),
+		node(t, "after_bad", ts["transform"], nil, map[string]graph.Edge{"in": {Node: "bad", Output: "out"}}),
+		node(t, "after_after", ts["transform"], nil, map[string]graph.Edge{"in": {Node: "after_bad", Output: "out"}}),
 		node(t, "boom", ts["panic"], nil, nil),
-		node(t, "good", ts["transform"], nil, map[string]Edge{"in": {Node: "src", Output: "out"}}),
+		node(t, "good", ts["transform"], nil, map[string]graph.Edge{"in": {Node: "src", Output: "out"}}),
 	}}
 	var events []Event
-	res, err := c.Run(context.Background(), g, Options{Events: func(e Event) { events = append(events, e) }})
+	res, err := Run(context.Background(), c, g, Options{Events: func(e Event) { events = append(events, e) }})
 	var rerr *RunError
 	if !errors.As(err, &rerr) {
 		t.Fatalf("err = %v, want *RunError", err)
@@ -286,7 +183,7 @@ func TestFailuresKeepGoing(t *testing.T) {
 	if _, ok, _ := c.Lookup(context.Background(), res.Node("bad").Key); ok {
 		t.Error("failed stage was recorded")
 	}
-	if ents, _ := os.ReadDir(filepath.Join(c.Dir(), tmpDir)); len(ents) != 0 {
+	if ents, _ := os.ReadDir(filepath.Join(c.Dir(), "tmp")); len(ents) != 0 {
 		t.Errorf("temp dirs left: %v", ents)
 	}
 	kinds := map[EventKind]int{}
@@ -302,13 +199,13 @@ func TestCancel(t *testing.T) {
 	cnt := newCounter("")
 	ts := testTypes(cnt)
 	c := openTemp(t)
-	g := &Graph{Nodes: []*Node{
+	g := &graph.Graph{Nodes: []*graph.Node{
 		node(t, "w", ts["wait"], nil, nil),
-		node(t, "after", ts["transform"], nil, map[string]Edge{"in": {Node: "w", Output: "out"}}),
+		node(t, "after", ts["transform"], nil, map[string]graph.Edge{"in": {Node: "w", Output: "out"}}),
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
-	res, err := c.Run(ctx, g, Options{Events: func(e Event) {
+	res, err := Run(ctx, c, g, Options{Events: func(e Event) {
 		if e.Kind == EventRunning && e.Node == "w" {
 			close(started)
 			go func() { time.Sleep(20 * time.Millisecond); cancel() }()
@@ -321,13 +218,13 @@ func TestCancel(t *testing.T) {
 	if res.Node("w").Status != StatusFailed || res.Node("after").Status != StatusSkipped {
 		t.Errorf("statuses %v", statuses(res))
 	}
-	if ents, _ := os.ReadDir(filepath.Join(c.Dir(), tmpDir)); len(ents) != 0 {
+	if ents, _ := os.ReadDir(filepath.Join(c.Dir(), "tmp")); len(ents) != 0 {
 		t.Errorf("temp dirs left: %v", ents)
 	}
 	if list, _ := c.List(context.Background()); len(list) != 0 {
 		t.Errorf("cancelled run recorded %d runs", len(list))
 	}
-	if objs, _ := c.objectDirs(); len(objs) != 0 {
+	if objs, _ := c.Objects(); len(objs) != 0 {
 		t.Errorf("cancelled run stored objects %v", objs)
 	}
 }
@@ -336,7 +233,7 @@ func TestEventsAndDevices(t *testing.T) {
 	cnt := newCounter("")
 	ts := testTypes(cnt)
 	c := openTemp(t)
-	var g Graph
+	var g graph.Graph
 	for _, id := range []string{"a", "b", "c"} {
 		g.Nodes = append(g.Nodes, node(t, id, ts["steps"], nil, nil))
 		// Distinct keys: the steps type has no params, so vary by version.
@@ -347,7 +244,7 @@ func TestEventsAndDevices(t *testing.T) {
 	var events []Event
 	running, maxRunning := 0, 0
 	perGPU := map[string]int{}
-	res, err := c.Run(context.Background(), &g, Options{
+	res, err := Run(context.Background(), c, &g, Options{
 		Jobs: 4, Devices: []string{"cuda:0", "cuda:1"}, ProgressInterval: 20 * time.Millisecond,
 		Events: func(e Event) {
 			events = append(events, e)
@@ -404,14 +301,14 @@ func TestCPUTensorSerialised(t *testing.T) {
 	cnt := newCounter("")
 	ts := testTypes(cnt)
 	c := openTemp(t)
-	var g Graph
+	var g graph.Graph
 	for i, id := range []string{"a", "b", "c"} {
 		st := *ts["steps"]
 		st.Version = i + 1
-		g.Nodes = append(g.Nodes, &Node{ID: id, Type: &st, Params: cty.EmptyObjectVal})
+		g.Nodes = append(g.Nodes, &graph.Node{ID: id, Type: &st, Params: cty.EmptyObjectVal})
 	}
 	running, maxRunning := 0, 0
-	_, err := c.Run(context.Background(), &g, Options{Jobs: 4, Events: func(e Event) {
+	_, err := Run(context.Background(), c, &g, Options{Jobs: 4, Events: func(e Event) {
 		switch {
 		case e.Kind == EventRunning:
 			running++
@@ -428,42 +325,10 @@ func TestCPUTensorSerialised(t *testing.T) {
 	}
 }
 
-func TestValidate(t *testing.T) {
-	ts := testTypes(newCounter(""))
-	g := &Graph{Nodes: []*Node{
-		node(t, "a", ts["transform"], nil, map[string]Edge{"in": {Node: "b", Output: "out"}, "bogus": {Node: "a0", Output: "out"}}),
-		node(t, "b", ts["source"], nil, nil),
-		node(t, "b", ts["source"], nil, nil),
-		node(t, "c", ts["transform"], nil, map[string]Edge{"in": {Node: "b", Output: "nope"}}),
-		node(t, "d", ts["transform"], nil, nil),
-		{ID: "e"},
-	}}
-	err := g.Validate()
-	if err == nil {
-		t.Fatal("no error")
-	}
-	for _, s := range []string{
-		`node "a": input "in" comes from "b", which is not an earlier node`,
-		`node "a" (test.transform): no input named "bogus"`,
-		`node "a": input "bogus" comes from unknown node "a0"`,
-		`node "b": duplicate ID`,
-		`input "in" reads output "nope", which "b" (test.source) does not have`,
-		`node "d" (test.transform): required input "in" is not connected`,
-		`node "e": no stage type`,
-	} {
-		if !strings.Contains(err.Error(), s) {
-			t.Errorf("error lacks %q:\n%v", s, err)
-		}
-	}
-	if _, err := openTemp(t).Run(context.Background(), g, Options{}); err == nil {
-		t.Error("Run accepted an invalid graph")
-	}
-}
-
 func TestReports(t *testing.T) {
 	c := openTemp(t)
 	ctx := context.Background()
-	if _, _, err := c.LatestReport(ctx, "x"); !errors.Is(err, ErrNoReport) {
+	if _, _, err := c.LatestReport(ctx, "x"); !errors.Is(err, store.ErrNoReport) {
 		t.Errorf("err = %v", err)
 	}
 	if err := c.SaveReport(ctx, "x", []byte(`{"a":1}`)); err != nil {
@@ -489,20 +354,135 @@ func TestBadInputsAreErrors(t *testing.T) {
 	c := openTemp(t)
 	// Parameters of the wrong shape fail the stage with a message, not a
 	// panic.
-	g := &Graph{Nodes: []*Node{{ID: "src", Type: ts["source"], Params: cty.ObjectVal(map[string]cty.Value{"text": cty.True})}}}
-	_, err := c.Run(context.Background(), g, Options{})
+	g := &graph.Graph{Nodes: []*graph.Node{{ID: "src", Type: ts["source"], Params: cty.ObjectVal(map[string]cty.Value{"text": cty.True})}}}
+	_, err := Run(context.Background(), c, g, Options{})
 	if err == nil || !strings.Contains(err.Error(), "src (test.source): test.source: decoding parameters") {
 		t.Errorf("err = %v", err)
 	}
 	// A cache path that is a file, and an index that is not SQLite.
 	file := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(file, []byte("x"), 0o644)
-	if _, err := Open(file); err == nil || !strings.Contains(err.Error(), file) {
+	if _, err := store.Open(file); err == nil || !strings.Contains(err.Error(), file) {
 		t.Errorf("open on a file: %v", err)
 	}
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, indexFile), []byte(strings.Repeat("not a database ", 100)), 0o644)
-	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, indexFile)) {
+	os.WriteFile(filepath.Join(dir, "index.db"), []byte(strings.Repeat("not a database ", 100)), 0o644)
+	if _, err := store.Open(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "index.db")) {
 		t.Errorf("open on garbage: %v", err)
+	}
+}
+
+// Running a merged ablation grid runs the nodes the variants share once.
+func TestMergedGridSharesUpstream(t *testing.T) {
+	cnt := newCounter("")
+	ts := testTypes(cnt)
+	var vs []*graph.Graph
+	for _, suffix := range []string{"1", "2", "3"} {
+		vs = append(vs, &graph.Graph{Nodes: []*graph.Node{
+			node(t, "src", ts["source"], nil, nil),
+			node(t, "mid", ts["transform"], map[string]cty.Value{"suffix": cty.StringVal(suffix)}, map[string]graph.Edge{"in": {Node: "src", Output: "out"}}),
+			node(t, "end", ts["transform"], nil, map[string]graph.Edge{"in": {Node: "mid", Output: "out"}}),
+		}})
+	}
+	g, _, err := graph.Merge(vs, []string{"s=1", "s=2", "s=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), openTemp(t), g, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if cnt.get("src") != 1 || cnt.total() != 7 {
+		t.Errorf("executions %v, want src once and 7 in all", cnt.n)
+	}
+}
+
+// Run refuses an invalid graph before running anything.
+func TestRunValidates(t *testing.T) {
+	cnt := newCounter("")
+	ts := testTypes(cnt)
+	g := &graph.Graph{Nodes: []*graph.Node{node(t, "d", ts["transform"], nil, nil)}}
+	if _, err := Run(context.Background(), openTemp(t), g, Options{}); err == nil || !strings.Contains(err.Error(), "required input") {
+		t.Errorf("invalid graph: err %v", err)
+	}
+	if cnt.total() != 0 {
+		t.Error("a stage ran")
+	}
+}
+
+// Resources drive assignment: a stage asking for no GPU stays on the CPU
+// even when GPUs are listed; a stage declaring as many cores as -j runs
+// alone; the Local executor binds each tensor stage's device and runs
+// tensor stages one at a time (the backend is process-wide).
+func TestResourcesAndBinding(t *testing.T) {
+	cnt := newCounter("")
+	ts := testTypes(cnt)
+	c := openTemp(t)
+	var g graph.Graph
+	add := func(id string, st *registry.StageType, r registry.Resources) {
+		n := node(t, id, st, nil, nil)
+		cp := *st
+		cp.Version = len(g.Nodes) + 1 // distinct keys
+		n.Type = &cp
+		n.Resources = r
+		g.Nodes = append(g.Nodes, n)
+	}
+	add("gpu1", ts["steps"], registry.Resources{GPUs: 1, CPUs: 1})
+	add("gpu2", ts["steps"], registry.Resources{GPUs: 1, CPUs: 1})
+	add("cpuonly", ts["steps"], registry.Resources{CPUs: 1})
+	add("wide", ts["source"], registry.Resources{CPUs: 2})
+	add("narrow", ts["source"], registry.Resources{CPUs: 1})
+
+	var mu sync.Mutex
+	bound, inTensor, maxTensor := map[string]int{}, 0, 0
+	exec := &Local{Store: c, Bind: func(d registry.Device) (func(), error) {
+		mu.Lock()
+		defer mu.Unlock()
+		inTensor++
+		maxTensor = max(maxTensor, inTensor)
+		bound[d.Name+"/"+d.Backend]++
+		return func() { mu.Lock(); inTensor--; mu.Unlock() }, nil
+	}}
+	running := map[string]bool{}
+	wideOverlap := false
+	res, err := Run(context.Background(), c, &g, Options{
+		Jobs: 2, Devices: []string{"cuda:0", "cuda:1"}, Backend: "cuda", Executor: exec,
+		Events: func(e Event) {
+			switch e.Kind {
+			case EventRunning:
+				running[e.Node] = true
+			case EventDone, EventFailed:
+				delete(running, e.Node)
+			}
+			if running["wide"] && len(running) > 1 {
+				wideOverlap = true
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := map[string]string{}
+	for _, n := range res.Nodes {
+		dev[n.ID] = n.Device
+	}
+	if !strings.HasPrefix(dev["gpu1"], "cuda:") || !strings.HasPrefix(dev["gpu2"], "cuda:") || dev["cpuonly"] != "cpu" {
+		t.Errorf("devices %v", dev)
+	}
+	if wideOverlap {
+		t.Error("a stage declaring cpus = -j ran beside another")
+	}
+	if maxTensor != 1 || bound["cpu/cuda"] != 1 || bound["cuda:0/cuda"]+bound["cuda:1/cuda"] != 2 {
+		t.Errorf("bindings %v, at most %d at once", bound, maxTensor)
+	}
+	info, ok, err := c.Lookup(context.Background(), res.Node("cpuonly").Key)
+	if !ok || err != nil || info.Device != "cpu" || info.Backend != "cuda" {
+		t.Errorf("provenance of cpuonly: %+v %v", info, err)
+	}
+	// A failing Bind fails the stage, naming the device.
+	g2 := &graph.Graph{Nodes: []*graph.Node{node(t, "t", ts["steps"], nil, nil)}}
+	g2.Nodes[0].Type = func() *registry.StageType { cp := *ts["steps"]; cp.Version = 99; return &cp }()
+	bad := &Local{Store: c, Bind: func(registry.Device) (func(), error) { return nil, errors.New("no such device") }}
+	if _, err := Run(context.Background(), c, g2, Options{Executor: bad}); err == nil || !strings.Contains(err.Error(), "device cpu: no such device") {
+		t.Errorf("failing bind: %v", err)
 	}
 }

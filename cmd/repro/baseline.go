@@ -2,7 +2,8 @@ package main
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,16 +52,16 @@ second call only runs what changed.`,
 				return exitCode(1, "repro baseline: %v", err)
 			}
 			bl.Note = note
-			ex, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
+			x, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			path := baselinePath(ex)
+			path := x.BaselinePath()
 			if err := bl.Write(path); err != nil {
 				return exitCode(1, "repro baseline: %v", err)
 			}
 			var spread []string
-			for _, name := range sortedNames(bl.Cells) {
+			for _, name := range slices.Sorted(maps.Keys(bl.Cells)) {
 				c := bl.Cells[name]
 				spread = append(spread, fmt.Sprintf("%s %.4g±%.3g", name, c.Value, c.Tolerance))
 			}
@@ -75,13 +76,4 @@ second call only runs what changed.`,
 	cmd.Flags().IntVarP(&ro.jobs, "jobs", "j", 2, "stages running at once")
 	cmd.Flags().StringVar(&ro.backend, "backend", "cpu", "tensor backend")
 	return cmd
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 // BenchmarkCachedRun100 and BenchmarkPlan100 time `repro run` (every stage
@@ -19,7 +20,7 @@ func BenchmarkCachedRun100(b *testing.B) { bench100(b, "run") }
 func BenchmarkPlan100(b *testing.B)      { bench100(b, "plan") }
 
 func bench100(b *testing.B, cmd string) {
-	b.Setenv(datadir.Env, datadir.ForTest(b))
+	b.Setenv(datadir.Env, datadirtest.Dir(b))
 	b.Setenv("CI", "true")
 	dir := b.TempDir()
 	b.Setenv("REPRO_CACHE", filepath.Join(dir, "cache"))

@@ -5,7 +5,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"repro/runner"
+	"repro/experiment"
+	"repro/store"
 
 	"github.com/spf13/cobra"
 )
@@ -20,13 +21,13 @@ func newCacheCmd() *cobra.Command {
 	}
 	// With an experiment file argument, its cache; else --cache-dir,
 	// $REPRO_CACHE or ./.repro.
-	open := func(args []string) (*runner.Cache, error) {
+	open := func(args []string) (*store.Store, error) {
 		file := "x.hcl"
 		if len(args) == 1 {
 			file = args[0]
 		}
-		dir := cacheDirFor(file)
-		c, err := runner.Open(dir)
+		dir := experiment.CacheDir(file, global.cacheDir)
+		c, err := store.Open(dir)
 		if err != nil {
 			return nil, exitCode(1, "repro cache: %s: %v", dir, err)
 		}
@@ -83,7 +84,7 @@ func newCacheCmd() *cobra.Command {
 			return nil
 		},
 	}
-	var opts runner.GCOptions
+	var opts store.GCOptions
 	gc := &cobra.Command{
 		Use:   "gc [FILE.hcl]",
 		Short: "Remove runs and objects no experiment's latest state needs, and leftovers of interrupted runs",

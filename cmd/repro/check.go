@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"repro/experiment"
 	"repro/internal/report"
 
 	"github.com/spf13/cobra"
@@ -55,16 +56,16 @@ missing value, a bad file); 2 a regression (a value out of tolerance).`,
 }
 
 func checkFile(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags, reportFile string) int {
-	var ex *experiment
+	var x *experiment.Experiment
 	var rep *report.Report
 	var err error
 	if reportFile != "" {
-		ex, err = loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
+		x, err = loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
 		if err == nil {
 			rep, err = readReportFile(reportFile)
 		}
 	} else {
-		ex, rep, err = latestReport(cmd, file, lf)
+		x, rep, err = latestReport(cmd, file, lf)
 	}
 	if err != nil {
 		var ee *exitError
@@ -75,9 +76,8 @@ func checkFile(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags, re
 		}
 		return checkError
 	}
-	var bl *report.Baseline
-	if p := profileOf(ex); p != "" {
-		bl, err = report.ReadBaseline(baselinePath(ex))
+	bl, err := x.LoadBaseline()
+	if p := x.Profile; p != "" {
 		if err != nil {
 			fmt.Fprintf(out, "%s: ERROR no baseline for profile %s: %v (record one with `repro baseline %s --profile %s`)\n", file, p, err, file, p)
 			return checkError
@@ -112,7 +112,7 @@ func checkFile(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags, re
 		}
 	}
 	if failing == 0 {
-		fmt.Fprintf(out, "%s: ok (%d cells within tolerance, profile %s)\n", file, len(rep.Cells), orPaper(profileOf(ex)))
+		fmt.Fprintf(out, "%s: ok (%d cells within tolerance, profile %s)\n", file, len(rep.Cells), x.ProfileName())
 	}
 	return code
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/report"
 )
 
@@ -45,7 +46,7 @@ func golden(t *testing.T, name, got string) {
 // directory at the real data.
 func workspace(t *testing.T) string {
 	t.Helper()
-	t.Setenv(datadir.Env, datadir.ForTest(t))
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
 	t.Setenv("CI", "true")
 	root := t.TempDir()
 	for _, d := range []string{"experiments", "results"} {
@@ -174,7 +175,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"run", "testdata/missing.hcl"}, "missing.hcl"},
 		{[]string{"graph", "testdata/tfidf.hcl", "--format", "png"}, "want dot or mermaid"},
 		{[]string{"run", "testdata/tfidf.hcl", "--bogus"}, "unknown flag"},
-		{[]string{"stages", "evaluate.stss"}, `did you mean "evaluate.sts"`},
+		{[]string{"stages", "evaluate.stss"}, `unknown stage type "evaluate.stss". Did you mean "evaluate.sts"?`},
 	} {
 		code, out, errs := repro(t, tc.args...)
 		if code != 1 || !strings.Contains(out+errs, tc.want) {

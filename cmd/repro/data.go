@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"repro/dsl"
 	"text/tabwriter"
 
 	"repro/internal/dataset"
@@ -60,7 +61,7 @@ func newDataCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, ok := dataset.Lookup(args[0]); !ok {
-				return exitCode(1, "repro data pull: unknown dataset %q%s", args[0], suggest(args[0], dataset.Names()))
+				return exitCode(1, "repro data pull: unknown dataset %q.%s", args[0], dsl.Suggest(args[0], dataset.Names()))
 			}
 			if err := dataset.Pull(cmd.Context(), args[0], dir); err != nil {
 				return exitCode(1, "repro data pull %s: %v", args[0], err)

@@ -17,14 +17,14 @@ func newGraphCmd() *cobra.Command {
 			if format != "dot" && format != "mermaid" {
 				return exitCode(1, "repro graph: --format %q: want dot or mermaid", format)
 			}
-			ex, err := loadExperiment(args[0], &lf, defaultRegistry(), cmd.ErrOrStderr())
+			x, err := loadExperiment(args[0], &lf, defaultRegistry(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			if format == "dot" {
-				fmt.Fprint(cmd.OutOrStdout(), ex.graph.Dot())
+				fmt.Fprint(cmd.OutOrStdout(), x.Graph.Dot())
 			} else {
-				fmt.Fprint(cmd.OutOrStdout(), ex.graph.Mermaid())
+				fmt.Fprint(cmd.OutOrStdout(), x.Graph.Mermaid())
 			}
 			return nil
 		},

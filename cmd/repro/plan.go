@@ -18,16 +18,16 @@ func newPlanCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
-			ex, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
+			x, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			cache, err := openCache(file)
+			st, err := openStore(file)
 			if err != nil {
 				return err
 			}
-			defer cache.Close()
-			entries, err := cache.Plan(cmd.Context(), ex.graph, ex.scope)
+			defer st.Close()
+			entries, err := x.Plan(cmd.Context(), st)
 			if err != nil {
 				return exitCode(1, "repro plan: %v", err)
 			}

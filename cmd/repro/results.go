@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"repro/experiment"
 	"repro/internal/report"
-	"repro/runner"
 
 	"github.com/spf13/cobra"
 )
@@ -20,7 +20,7 @@ func newResultsCmd() *cobra.Command {
 		Short: "Show the latest recorded table of an experiment (profile, ablation) without running anything",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ex, rep, err := latestReport(cmd, args[0], &lf)
+			x, rep, err := latestReport(cmd, args[0], &lf)
 			if err != nil {
 				return err
 			}
@@ -33,7 +33,7 @@ func newResultsCmd() *cobra.Command {
 			case markdown:
 				report.WriteMarkdown(out, rep)
 			default:
-				report.WriteText(out, rep, report.Judge(rep, loadBaselineQuiet(ex)))
+				report.WriteText(out, rep, x.Judge(rep))
 				fmt.Fprintf(out, "\nrecorded %s\n", rep.Time.Format("2006-01-02 15:04:05 MST"))
 			}
 			return nil
@@ -47,36 +47,24 @@ func newResultsCmd() *cobra.Command {
 
 // latestReport loads the experiment and the latest report recorded for its
 // scope in the cache.
-func latestReport(cmd *cobra.Command, file string, lf *loadFlags) (*experiment, *report.Report, error) {
-	ex, err := loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
+func latestReport(cmd *cobra.Command, file string, lf *loadFlags) (*experiment.Experiment, *report.Report, error) {
+	x, err := loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
 	if err != nil {
 		return nil, nil, err
 	}
-	cache, err := openCache(file)
+	st, err := openStore(file)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer cache.Close()
-	b, _, err := cache.LatestReport(cmd.Context(), ex.scope)
-	if errors.Is(err, runner.ErrNoReport) {
-		return nil, nil, exitCode(1, "%s: no recorded results for profile %s in %s: run `repro run %s%s` first",
-			file, orPaper(lf.profile), cache.Dir(), file, profileFlag(lf.profile))
+	defer st.Close()
+	rep, err := x.LatestReport(cmd.Context(), st)
+	if errors.Is(err, experiment.ErrNoResults) {
+		return nil, nil, exitCode(1, "%s: %v", file, err)
 	}
 	if err != nil {
 		return nil, nil, exitCode(1, "%s: %v", file, err)
 	}
-	var rep report.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return nil, nil, exitCode(1, "%s: recorded report: %v", file, err)
-	}
-	return ex, &rep, nil
-}
-
-func profileFlag(p string) string {
-	if p == "" {
-		return ""
-	}
-	return " --profile " + p
+	return x, rep, nil
 }
 
 func readReportFile(path string) (*report.Report, error) {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
@@ -80,15 +79,4 @@ paper's table beside the reproduced one.
 		newFmtCmd(),
 	)
 	return root
-}
-
-// cacheDirFor resolves the cache directory for an experiment file.
-func cacheDirFor(file string) string {
-	if global.cacheDir != "" {
-		return global.cacheDir
-	}
-	if env := os.Getenv("REPRO_CACHE"); env != "" {
-		return env
-	}
-	return filepath.Join(filepath.Dir(file), ".repro")
 }

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"repro/dsl"
+	"repro/experiment"
 	"repro/registry"
 	"repro/registry/builtin"
 
 	"github.com/spf13/cobra"
-	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 func newStagesCmd() *cobra.Command {
@@ -28,7 +28,7 @@ func newStagesCmd() *cobra.Command {
 			}
 			t, ok := reg.Lookup(args[0])
 			if !ok {
-				return exitCode(1, "repro stages: unknown stage type %q%s", args[0], suggest(args[0], reg.Names()))
+				return exitCode(1, "repro stages: unknown stage type %q.%s", args[0], dsl.Suggest(args[0], reg.Names()))
 			}
 			return writeStage(out, t)
 		},
@@ -73,7 +73,7 @@ func writeStage(w io.Writer, t *registry.StageType) error {
 	for _, p := range ps {
 		def := "required"
 		if !p.Required {
-			def = "default " + formatValue(p.Default)
+			def = "default " + experiment.FormatValue(p.Default)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.Name, p.Type.FriendlyName(), def, p.Doc)
 	}
@@ -97,17 +97,6 @@ func writeStage(w io.Writer, t *registry.StageType) error {
 	ports("Inputs", t.Inputs)
 	ports("Outputs", t.Outputs)
 	return nil
-}
-
-func formatValue(v cty.Value) string {
-	if v.IsNull() {
-		return "null"
-	}
-	b, err := ctyjson.Marshal(v, v.Type())
-	if err != nil {
-		return v.GoString()
-	}
-	return string(b)
 }
 
 func firstSentence(s string) string {
@@ -144,38 +133,4 @@ func wrap(s string, width int, indent string) string {
 		out = append(out, strings.Join(lines, "\n"))
 	}
 	return strings.Join(out, "\n\n")
-}
-
-// suggest returns ` (did you mean "x"?)` for the closest name, or "".
-func suggest(name string, names []string) string {
-	best, bestD := "", 1<<30
-	for _, n := range names {
-		if d := levenshtein(name, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if best != "" && bestD <= len(name)/2+1 {
-		return fmt.Sprintf(" (did you mean %q?)", best)
-	}
-	return ""
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"repro/dsl"
+	"repro/experiment"
 
 	"github.com/spf13/cobra"
 )
@@ -22,10 +23,9 @@ func newValidateCmd() *cobra.Command {
 			reg := defaultRegistry()
 			bad := 0
 			for _, file := range args {
-				loader := dsl.NewLoader(reg)
-				diags := loader.Validate(file, opts)
+				diags, files := experiment.Validate(reg, file, opts)
 				if len(diags) > 0 {
-					_ = dsl.Render(cmd.ErrOrStderr(), loader.Files(), diags)
+					_ = dsl.Render(cmd.ErrOrStderr(), files, diags)
 				}
 				if diags.HasErrors() {
 					bad++

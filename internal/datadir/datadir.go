@@ -6,7 +6,6 @@ package datadir
 import (
 	"os"
 	"path/filepath"
-	"testing"
 )
 
 // Env is the environment variable naming the data directory.
@@ -31,36 +30,5 @@ func Find(rel string) string {
 			return d
 		}
 	}
-	return ""
-}
-
-// ForTest returns the data directory for tests: REPRO_DATA_DIR, or else a
-// shared/data directory found beside an ancestor of the working directory
-// (the layout of this project's checkouts). When none is found the test is
-// skipped, unless REPRO_REQUIRE_DATA=1 (set by CI), where it fails.
-func ForTest(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv(Env); d != "" {
-		if abs, err := filepath.Abs(d); err == nil {
-			return abs
-		}
-		return d
-	}
-	wd, err := os.Getwd()
-	if err == nil {
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			cand := filepath.Join(filepath.Dir(dir), "shared", "data")
-			if st, err := os.Stat(filepath.Join(cand, "README.md")); err == nil && !st.IsDir() {
-				return cand
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
-		}
-	}
-	if os.Getenv("REPRO_REQUIRE_DATA") == "1" {
-		t.Fatalf("no data directory: set %s", Env)
-	}
-	t.Skipf("no data directory: set %s to run this test", Env)
 	return ""
 }

@@ -19,17 +19,17 @@ import (
 	"testing"
 	"time"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 // testCatalogue reads the real data directory with a private hash cache.
 func testCatalogue(t *testing.T) *Catalogue {
 	t.Helper()
-	return &Catalogue{Dirs: []string{datadir.ForTest(t)}, CacheFile: filepath.Join(t.TempDir(), "verified.json")}
+	return &Catalogue{Dirs: []string{datadirtest.Dir(t)}, CacheFile: filepath.Join(t.TempDir(), "verified.json")}
 }
 
 func TestCatalogueMatchesSHA256SUMS(t *testing.T) {
-	dir := datadir.ForTest(t)
+	dir := datadirtest.Dir(t)
 	b, err := os.ReadFile(filepath.Join(dir, "SHA256SUMS"))
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func TestListAndHashCache(t *testing.T) {
 	// the file was not hashed again.
 	dir := t.TempDir()
 	p := filepath.Join(dir, "sts", "STSB", "test.tsv")
-	copyFile(t, filepath.Join(datadir.ForTest(t), "sts/STSB/test.tsv"), p)
+	copyFile(t, filepath.Join(datadirtest.Dir(t), "sts/STSB/test.tsv"), p)
 	st, _ := os.Stat(p)
 	bogus := strings.Repeat("0", 64)
 	cf.Entries[p] = cacheEntry{Size: st.Size(), MtimeNS: st.ModTime().UnixNano(), SHA256: bogus}
@@ -253,7 +253,7 @@ func TestUnwritableCacheIsHarmless(t *testing.T) {
 	blocker := filepath.Join(t.TempDir(), "not-a-dir")
 	os.WriteFile(blocker, []byte("x"), 0o644)
 	dir := t.TempDir()
-	copyFile(t, filepath.Join(datadir.ForTest(t), "sts/SICKR/dev.tsv"), filepath.Join(dir, "sts/SICKR/dev.tsv"))
+	copyFile(t, filepath.Join(datadirtest.Dir(t), "sts/SICKR/dev.tsv"), filepath.Join(dir, "sts/SICKR/dev.tsv"))
 	c := &Catalogue{Dirs: []string{dir}, CacheFile: filepath.Join(blocker, "verified.json")}
 	if _, err := c.Path("sickr", "dev"); err != nil {
 		t.Fatal(err)
@@ -269,7 +269,7 @@ func TestMissingAndCorruptFiles(t *testing.T) {
 	}
 	// One changed byte: the checksum catches it.
 	p := filepath.Join(dir, "sts/STSB/dev.tsv")
-	copyFile(t, filepath.Join(datadir.ForTest(t), "sts/STSB/dev.tsv"), p)
+	copyFile(t, filepath.Join(datadirtest.Dir(t), "sts/STSB/dev.tsv"), p)
 	b, _ := os.ReadFile(p)
 	b[100] ^= 1
 	os.WriteFile(p, b, 0o644)
@@ -293,7 +293,7 @@ func TestMissingAndCorruptFiles(t *testing.T) {
 // edit to its line n (1-based), and returns the copy's path.
 func brokenLine(t *testing.T, rel string, gz bool, n int, edit func(string) string) string {
 	t.Helper()
-	src := filepath.Join(datadir.ForTest(t), rel)
+	src := filepath.Join(datadirtest.Dir(t), rel)
 	raw, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"unicode"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 // Real data through the blocked and sparse similarity code, against the
@@ -118,7 +118,7 @@ func project(vs [][]float32, dim int) [][]float32 {
 
 func readSTSBTest(t *testing.T) []string {
 	t.Helper()
-	path := filepath.Join(datadir.ForTest(t), "sts", "STSB", "test.tsv")
+	path := filepath.Join(datadirtest.Dir(t), "sts", "STSB", "test.tsv")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ type bbcRow struct {
 
 func readBBC(t *testing.T) []bbcRow {
 	t.Helper()
-	path := filepath.Join(datadir.ForTest(t), "news", "bbc.jsonl.gz")
+	path := filepath.Join(datadirtest.Dir(t), "news", "bbc.jsonl.gz")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

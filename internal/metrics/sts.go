@@ -2,8 +2,9 @@ package metrics
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -85,9 +86,9 @@ func STS(pairs []ScoredPair) (STSResult, error) {
 		s.gold = append(s.gold, p.Gold)
 	}
 	res := STSResult{Tasks: map[string]TaskResult{}}
-	for _, name := range sortedKeys(tasks) {
+	for _, name := range slices.Sorted(maps.Keys(tasks)) {
 		if splitTasks[name] && len(subsets[name]) > 1 {
-			return STSResult{}, fmt.Errorf("task %s: pairs from %d splits %v; an STS evaluation takes one split", name, len(subsets[name]), sortedKeys(subsets[name]))
+			return STSResult{}, fmt.Errorf("task %s: pairs from %d splits %v; an STS evaluation takes one split", name, len(subsets[name]), slices.Sorted(maps.Keys(subsets[name])))
 		}
 		g := tasks[name]
 		c, err := correlate(g.sys, g.gold)
@@ -95,7 +96,7 @@ func STS(pairs []ScoredPair) (STSResult, error) {
 			return STSResult{}, fmt.Errorf("task %s: %v", name, err)
 		}
 		tr := TaskResult{Correlation: c, Subsets: map[string]Correlation{}}
-		for _, sn := range sortedKeys(subsets[name]) {
+		for _, sn := range slices.Sorted(maps.Keys(subsets[name])) {
 			sg := subsets[name][sn]
 			sc, err := correlate(sg.sys, sg.gold)
 			if err != nil {
@@ -145,13 +146,4 @@ func roundedMean(tasks map[string]TaskResult, names []string) (float64, bool) {
 		s += Round2(t.Spearman)
 	}
 	return s / float64(len(names)), true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

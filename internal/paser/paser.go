@@ -113,29 +113,12 @@ func New(enc *transformer.Encoder, tok tokenizer.Tokenizer, cfg Config, seed uin
 	}
 	m := &Model{Config: cfg, Encoder: enc, Tokenizer: tok, Decoder: dec, special: sp}
 	if cfg.Memory == MemoryProject {
-		m.Project = &transformer.Linear{Weight: truncNormal(rng, ec.Hidden, 4*ec.Hidden), Bias: nn.NewParam(tensor.Zeros(1, ec.Hidden))}
+		m.Project = &transformer.Linear{Weight: transformer.TruncNormal(rng, ec.Hidden, 4*ec.Hidden, transformer.InitStd), Bias: nn.NewParam(tensor.Zeros(1, ec.Hidden))}
 	}
 	if cfg.MLM {
 		m.MLMHead = transformer.NewMLMHead(enc, rng)
 	}
 	return m, nil
-}
-
-// truncNormal is BERT's initialiser (N(0, 0.02^2) redrawn beyond two
-// standard deviations), as package transformer uses.
-func truncNormal(rng *rand.Rand, rows, cols int) *nn.Param {
-	w := tensor.Zeros(rows, cols)
-	d := tensor.Data(w)
-	for i := range d {
-		for {
-			v := rng.NormFloat64()
-			if math.Abs(v) <= 2 {
-				d[i] = float32(v * 0.02)
-				break
-			}
-		}
-	}
-	return nn.NewParam(w)
 }
 
 // NamedParams lists every trainable parameter: the encoder's under its

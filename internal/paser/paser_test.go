@@ -10,7 +10,7 @@ import (
 
 	"github.com/nlpodyssey/spago/mat"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/dataset"
 	"repro/internal/model/tokenizer"
 	"repro/internal/model/transformer"
@@ -24,7 +24,7 @@ import (
 // stsSentences returns the first n distinct sentences of STS-B dev.
 func stsSentences(t testing.TB, n int) []string {
 	t.Helper()
-	c := &dataset.Catalogue{Dirs: []string{datadir.ForTest(t)}}
+	c := &dataset.Catalogue{Dirs: []string{datadirtest.Dir(t)}}
 	ps, err := c.STS("stsb", "dev")
 	if err != nil {
 		t.Fatal(err)

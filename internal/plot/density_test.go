@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 func syntheticLevels() []Group {
@@ -101,7 +101,7 @@ func TestDensityErrors(t *testing.T) {
 // with a bag-of-words cosine standing in for a trained encoder: higher gold
 // levels must have higher mean cosine, and the figure must render.
 func TestDensitySTSB(t *testing.T) {
-	path := filepath.Join(datadir.ForTest(t), "sts", "STSB", "test.tsv")
+	path := filepath.Join(datadirtest.Dir(t), "sts", "STSB", "test.tsv")
 	gold, sim := readSTSBagOfWords(t, path)
 	if len(gold) != 1379 {
 		t.Fatalf("%s: %d pairs, want 1379", path, len(gold))

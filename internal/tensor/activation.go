@@ -27,7 +27,7 @@ func (u *unaryFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(u.x)
 	out := Zeros(r, c)
 	X, Y := Data(u.x), Data(out)
-	parallelFor(len(X), 4096, func(lo, hi int) {
+	ParallelFor(len(X), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			Y[i] = u.f(X[i])
 		}
@@ -42,7 +42,7 @@ func (u *unaryFn) Backward(gy mat.Tensor) error {
 	}
 	X, G := Data(u.x), Data(gy)
 	gx := make([]float32, len(X))
-	parallelFor(len(X), 4096, func(lo, hi int) {
+	ParallelFor(len(X), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			gx[i] = G[i] * u.deriv(X[i], u.y[i])
 		}
@@ -76,7 +76,7 @@ func (f *geluFn) Forward() (mat.Tensor, error) {
 		k.GELUForward(X, Y, f.cdf)
 		return wrap(out, f), nil
 	}
-	parallelFor(len(X), 4096, func(lo, hi int) {
+	ParallelFor(len(X), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			cdf := 0.5 * (1 + erff(X[i]*invSqrt2))
 			f.cdf[i] = cdf
@@ -97,7 +97,7 @@ func (f *geluFn) Backward(gy mat.Tensor) error {
 		accGrad(f.x, gx)
 		return nil
 	}
-	parallelFor(len(X), 4096, func(lo, hi int) {
+	ParallelFor(len(X), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := X[i]
 			gx[i] = G[i] * (f.cdf[i] + x*invSqrt2Pi*expf(-0.5*x*x))
@@ -154,7 +154,7 @@ func (f *rowSoftmaxFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.x)
 	out := Zeros(r, c)
 	X, Y := Data(f.x), Data(out)
-	parallelFor(r, 16, func(lo, hi int) {
+	ParallelFor(r, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			logSoftmaxRow(X[i*c:(i+1)*c], Y[i*c:(i+1)*c])
 			if !f.log {
@@ -192,7 +192,7 @@ func (f *rowSoftmaxFn) Backward(gy mat.Tensor) error {
 	r, c := Dims(f.x)
 	G := Data(gy)
 	gx := make([]float32, r*c)
-	parallelFor(r, 16, func(lo, hi int) {
+	ParallelFor(r, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			y, g, d := f.y[i*c:(i+1)*c], G[i*c:(i+1)*c], gx[i*c:(i+1)*c]
 			if f.log { // dx = g - softmax * sum(g)

@@ -110,7 +110,7 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 	if k, ok := kernels(); ok {
 		// The backend's softmax kernel takes every row of every head in
 		// one call, so the three phases run one after the other.
-		parallelFor(B*H, 1, func(lo, hi int) {
+		ParallelFor(B*H, 1, func(lo, hi int) {
 			for bh := lo; bh < hi; bh++ {
 				scores(bh)
 			}
@@ -122,14 +122,14 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 			}
 		}
 		k.MaskedSoftmaxRows(f.probs, B*H*Tq, Tk, vis)
-		parallelFor(B*H, 1, func(lo, hi int) {
+		ParallelFor(B*H, 1, func(lo, hi int) {
 			for bh := lo; bh < hi; bh++ {
 				mix(bh)
 			}
 		})
 		return wrap(out, f), nil
 	}
-	parallelFor(B*H, 1, func(lo, hi int) {
+	ParallelFor(B*H, 1, func(lo, hi int) {
 		for bh := lo; bh < hi; bh++ {
 			scores(bh)
 			P := f.probs[bh*Tq*Tk : (bh+1)*Tq*Tk]
@@ -181,7 +181,7 @@ func (f *attentionFn) Backward(gy mat.Tensor) error {
 	if needV {
 		gv = make([]float32, B*Tk*D)
 	}
-	parallelFor(B*H, 1, func(lo, hi int) {
+	ParallelFor(B*H, 1, func(lo, hi int) {
 		dP := make([]float32, Tq*Tk)
 		var PV []float32
 		if f.drop != nil {

@@ -43,7 +43,7 @@ func (f *binaryFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.a)
 	out := Zeros(r, c)
 	A, B, Y := Data(f.a), Data(f.b), Data(out)
-	parallelFor(len(Y), 8192, func(lo, hi int) {
+	ParallelFor(len(Y), 8192, func(lo, hi int) {
 		switch f.kind {
 		case opAdd:
 			for i := lo; i < hi; i++ {

@@ -206,11 +206,12 @@ func topoOrder(root *ag.Operator) []*ag.Operator {
 	return order
 }
 
-// parallelFor calls f on consecutive ranges covering [0, n), concurrently.
-// Callers must make each index's result independent of the split (no
-// cross-range reductions), which keeps results independent of the number
-// of goroutines.
-func parallelFor(n, grain int, f func(lo, hi int)) {
+// ParallelFor calls f on consecutive ranges covering [0, n), concurrently,
+// in ranges of at least grain indexes (n <= grain runs inline). Callers must
+// make each index's result independent of the split (no cross-range
+// reductions), which keeps results independent of the number of
+// goroutines.
+func ParallelFor(n, grain int, f func(lo, hi int)) {
 	if grain < 1 {
 		grain = 1
 	}
@@ -241,7 +242,7 @@ func parallelFor(n, grain int, f func(lo, hi int)) {
 // matrix g, each column summed in row order (parallel over columns).
 func colSums(g []float32, rows, cols int) []float32 {
 	out := make([]float32, cols)
-	parallelFor(cols, 64, func(lo, hi int) {
+	ParallelFor(cols, 64, func(lo, hi int) {
 		acc := out[lo:hi]
 		for i := 0; i < rows; i++ {
 			row := g[i*cols+lo : i*cols+hi]

@@ -37,7 +37,7 @@ func (f *layerNormFn) Forward() (mat.Tensor, error) {
 		k.LayerNormForward(X, G, B, r, c, f.eps, Y, f.xhat, f.rstd)
 		return wrap(out, f), nil
 	}
-	parallelFor(r, 8, func(lo, hi int) {
+	ParallelFor(r, 8, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := X[i*c : (i+1)*c]
 			var sum float64
@@ -77,7 +77,7 @@ func (f *layerNormFn) Backward(gy mat.Tensor) error {
 	}
 	if f.g.RequiresGrad() {
 		prod := make([]float32, r*c)
-		parallelFor(r*c, 4096, func(lo, hi int) {
+		ParallelFor(r*c, 4096, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				prod[i] = Gy[i] * f.xhat[i]
 			}
@@ -92,7 +92,7 @@ func (f *layerNormFn) Backward(gy mat.Tensor) error {
 
 // layerNormGradX is LayerNorm's input gradient on the CPU.
 func layerNormGradX(Gy, G, xhat, rstd []float32, r, c int, gx []float32) {
-	parallelFor(r, 8, func(lo, hi int) {
+	ParallelFor(r, 8, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			gyr, xh, d := Gy[i*c:(i+1)*c], xhat[i*c:(i+1)*c], gx[i*c:(i+1)*c]
 			var s1, s2 float32
@@ -128,7 +128,7 @@ func (f *l2NormFn) Forward() (mat.Tensor, error) {
 	out := Zeros(r, c)
 	X, Y := Data(f.x), Data(out)
 	f.norm = make([]float32, r)
-	parallelFor(r, 16, func(lo, hi int) {
+	ParallelFor(r, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := X[i*c : (i+1)*c]
 			var ss float64
@@ -153,7 +153,7 @@ func (f *l2NormFn) Backward(gy mat.Tensor) error {
 	r, c := Dims(f.x)
 	G := Data(gy)
 	gx := make([]float32, r*c)
-	parallelFor(r, 16, func(lo, hi int) {
+	ParallelFor(r, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			y, g, d := f.y[i*c:(i+1)*c], G[i*c:(i+1)*c], gx[i*c:(i+1)*c]
 			n := f.norm[i]

@@ -34,7 +34,7 @@ func (f *meanPoolFn) Forward() (mat.Tensor, error) {
 	_, c := Dims(f.x)
 	out := Zeros(f.b, c)
 	X, Y := Data(f.x), Data(out)
-	parallelFor(f.b, 1, func(lo, hi int) {
+	ParallelFor(f.b, 1, func(lo, hi int) {
 		acc := make([]float64, c)
 		for s := lo; s < hi; s++ {
 			n := f.lens[s]

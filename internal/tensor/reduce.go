@@ -83,7 +83,7 @@ func (f *crossEntropyFn) Forward() (mat.Tensor, error) {
 	X := Data(f.x)
 	f.probs = make([]float32, r*c)
 	losses := make([]float64, r)
-	parallelFor(r, 4, func(lo, hi int) {
+	ParallelFor(r, 4, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if f.targets[i] == IgnoreIndex {
 				continue
@@ -116,7 +116,7 @@ func (f *crossEntropyFn) Backward(gy mat.Tensor) error {
 	r, c := Dims(f.x)
 	g := Data(gy)[0] / float32(f.count)
 	gx := make([]float32, r*c)
-	parallelFor(r, 4, func(lo, hi int) {
+	ParallelFor(r, 4, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			t := f.targets[i]
 			if t == IgnoreIndex {

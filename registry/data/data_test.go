@@ -10,7 +10,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/dataset"
 	"repro/internal/rows"
 	"repro/registry"
@@ -19,7 +19,7 @@ import (
 // useData points the stages at the real data with a private hash cache.
 func useData(t *testing.T) {
 	t.Helper()
-	dir := datadir.ForTest(t)
+	dir := datadirtest.Dir(t)
 	cache := filepath.Join(t.TempDir(), "verified.json")
 	catalogue = func() *dataset.Catalogue { return &dataset.Catalogue{Dirs: []string{dir}, CacheFile: cache} }
 	t.Cleanup(func() { catalogue = dataset.Default })
@@ -279,7 +279,7 @@ func TestSentencesDocumentsRerank(t *testing.T) {
 }
 
 func TestCorruptDataStopsTheStage(t *testing.T) {
-	src := datadir.ForTest(t)
+	src := datadirtest.Dir(t)
 	dir := t.TempDir()
 	b, err := os.ReadFile(filepath.Join(src, "nli/snli_dev.tsv"))
 	if err != nil {

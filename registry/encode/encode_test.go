@@ -11,7 +11,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/dataset"
 	"repro/internal/encoder"
 	"repro/internal/rows"
@@ -71,7 +71,7 @@ func TestGloVeAvgStage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 33 MB of GloVe vectors")
 	}
-	dir := datadir.ForTest(t)
+	dir := datadirtest.Dir(t)
 	catalogue = func() *dataset.Catalogue { return &dataset.Catalogue{Dirs: []string{dir}} }
 	t.Cleanup(func() { catalogue = dataset.Default })
 	out, err := run(t, "encode.glove_avg", nil, nil)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/rows"
 	"repro/registry"
 )
@@ -44,7 +44,7 @@ func readSTSTSV(t testing.TB, path, task, subset string) []rows.STSPair {
 }
 
 func TestRealSTSB(t *testing.T) {
-	dir := datadir.ForTest(t)
+	dir := datadirtest.Dir(t)
 	ps := readSTSTSV(t, filepath.Join(dir, "sts", "STSB", "test.tsv"), "stsb", "test")
 	if len(ps) != 1379 {
 		t.Fatalf("STS-B test: %d pairs, want 1379", len(ps))
@@ -76,7 +76,7 @@ func TestRealSTSB(t *testing.T) {
 }
 
 func TestRealRerank(t *testing.T) {
-	dir := datadir.ForTest(t)
+	dir := datadirtest.Dir(t)
 	qs := readGz[rows.RerankQuery](t, filepath.Join(dir, "rerank", "semeval2016_cqa_dev.jsonl.gz"))
 	m, err := run(t, "evaluate.rerank", nil, newEncoder(t, 64, ""), artifact(t, registry.KindRerank, registry.FileQueries, qs))
 	if err != nil {
@@ -102,7 +102,7 @@ func TestRealBBCRetrieval(t *testing.T) {
 	if testing.Short() {
 		t.Skip("encodes 41,687 sentences")
 	}
-	dir := datadir.ForTest(t)
+	dir := datadirtest.Dir(t)
 	raw := readGz[bbcDoc](t, filepath.Join(dir, "news", "bbc.jsonl.gz"))
 	var all, kept []rows.Document
 	for _, d := range raw {
@@ -156,7 +156,7 @@ func TestRealBBCRetrieval(t *testing.T) {
 // stsTestSets reads the test pairs of the seven STS tasks, as the data.sts
 // stage gives them to evaluate.sts.
 func stsTestSets(b testing.TB) []rows.STSPair {
-	dir := filepath.Join(datadir.ForTest(b), "sts")
+	dir := filepath.Join(datadirtest.Dir(b), "sts")
 	var ps []rows.STSPair
 	for _, task := range []struct{ name, dir string }{
 		{"sts12", "STS12"}, {"sts13", "STS13"}, {"sts14", "STS14"}, {"sts15", "STS15"}, {"sts16", "STS16"}, {"stsb", "STSB"}, {"sickr", "SICKR"},
@@ -193,7 +193,7 @@ func BenchmarkSTSStageSparse8192(b *testing.B) {
 // BenchmarkRetrievalStageSparse8192 is evaluate.retrieval on the BBC
 // documents with the same encoder (48 s with per-pair loops).
 func BenchmarkRetrievalStageSparse8192(b *testing.B) {
-	raw := readGz[bbcDoc](b, filepath.Join(datadir.ForTest(b), "news", "bbc.jsonl.gz"))
+	raw := readGz[bbcDoc](b, filepath.Join(datadirtest.Dir(b), "news", "bbc.jsonl.gz"))
 	docs := make([]rows.Document, len(raw))
 	for i, d := range raw {
 		docs[i] = d.Document

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/rows"
 	"repro/internal/text/mask"
 	"repro/internal/text/wordnet"
@@ -18,7 +19,7 @@ import (
 // stsSentences returns the first n sentence1 of STS-B test.
 func stsSentences(t *testing.T, n int) []rows.Sentence {
 	t.Helper()
-	f, err := os.Open(filepath.Join(datadir.ForTest(t), "sts", "STSB", "test.tsv"))
+	f, err := os.Open(filepath.Join(datadirtest.Dir(t), "sts", "STSB", "test.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestMaskChunks(t *testing.T) {
 		t.Skip("trains the Brown tagger (about 5 s)")
 	}
 	// The stage finds the Brown Corpus through REPRO_DATA_DIR.
-	t.Setenv(datadir.Env, datadir.ForTest(t))
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
 	r := registryForTest(t)
 	in := []rows.Sentence{{Text: "A man is playing a large flute."}, {Text: "The old man can not run to the big house."}}
 	dir := writeSentences(t, in)

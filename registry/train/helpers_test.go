@@ -15,7 +15,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/dataset"
 	"repro/internal/rows"
 	"repro/registry"
@@ -24,7 +24,7 @@ import (
 // useData points the catalogue at the test data directory and returns it.
 func useData(t testing.TB) *dataset.Catalogue {
 	t.Helper()
-	dir := datadir.ForTest(t)
+	dir := datadirtest.Dir(t)
 	c := &dataset.Catalogue{Dirs: []string{dir}}
 	catalogue = func() *dataset.Catalogue { return c }
 	t.Cleanup(func() { catalogue = dataset.Default })

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/dataset"
 	"repro/internal/encoder"
 )
@@ -148,7 +148,7 @@ func cosine(a, b []float32) float64 {
 // returns the Spearman correlation x100 of cosine with the gold scores.
 func stsbSpearman(t *testing.T, enc encoder.Encoder) float64 {
 	t.Helper()
-	c := &dataset.Catalogue{Dirs: []string{datadir.ForTest(t)}}
+	c := &dataset.Catalogue{Dirs: []string{datadirtest.Dir(t)}}
 	ps, err := c.STS("stsb", "test")
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestGloVeAvgOnSTSB(t *testing.T) {
 		t.Skip("reads 33 MB of GloVe vectors")
 	}
 	Register()
-	v, err := (&dataset.Catalogue{Dirs: []string{datadir.ForTest(t)}}).GloVe("glove.6B.100d")
+	v, err := (&dataset.Catalogue{Dirs: []string{datadirtest.Dir(t)}}).GloVe("glove.6B.100d")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestTFIDFOnSTSB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits on the wiki corpus")
 	}
-	c := &dataset.Catalogue{Dirs: []string{datadir.ForTest(t)}}
+	c := &dataset.Catalogue{Dirs: []string{datadirtest.Dir(t)}}
 	wiki, err := c.Wiki()
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package pooled
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sort"
 
@@ -83,19 +82,8 @@ func FromHF(dir string, pooling transformer.Pooling) (*Model, error) {
 func (m *Model) ResetPooler(seed uint64) {
 	d := m.Encoder.Config.Hidden
 	rng := rand.New(rand.NewPCG(seed, 0x9001e7))
-	w := tensor.Zeros(d, d)
-	wd := tensor.Data(w)
-	for i := range wd {
-		// BERT's truncated normal, std 0.02 (as transformer.NewEncoder).
-		for {
-			v := rng.NormFloat64()
-			if math.Abs(v) <= 2 {
-				wd[i] = float32(v * 0.02)
-				break
-			}
-		}
-	}
-	m.Encoder.Pooler = &transformer.Linear{Weight: nn.NewParam(w), Bias: nn.NewParam(tensor.Zeros(1, d))}
+	w := transformer.TruncNormal(rng, d, d, transformer.InitStd)
+	m.Encoder.Pooler = &transformer.Linear{Weight: w, Bias: nn.NewParam(tensor.Zeros(1, d))}
 	m.Encoder.Config.Pooler = true
 }
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 	"repro/internal/dataset"
 	"repro/internal/encoder"
 	"repro/internal/metrics"
@@ -422,7 +422,7 @@ func TestBERTVocabGloVe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 33 MB of GloVe vectors")
 	}
-	c := &dataset.Catalogue{Dirs: []string{datadir.ForTest(t)}}
+	c := &dataset.Catalogue{Dirs: []string{datadirtest.Dir(t)}}
 	path, err := c.Path("bert-base-uncased", "vocab")
 	if err != nil {
 		t.Fatal(err)

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 func gpt2(t *testing.T) *BPE {
 	t.Helper()
-	d := filepath.Join(datadir.ForTest(t), "tokenizers", "gpt2")
+	d := filepath.Join(datadirtest.Dir(t), "tokenizers", "gpt2")
 	tok, err := LoadBPE(filepath.Join(d, "vocab.json"), filepath.Join(d, "merges.txt"), BPEOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 // TestTrainWordPieceMerges checks the merge order on the classic BPE toy
@@ -44,7 +44,7 @@ func TestTrainWordPieceMerges(t *testing.T) {
 
 func readSTSB(t testing.TB) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(datadir.ForTest(t), "sts", "STSB", "train.tsv"))
+	f, err := os.Open(filepath.Join(datadirtest.Dir(t), "sts", "STSB", "train.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 func bertUncased(t testing.TB) *WordPiece {
 	t.Helper()
-	dir := datadir.ForTest(t)
+	dir := datadirtest.Dir(t)
 	tok, err := LoadWordPiece(filepath.Join(dir, "tokenizers", "bert-base-uncased", "vocab.txt"), WordPieceOptions{BasicOptions: BasicOptions{Lowercase: true}})
 	if err != nil {
 		t.Fatal(err)

@@ -41,10 +41,10 @@ func NewDecoder(c Config, word *nn.Param, rng *rand.Rand) (*Decoder, error) {
 		}
 		d.Embeddings.Word, d.tied = word, true
 	} else {
-		d.Embeddings.Word = truncNormal(rng, c.VocabSize, c.Hidden, initStd)
+		d.Embeddings.Word = TruncNormal(rng, c.VocabSize, c.Hidden, InitStd)
 		clear(tensor.Data(d.Embeddings.Word)[c.PadID*c.Hidden : (c.PadID+1)*c.Hidden])
 	}
-	d.Embeddings.Position = truncNormal(rng, c.MaxPosition, c.Hidden, initStd)
+	d.Embeddings.Position = TruncNormal(rng, c.MaxPosition, c.Hidden, InitStd)
 	d.Embeddings.LayerNorm = newLayerNorm(c.Hidden)
 	for i := 0; i < c.Layers; i++ {
 		d.Layers = append(d.Layers, newLayer(rng, c, true))

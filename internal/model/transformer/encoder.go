@@ -129,11 +129,11 @@ func NewEncoder(c Config, rng *rand.Rand) (*Encoder, error) {
 		return nil, err
 	}
 	e := &Encoder{Config: c}
-	e.Embeddings.Word = truncNormal(rng, c.VocabSize, c.Hidden, initStd)
+	e.Embeddings.Word = TruncNormal(rng, c.VocabSize, c.Hidden, InitStd)
 	clear(tensor.Data(e.Embeddings.Word)[c.PadID*c.Hidden : (c.PadID+1)*c.Hidden])
-	e.Embeddings.Position = truncNormal(rng, c.MaxPosition, c.Hidden, initStd)
+	e.Embeddings.Position = TruncNormal(rng, c.MaxPosition, c.Hidden, InitStd)
 	if c.TypeVocab > 0 {
-		e.Embeddings.TokenType = truncNormal(rng, c.TypeVocab, c.Hidden, initStd)
+		e.Embeddings.TokenType = TruncNormal(rng, c.TypeVocab, c.Hidden, InitStd)
 	}
 	e.Embeddings.LayerNorm = newLayerNorm(c.Hidden)
 	for i := 0; i < c.Layers; i++ {

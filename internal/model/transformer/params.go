@@ -30,12 +30,14 @@ type LayerNorm struct {
 	Weight, Bias *nn.Param
 }
 
-const initStd = 0.02
+// InitStd is BERT's initialiser scale (initializer_range).
+const InitStd = 0.02
 
-// truncNormal fills a rows x cols parameter with N(0, std^2) values
-// redrawn until they fall within two standard deviations (BERT's
-// initialiser).
-func truncNormal(rng *rand.Rand, rows, cols int, std float64) *nn.Param {
+// TruncNormal fills a rows x cols parameter with N(0, std^2) values
+// redrawn until they fall within two standard deviations: BERT's
+// initialiser, for every new weight of the models (the draw order is part of
+// what makes a seed's run bit-identical).
+func TruncNormal(rng *rand.Rand, rows, cols int, std float64) *nn.Param {
 	m := tensor.Zeros(rows, cols)
 	d := tensor.Data(m)
 	for i := range d {
@@ -60,7 +62,7 @@ func constParam(n int, v float32) *nn.Param {
 }
 
 func newLinear(rng *rand.Rand, in, out int) Linear {
-	return Linear{Weight: truncNormal(rng, out, in, initStd), Bias: constParam(out, 0)}
+	return Linear{Weight: TruncNormal(rng, out, in, InitStd), Bias: constParam(out, 0)}
 }
 
 func newLayerNorm(n int) LayerNorm {

@@ -15,8 +15,7 @@ package optim
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
+	"repro/internal/tensor"
 
 	"repro/internal/tensor/backend"
 )
@@ -79,7 +78,7 @@ func (a *AdamW) Step(params, grads [][]float32, lr float64, weightDecay []float6
 			k.AdamW(p, g, m, v, decay, b1, b2, stepSize, sqrtBC2, eps)
 			continue
 		}
-		parallelRanges(len(p), func(lo, hi int) {
+		tensor.ParallelFor(len(p), 1<<15, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
 				if decay != 1 {
 					p[j] *= decay
@@ -130,25 +129,4 @@ func ClipGradNorm(grads [][]float32, maxNorm float64) float64 {
 		}
 	}
 	return norm
-}
-
-// parallelRanges splits [0, n) into one fixed range per processor; small
-// slices run inline.
-func parallelRanges(n int, f func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n < 1<<15 || workers == 1 {
-		f(0, n)
-		return
-	}
-	chunk := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
 }

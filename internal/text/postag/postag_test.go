@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 var (
@@ -17,7 +17,7 @@ var (
 
 func loadBrown(t testing.TB) []Document {
 	t.Helper()
-	dir := datadir.ForTest(t)
+	dir := datadirtest.Dir(t)
 	brownOnce.Do(func() { brownDocs, brownErr = ReadBrown(filepath.Join(dir, BrownFile)) })
 	if brownErr != nil {
 		t.Fatal(brownErr)

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"repro/internal/model/conformance"
 	"repro/internal/tensor/backend"
-	"repro/internal/tensor/backend/conformance"
 	"repro/internal/tensor/backend/cuda/ptx/emu"
 )
 

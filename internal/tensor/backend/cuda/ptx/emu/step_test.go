@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"repro/internal/model/conformance"
 	"repro/internal/tensor/backend"
-	"repro/internal/tensor/backend/conformance"
 )
 
 // kernelBackend is the CPU backend plus the emulated kernels: the operators

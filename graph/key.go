@@ -1,4 +1,4 @@
-package runner
+package graph
 
 import (
 	"bytes"
@@ -148,13 +148,13 @@ type keyDoc struct {
 // are never mistaken for new ones.
 const keyScheme = "repro-key-v1"
 
-// NodeKey is the cache key of n given the digests of its connected inputs
+// Key is the cache key of n given the digests of its connected inputs
 // (input port name -> artifact digest): BLAKE3 of the stage type name, its
 // version, the canonical parameters, the input digests (not the upstream
 // keys: an upstream that re-runs and writes the same bytes leaves n cached)
 // and, for Seeded types only, the seed. The node ID is deliberately absent:
 // renaming a stage does not invalidate it.
-func NodeKey(n *Node, inputDigests map[string]string) (string, error) {
+func Key(n *Node, inputDigests map[string]string) (string, error) {
 	if n.Type == nil {
 		return "", fmt.Errorf("node %q has no stage type", n.ID)
 	}
@@ -162,10 +162,12 @@ func NodeKey(n *Node, inputDigests map[string]string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("node %q: %v", n.ID, err)
 	}
-	return keyOf(n, p, inputDigests), nil
+	return KeyOf(n, p, inputDigests), nil
 }
 
-func keyOf(n *Node, canonParams []byte, inputDigests map[string]string) string {
+// KeyOf is Key for parameters already in canonical form (CanonicalParams),
+// for callers that keep them (provenance records them too).
+func KeyOf(n *Node, canonParams []byte, inputDigests map[string]string) string {
 	d := keyDoc{Scheme: keyScheme, Type: n.Type.Name, Version: n.Type.Version, Params: canonParams, Inputs: inputDigests}
 	if d.Inputs == nil {
 		d.Inputs = map[string]string{}

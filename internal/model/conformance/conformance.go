@@ -1,6 +1,6 @@
 // Package conformance holds a fixed training run that every tensor backend
 // must reproduce: the CPU defines the result; the kernel-emulation tests
-// (backend/cuda/ptx/emu) require the same bits through backend.Kernels, and
+// (internal/tensor/backend/cuda/ptx/emu) require the same bits through backend.Kernels, and
 // the CUDA tests require agreement to 1e-4 on a GPU. It exercises every
 // operator a training stage uses: embeddings, layer norm, GELU, padded and
 // causal self-attention, cross-attention with a tied decoder, pooling, the

@@ -1,4 +1,4 @@
-package runner
+package store
 
 import (
 	"encoding/hex"

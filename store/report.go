@@ -1,4 +1,4 @@
-package runner
+package store
 
 import (
 	"context"
@@ -14,7 +14,7 @@ var ErrNoReport = errors.New("no report recorded")
 
 // SaveReport stores a report (a JSON document the CLI produces after a run)
 // as the scope's latest. Older reports are kept, for history.
-func (c *Cache) SaveReport(ctx context.Context, scope string, report []byte) error {
+func (c *Store) SaveReport(ctx context.Context, scope string, report []byte) error {
 	if !json.Valid(report) {
 		return fmt.Errorf("report for %q is not valid JSON", scope)
 	}
@@ -25,7 +25,7 @@ func (c *Cache) SaveReport(ctx context.Context, scope string, report []byte) err
 
 // LatestReport returns the scope's most recent report and when it was
 // saved, or ErrNoReport.
-func (c *Cache) LatestReport(ctx context.Context, scope string) ([]byte, time.Time, error) {
+func (c *Store) LatestReport(ctx context.Context, scope string) ([]byte, time.Time, error) {
 	var body string
 	var ns int64
 	err := c.db.QueryRowContext(ctx, "SELECT body, created_ns FROM reports WHERE scope = ? ORDER BY id DESC LIMIT 1", scope).Scan(&body, &ns)

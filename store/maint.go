@@ -1,4 +1,4 @@
-package runner
+package store
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 // List returns every recorded run, newest first, with its outputs and size.
-func (c *Cache) List(ctx context.Context) ([]*RunInfo, error) {
+func (c *Store) List(ctx context.Context) ([]*RunInfo, error) {
 	rows, err := c.db.QueryContext(ctx, "SELECT "+runColumns+" FROM runs ORDER BY created_ns DESC, key")
 	if err != nil {
 		return nil, err
@@ -58,12 +58,12 @@ func (p Problem) String() string {
 // a complete object under objects/ must always be intact), and every index
 // row that points to a missing object. Temporary directories are not
 // objects and are ignored. An empty result means the cache is sound.
-func (c *Cache) Verify(ctx context.Context) ([]Problem, error) {
-	gl, err := lockFile(ctx, filepath.Join(c.dir, locksDir, "gc"), false, nil)
+func (c *Store) Verify(ctx context.Context) ([]Problem, error) {
+	gl, err := c.LockStore(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	defer gl.unlock()
+	defer gl.Unlock()
 	refs := map[string][]string{}
 	rows, err := c.db.QueryContext(ctx, "SELECT digest, key FROM outputs ORDER BY key")
 	if err != nil {
@@ -81,7 +81,7 @@ func (c *Cache) Verify(ctx context.Context) ([]Problem, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	onDisk, err := c.objectDirs()
+	onDisk, err := c.Objects()
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (c *Cache) Verify(ctx context.Context) ([]Problem, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		p := c.objectPath(d)
+		p := c.ObjectPath(d)
 		got, _, err := DigestDir(p)
 		switch {
 		case err != nil:
@@ -111,14 +111,14 @@ func (c *Cache) Verify(ctx context.Context) ([]Problem, error) {
 	}
 	sort.Strings(missing)
 	for _, d := range missing {
-		probs = append(probs, Problem{Digest: d, Path: c.objectPath(d), Keys: refs[d], Reason: "missing from the store"})
+		probs = append(probs, Problem{Digest: d, Path: c.ObjectPath(d), Keys: refs[d], Reason: "missing from the store"})
 	}
 	return probs, nil
 }
 
-// objectDirs lists the digests of the objects on disk, sorted. Entries that
+// Objects lists the digests of the objects on disk, sorted. Entries that
 // are not well-formed object names are ignored.
-func (c *Cache) objectDirs() ([]string, error) {
+func (c *Store) Objects() ([]string, error) {
 	root := filepath.Join(c.dir, objectsDir)
 	fans, err := os.ReadDir(root)
 	if err != nil {
@@ -177,12 +177,12 @@ type GCStats struct {
 // DefaultKeepNewer, and, transitively, the runs that produced their inputs
 // (so a kept stage's provenance stays resolvable). It waits for running
 // pipelines on this cache to finish and blocks new ones while it works.
-func (c *Cache) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
-	gl, err := lockFile(ctx, filepath.Join(c.dir, locksDir, "gc"), true, nil)
+func (c *Store) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
+	gl, err := c.LockStore(ctx, true)
 	if err != nil {
 		return nil, err
 	}
-	defer gl.unlock()
+	defer gl.Unlock()
 	keepNewer := opts.KeepNewer
 	if keepNewer == 0 {
 		keepNewer = DefaultKeepNewer
@@ -276,7 +276,7 @@ func (c *Cache) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
 		}
 	}
 	st.RunsRemoved = len(drop)
-	onDisk, err := c.objectDirs()
+	onDisk, err := c.Objects()
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +284,7 @@ func (c *Cache) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
 	for _, d := range onDisk {
 		if !live[d] {
 			deadObjects = append(deadObjects, d)
-			st.BytesFreed += dirSize(c.objectPath(d))
+			st.BytesFreed += dirSize(c.ObjectPath(d))
 		}
 	}
 	st.ObjectsRemoved = len(deadObjects)
@@ -319,7 +319,7 @@ func (c *Cache) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
 		return nil, err
 	}
 	for _, d := range deadObjects {
-		if err := removeAll(c.objectPath(d)); err != nil {
+		if err := RemoveAll(c.ObjectPath(d)); err != nil {
 			return st, err
 		}
 	}
@@ -368,7 +368,7 @@ func removeEntries(dir string, pick func(string, os.FileInfo) bool) int {
 		if err != nil || !pick(e.Name(), fi) {
 			continue
 		}
-		if removeAll(filepath.Join(dir, e.Name())) == nil {
+		if RemoveAll(filepath.Join(dir, e.Name())) == nil {
 			n++
 		}
 	}

@@ -1,4 +1,4 @@
-package runner
+package store
 
 import (
 	"context"
@@ -8,22 +8,22 @@ import (
 	"time"
 )
 
-// lastInput is one input of a node as it was when the node last ran.
-type lastInput struct {
+// LastInput is one input of a node as it was when the node last ran.
+type LastInput struct {
 	Node   string `json:"node"`
 	Output string `json:"output"`
 	Digest string `json:"digest"`
 }
 
-// lastRun is what a scope remembers of a node's latest finished (or found
+// LastRun is what a scope remembers of a node's latest finished (or found
 // cached) run, to explain later why the node is stale.
-type lastRun struct {
+type LastRun struct {
 	NodeID  string
 	Key     string
 	Type    string
 	Version int
 	Params  json.RawMessage
-	Inputs  map[string]lastInput
+	Inputs  map[string]LastInput
 	Seed    int64
 	Seeded  bool
 }
@@ -32,7 +32,7 @@ type execer interface {
 	Exec(query string, args ...any) (sql.Result, error)
 }
 
-func putLastRun(tx execer, scope string, r *lastRun, now int64) error {
+func putLastRun(tx execer, scope string, r *LastRun, now int64) error {
 	inputs, _ := json.Marshal(r.Inputs)
 	if r.Inputs == nil {
 		inputs = []byte("{}")
@@ -47,7 +47,7 @@ func putLastRun(tx execer, scope string, r *lastRun, now int64) error {
 // putLastRuns writes several records in one transaction and, when keep is
 // not nil, forgets the scope's records of nodes not in keep (nodes removed
 // from the experiment), so they no longer keep objects alive in GC.
-func (c *Cache) putLastRuns(ctx context.Context, scope string, rs []*lastRun, keep []string) error {
+func (c *Store) PutLastRuns(ctx context.Context, scope string, rs []*LastRun, keep []string) error {
 	if scope == "" || (len(rs) == 0 && keep == nil) {
 		return nil
 	}
@@ -73,8 +73,8 @@ func (c *Cache) putLastRuns(ctx context.Context, scope string, rs []*lastRun, ke
 }
 
 // lastRuns returns the scope's records by node ID.
-func (c *Cache) lastRuns(ctx context.Context, scope string) (map[string]*lastRun, error) {
-	out := map[string]*lastRun{}
+func (c *Store) LastRuns(ctx context.Context, scope string) (map[string]*LastRun, error) {
+	out := map[string]*LastRun{}
 	if scope == "" {
 		return out, nil
 	}
@@ -85,7 +85,7 @@ func (c *Cache) lastRuns(ctx context.Context, scope string) (map[string]*lastRun
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var r lastRun
+		var r LastRun
 		var params, inputs string
 		if err := rows.Scan(&r.NodeID, &r.Key, &r.Type, &r.Version, &params, &inputs, &r.Seed, &r.Seeded); err != nil {
 			return nil, err

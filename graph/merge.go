@@ -1,4 +1,4 @@
-package runner
+package graph
 
 import (
 	"encoding/hex"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package runner
+package store
 
 import (
 	"context"
@@ -12,15 +12,15 @@ import (
 	"time"
 )
 
-// fileLock is an flock(2) lock on a file under locks/. The kernel releases
+// Lock is an flock(2) lock on a file under locks/. The kernel releases
 // it when the process dies, so kill -9 can never leave a stale lock; a lock
 // is per open file, so two goroutines of one process exclude each other too.
-type fileLock struct{ f *os.File }
+type Lock struct{ f *os.File }
 
 // lockFile takes the lock on path, shared or exclusive, waiting until it is
 // free or ctx is done. flock has no timeout, so waiting polls a
 // non-blocking attempt; onWait is called once if the first attempt fails.
-func lockFile(ctx context.Context, path string, exclusive bool, onWait func()) (*fileLock, error) {
+func lockFile(ctx context.Context, path string, exclusive bool, onWait func()) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func lockFile(ctx context.Context, path string, exclusive bool, onWait func()) (
 	for first := true; ; first = false {
 		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		if err == nil {
-			return &fileLock{f}, nil
+			return &Lock{f}, nil
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
@@ -55,10 +55,25 @@ func lockFile(ctx context.Context, path string, exclusive bool, onWait func()) (
 	}
 }
 
-// unlock releases the lock (closing the file releases it).
-func (l *fileLock) unlock() {
+// Unlock releases the lock (closing the file releases it). It may be
+// called more than once.
+func (l *Lock) Unlock() {
 	if l != nil && l.f != nil {
 		l.f.Close()
 		l.f = nil
 	}
+}
+
+// LockKey takes the exclusive lock of a stage key, held while the stage runs
+// and until its run is recorded, so that two processes never compute one
+// key at once. onWait, if not nil, is called once when another holder makes
+// it wait.
+func (c *Store) LockKey(ctx context.Context, key string, onWait func()) (*Lock, error) {
+	return lockFile(ctx, filepath.Join(c.dir, locksDir, key), true, onWait)
+}
+
+// LockStore takes the store-wide lock: shared by every pipeline run and by
+// Verify, exclusive for GC, so GC never removes what a run is about to use.
+func (c *Store) LockStore(ctx context.Context, exclusive bool) (*Lock, error) {
+	return lockFile(ctx, filepath.Join(c.dir, locksDir, "gc"), exclusive, nil)
 }

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -19,13 +19,13 @@ import (
 // column against the numeric varied axis, ours and the paper's where given)
 // and copies every PNG figure a stage of this run produced into dir, next to
 // the markdown report. It returns the files written.
-func writeFigures(dir string, ex *experiment, rep *report.Report, res *runner.Result) ([]string, error) {
+func (x *Experiment) writeFigures(dir string, rep *report.Report, res *runner.Result) ([]string, error) {
 	var files []string
-	if a := ex.cfg.Ablation; a != nil && a.Figure != nil && rep.Ablation != nil {
+	if a := x.Config.Ablation; a != nil && a.Figure != nil && rep.Ablation != nil {
 		f := a.Figure
 		ours := plot.Series{Name: "ours"}
 		paper := plot.Series{Name: "paper"}
-		for i, v := range ex.cfg.Variants {
+		for i, v := range x.Config.Variants {
 			x, ok := numeric(v.Label[f.Axis])
 			if !ok || i >= len(rep.Ablation.Rows) {
 				continue

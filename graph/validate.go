@@ -1,4 +1,4 @@
-package runner
+package graph
 
 import (
 	"fmt"
@@ -72,32 +72,4 @@ func sortedPorts(m map[string]Edge) []string {
 	}
 	sort.Strings(ps)
 	return ps
-}
-
-// Upstream returns the nodes that the named nodes depend on, with the named
-// nodes themselves, in graph order. An unknown ID is an error.
-func (g *Graph) Upstream(ids ...string) ([]*Node, error) {
-	want := map[string]bool{}
-	for _, id := range ids {
-		if g.Node(id) == nil {
-			return nil, fmt.Errorf("no stage %q in the pipeline", id)
-		}
-		want[id] = true
-	}
-	// Walk backwards: graph order is topological.
-	for i := len(g.Nodes) - 1; i >= 0; i-- {
-		n := g.Nodes[i]
-		if want[n.ID] {
-			for _, e := range n.Inputs {
-				want[e.Node] = true
-			}
-		}
-	}
-	var out []*Node
-	for _, n := range g.Nodes {
-		if want[n.ID] {
-			out = append(out, n)
-		}
-	}
-	return out, nil
 }

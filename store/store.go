@@ -1,4 +1,4 @@
-package runner
+package store
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // the "sqlite3" database/sql driver
+	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" database/sql driver
 	"repro/registry"
 )
 
-// Cache is an open cache directory: the content-addressed object store, the
+// Store is an open cache directory: the content-addressed object store, the
 // SQLite index of stage runs, per-key locks, logs and work directories.
 // Several goroutines and several processes may use one cache at once.
-type Cache struct {
+type Store struct {
 	dir  string
 	db   *sql.DB
 	host string
@@ -95,7 +95,7 @@ CREATE INDEX IF NOT EXISTS reports_scope ON reports(scope, id);
 
 // Open opens the cache in dir, creating the directory and the index when
 // they do not exist.
-func Open(dir string) (*Cache, error) {
+func Open(dir string) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -124,16 +124,35 @@ func Open(dir string) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: %w", abs, err)
 	}
-	c := &Cache{dir: abs, db: db}
+	c := &Store{dir: abs, db: db}
 	c.host, _ = os.Hostname()
-	if err := c.migrate(); err != nil {
+	if err := retryBusy(c.migrate); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("cache %s: %w", filepath.Join(abs, indexFile), err)
 	}
 	return c, nil
 }
 
-func (c *Cache) migrate() error {
+// retryBusy calls f until it does not fail with SQLITE_BUSY, for up to the
+// busy timeout. The first statement on a new connection switches a fresh
+// database to WAL, which needs a lock that SQLite does not wait for with the
+// busy handler; two processes opening a new cache at the same moment can
+// see it (seen: "database is locked" from the first query of the second).
+func retryBusy(f func() error) error {
+	deadline := time.Now().Add(30 * time.Second)
+	delay := time.Millisecond
+	for {
+		err := f()
+		var se sqlite3.Error
+		if err == nil || !errors.As(err, &se) || se.Code != sqlite3.ErrBusy || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, 100*time.Millisecond)
+	}
+}
+
+func (c *Store) migrate() error {
 	var v int
 	if err := c.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
 		return err
@@ -159,18 +178,36 @@ func (c *Cache) migrate() error {
 }
 
 // Close closes the index.
-func (c *Cache) Close() error { return c.db.Close() }
+func (c *Store) Close() error { return c.db.Close() }
 
 // Dir is the absolute path of the cache directory.
-func (c *Cache) Dir() string { return c.dir }
+func (c *Store) Dir() string { return c.dir }
 
-func (c *Cache) objectPath(digest string) string {
+// ObjectPath is the directory of the object with that digest.
+func (c *Store) ObjectPath(digest string) string {
 	return filepath.Join(c.dir, objectsDir, digest[:2], digest)
 }
 
-func (c *Cache) logPath(key string) string {
+// LogPath is the log file of the latest attempt at a key.
+func (c *Store) LogPath(key string) string {
 	return filepath.Join(c.dir, logsDir, key+".log")
 }
+
+// TempDir names a fresh directory under tmp/ for the outputs of an attempt
+// at key (not created). Nothing is ever read from tmp/: a finished output is
+// sealed and renamed into objects/ by PutObject; GC removes what is left.
+func (c *Store) TempDir(key string) string {
+	return filepath.Join(c.dir, tmpDir, key+"-"+randomSuffix())
+}
+
+// WorkDir is the directory a stage attempt at key may keep resumable state
+// in (Env.Work): it survives a crash and is removed once the run is stored.
+func (c *Store) WorkDir(key string) string {
+	return filepath.Join(c.dir, workDir, key)
+}
+
+// Host is the host name recorded with every run.
+func (c *Store) Host() string { return c.host }
 
 // RunInfo is the provenance of one recorded stage run.
 type RunInfo struct {
@@ -217,7 +254,7 @@ func scanRun(sc interface{ Scan(...any) error }) (*RunInfo, error) {
 
 // Lookup returns the recorded run with that key, with its output artifacts;
 // ok is false when the key is not in the index.
-func (c *Cache) Lookup(ctx context.Context, key string) (info *RunInfo, ok bool, err error) {
+func (c *Store) Lookup(ctx context.Context, key string) (info *RunInfo, ok bool, err error) {
 	r, err := scanRun(c.db.QueryRowContext(ctx, "SELECT "+runColumns+" FROM runs WHERE key = ?", key))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
@@ -231,7 +268,7 @@ func (c *Cache) Lookup(ctx context.Context, key string) (info *RunInfo, ok bool,
 	return r, true, nil
 }
 
-func (c *Cache) fillOutputs(ctx context.Context, r *RunInfo) error {
+func (c *Store) fillOutputs(ctx context.Context, r *RunInfo) error {
 	rows, err := c.db.QueryContext(ctx, `SELECT o.port, o.kind, o.digest, COALESCE(b.size, 0)
 		FROM outputs o LEFT JOIN objects b ON b.digest = o.digest WHERE o.key = ?`, r.Key)
 	if err != nil {
@@ -239,22 +276,22 @@ func (c *Cache) fillOutputs(ctx context.Context, r *RunInfo) error {
 	}
 	defer rows.Close()
 	r.Outputs = map[string]registry.Artifact{}
-	r.Log = c.logPath(r.Key)
+	r.Log = c.LogPath(r.Key)
 	for rows.Next() {
 		var port, kind, digest string
 		var size int64
 		if err := rows.Scan(&port, &kind, &digest, &size); err != nil {
 			return err
 		}
-		r.Outputs[port] = registry.Artifact{Kind: registry.Kind(kind), Dir: c.objectPath(digest), Digest: digest}
+		r.Outputs[port] = registry.Artifact{Kind: registry.Kind(kind), Dir: c.ObjectPath(digest), Digest: digest}
 		r.Size += size
 	}
 	return rows.Err()
 }
 
-// outputDigests returns port -> digest of a recorded run (nil when the key is
-// not recorded): the hot path of a cached run, one indexed query.
-func (c *Cache) outputDigests(ctx context.Context, key string) (map[string]registry.Artifact, error) {
+// Outputs returns the output artifacts of a recorded run by port (nil when
+// the key is not recorded): the hot path of a cached run, one indexed query.
+func (c *Store) Outputs(ctx context.Context, key string) (map[string]registry.Artifact, error) {
 	rows, err := c.db.QueryContext(ctx, "SELECT port, kind, digest FROM outputs WHERE key = ?", key)
 	if err != nil {
 		return nil, err
@@ -269,26 +306,26 @@ func (c *Cache) outputDigests(ctx context.Context, key string) (map[string]regis
 		if out == nil {
 			out = map[string]registry.Artifact{}
 		}
-		out[port] = registry.Artifact{Kind: registry.Kind(kind), Dir: c.objectPath(digest), Digest: digest}
+		out[port] = registry.Artifact{Kind: registry.Kind(kind), Dir: c.ObjectPath(digest), Digest: digest}
 	}
 	return out, rows.Err()
 }
 
-// storedOutput is one sealed output waiting to be recorded.
-type storedOutput struct {
-	port, kind, digest string
-	size               int64
+// Output is one sealed output (an object in the store) of a run to record.
+type Output struct {
+	Port, Kind, Digest string
+	Size               int64
 }
 
 // putObject seals the directory src (fsync, digest) and renames it into
 // the store. When an object with the same digest already exists, src is
 // removed and the existing one is used: same digest, same content.
-func (c *Cache) putObject(src string) (digest string, size int64, err error) {
+func (c *Store) PutObject(src string) (digest string, size int64, err error) {
 	digest, size, err = sealDir(src)
 	if err != nil {
 		return "", 0, err
 	}
-	dst := c.objectPath(digest)
+	dst := c.ObjectPath(digest)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", 0, err
 	}
@@ -297,7 +334,7 @@ func (c *Cache) putObject(src string) (digest string, size int64, err error) {
 			return "", 0, fmt.Errorf("storing artifact: %w", err)
 		}
 		// Another run stored the same content first.
-		if err := removeAll(src); err != nil {
+		if err := RemoveAll(src); err != nil {
 			return "", 0, err
 		}
 		return digest, size, nil
@@ -311,7 +348,7 @@ func (c *Cache) putObject(src string) (digest string, size int64, err error) {
 // removeAll removes a tree whose files were made read-only by sealDir (as
 // root or as the owner this is not needed for files, but directories we
 // may have made read-only must be writable to be emptied).
-func removeAll(p string) error {
+func RemoveAll(p string) error {
 	err := os.RemoveAll(p)
 	if err == nil {
 		return nil
@@ -325,28 +362,30 @@ func removeAll(p string) error {
 	return os.RemoveAll(p)
 }
 
-// runRecord is everything one finished stage run writes to the index.
-type runRecord struct {
-	key, stageType, nodeID string
-	version                int
-	params                 []byte
-	inputs                 map[string]string
-	seed                   int64
-	seeded                 bool
-	duration               time.Duration
-	device, backend        string
-	reproVersion           string
-	partial                bool
-	outputs                []storedOutput
-	scope                  string
-	lastInputs             map[string]lastInput
+// Run is everything one finished stage run writes to the index.
+type Run struct {
+	Key, Type, NodeID string
+	Version           int
+	Params            []byte            // canonical JSON
+	Inputs            map[string]string // input port -> digest
+	Seed              int64
+	Seeded            bool
+	Duration          time.Duration
+	Device, Backend   string
+	ReproVersion      string
+	Partial           bool
+	Outputs           []Output
+	// Scope, when not "", also records the node's last-run record in that
+	// scope, with LastInputs (which node and output each input came from).
+	Scope      string
+	LastInputs map[string]LastInput
 }
 
 // record writes a finished run, its outputs, their objects and (when a
 // scope is given) the node's last-run record in ONE transaction: a crash
 // leaves all of it or none of it.
-func (c *Cache) record(ctx context.Context, r *runRecord) error {
-	inputs, _ := json.Marshal(nonNil(r.inputs))
+func (c *Store) Record(ctx context.Context, r *Run) error {
+	inputs, _ := json.Marshal(nonNil(r.Inputs))
 	now := time.Now().UnixNano()
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -354,25 +393,25 @@ func (c *Cache) record(ctx context.Context, r *runRecord) error {
 	}
 	defer tx.Rollback()
 	_, err = tx.Exec(`INSERT OR REPLACE INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		r.key, r.stageType, r.version, r.nodeID, string(r.params), string(inputs), r.seed, r.seeded,
-		int64(r.duration), r.device, r.backend, r.reproVersion, c.host, r.partial, now)
+		r.Key, r.Type, r.Version, r.NodeID, string(r.Params), string(inputs), r.Seed, r.Seeded,
+		int64(r.Duration), r.Device, r.Backend, r.ReproVersion, c.host, r.Partial, now)
 	if err != nil {
 		return err
 	}
-	for _, o := range r.outputs {
+	for _, o := range r.Outputs {
 		if _, err := tx.Exec(`INSERT OR REPLACE INTO outputs (key, port, kind, digest) VALUES (?,?,?,?)`,
-			r.key, o.port, o.kind, o.digest); err != nil {
+			r.Key, o.Port, o.Kind, o.Digest); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(`INSERT OR IGNORE INTO objects (digest, size, created_ns) VALUES (?,?,?)`,
-			o.digest, o.size, now); err != nil {
+			o.Digest, o.Size, now); err != nil {
 			return err
 		}
 	}
-	if r.scope != "" {
-		lr := lastRun{NodeID: r.nodeID, Key: r.key, Type: r.stageType, Version: r.version,
-			Params: r.params, Inputs: r.lastInputs, Seed: r.seed, Seeded: r.seeded}
-		if err := putLastRun(tx, r.scope, &lr, now); err != nil {
+	if r.Scope != "" {
+		lr := LastRun{NodeID: r.NodeID, Key: r.Key, Type: r.Type, Version: r.Version,
+			Params: r.Params, Inputs: r.LastInputs, Seed: r.Seed, Seeded: r.Seeded}
+		if err := putLastRun(tx, r.Scope, &lr, now); err != nil {
 			return err
 		}
 	}

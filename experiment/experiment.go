@@ -1,0 +1,224 @@
+// Package experiment is repro's application layer: where the dsl, the
+// runner, the store and the report meet. It loads an experiment file into
+// one runnable graph (variants merged, narrowed to --target or to what an
+// ablation reports), names the scope its state is saved under, runs or
+// plans it against a store, builds the report (paper values beside ours),
+// writes figures and the markdown report, and finds recorded baselines.
+// The commands in cmd/repro are flags and printing over this package (the
+// shape of Terraform's command -> backend/local split), so everything here
+// is tested without the CLI.
+package experiment
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"repro/dsl"
+	"repro/graph"
+	"repro/registry"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// Options select what an experiment file evaluates to.
+type Options struct {
+	Profile  string
+	Vars     map[string]string // -var name=value
+	Sets     []string          // --set stage.S.attr=v (or v1,v2,... for a grid)
+	Ablation string
+	// Targets narrows the run to these stages and their upstream; the
+	// table then shows what those stages give and is not saved.
+	Targets []string
+}
+
+// Experiment is a loaded experiment file turned into one runnable graph.
+type Experiment struct {
+	File   string
+	Config *dsl.Config
+	Graph  *graph.Graph
+	// IDMaps maps, per variant, each stage instance name to its node ID in
+	// Graph (they differ where a grid's variants differ: "train@top_k=3").
+	IDMaps []map[string]string
+	Labels []string // per variant: a label for people
+	// Scope names the state this evaluation saves in the store (its last
+	// runs and reports); see scopeOf.
+	Scope    string
+	Profile  string
+	Targeted bool
+}
+
+// LoadError is a file that did not load: its diagnostics, with the files
+// they point into so that a caller can render snippets.
+type LoadError struct {
+	File  string
+	Diags hcl.Diagnostics
+	Files map[string]*hcl.File
+}
+
+func (e *LoadError) Error() string {
+	n := 0
+	for _, d := range e.Diags {
+		if d.Severity == hcl.DiagError {
+			n++
+		}
+	}
+	return fmt.Sprintf("%s: %d error(s); nothing was run", e.File, n)
+}
+
+func (o Options) dsl() dsl.Options {
+	return dsl.Options{Profile: o.Profile, Sets: o.Sets, Ablation: o.Ablation, Vars: o.Vars}
+}
+
+// Validate reports every static error of file under every profile and
+// ablation (with opts' variables and overrides), with the files the
+// diagnostics point into.
+func Validate(reg *registry.Registry, file string, opts Options) (hcl.Diagnostics, map[string]*hcl.File) {
+	loader := dsl.NewLoader(reg)
+	diags := loader.Validate(file, opts.dsl())
+	return diags, loader.Files()
+}
+
+// Load evaluates file under opts. Warnings come back beside a loaded
+// experiment; errors as a *LoadError.
+func Load(reg *registry.Registry, file string, opts Options) (*Experiment, hcl.Diagnostics, map[string]*hcl.File, error) {
+	loader := dsl.NewLoader(reg)
+	cfg, diags := loader.Load(file, opts.dsl())
+	if diags.HasErrors() || cfg == nil {
+		return nil, diags, loader.Files(), &LoadError{File: file, Diags: diags, Files: loader.Files()}
+	}
+	x := &Experiment{File: file, Config: cfg, Profile: opts.Profile, Targeted: len(opts.Targets) > 0}
+	graphs := make([]*graph.Graph, len(cfg.Variants))
+	for i, v := range cfg.Variants {
+		g := v.Graph
+		// An ablation needs only what its report reads; --target narrows
+		// the graph to the named stages and their upstream.
+		targets := opts.Targets
+		if cfg.Ablation != nil && len(targets) == 0 {
+			for _, r := range cfg.Ablation.Report {
+				targets = append(targets, r.Stage)
+			}
+		}
+		if len(targets) > 0 {
+			sub, err := g.Upstream(targets...)
+			if err != nil {
+				return nil, diags, loader.Files(), fmt.Errorf("--target: %v", err)
+			}
+			g = sub
+		}
+		graphs[i] = g
+		x.Labels = append(x.Labels, v.Name)
+	}
+	if len(graphs) == 1 {
+		x.Graph = graphs[0]
+		ids := map[string]string{}
+		for _, n := range graphs[0].Nodes {
+			ids[n.ID] = n.ID
+		}
+		x.IDMaps = []map[string]string{ids}
+	} else {
+		var err error
+		x.Graph, x.IDMaps, err = graph.Merge(graphs, x.Labels)
+		if err != nil {
+			return nil, diags, loader.Files(), err
+		}
+	}
+	x.Scope = scopeOf(file, opts)
+	return x, diags, loader.Files(), nil
+}
+
+// scopeOf names the state an evaluation keeps: the absolute file, the
+// profile and the ablation.
+func scopeOf(file string, opts Options) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	s := abs + "#profile=" + opts.Profile
+	if opts.Ablation != "" {
+		s += "#ablation=" + opts.Ablation
+	}
+	return s
+}
+
+// Name is the experiment's name with its profile and ablation, as report
+// and figure files are named: "paser.mini.phrases".
+func (x *Experiment) Name() string {
+	name := x.Config.Experiment.Name
+	if x.Profile != "" {
+		name += "." + x.Profile
+	}
+	if x.Config.Ablation != nil {
+		name += "." + x.Config.Ablation.Name
+	}
+	return name
+}
+
+// ProfileName is the profile, or "paper" for the stage blocks' own settings.
+func (x *Experiment) ProfileName() string { return OrPaper(x.Profile) }
+
+// OrPaper names the default profile "paper".
+func OrPaper(p string) string {
+	if p == "" {
+		return "paper"
+	}
+	return p
+}
+
+// CacheDir resolves where an experiment's cache lives: override (the
+// --cache-dir flag), else $REPRO_CACHE, else .repro/ beside the file.
+func CacheDir(file, override string) string {
+	if override != "" {
+		return override
+	}
+	if env := os.Getenv("REPRO_CACHE"); env != "" {
+		return env
+	}
+	return filepath.Join(filepath.Dir(file), ".repro")
+}
+
+// BaselinePath is where the recorded baseline of the experiment's profile
+// lives: results/<experiment>.<profile>.json beside the experiments/ folder.
+func (x *Experiment) BaselinePath() string {
+	abs, err := filepath.Abs(x.File)
+	if err != nil {
+		abs = x.File
+	}
+	dir := filepath.Join(filepath.Dir(filepath.Dir(abs)), "results")
+	return filepath.Join(dir, fmt.Sprintf("%s.%s.json", x.Config.Experiment.Name, x.Profile))
+}
+
+// FormatValue renders a cty value as JSON (strings quoted), as `repro
+// stages` shows defaults.
+func FormatValue(v cty.Value) string {
+	if v == cty.NilVal || v.IsNull() {
+		return "null"
+	}
+	b, err := ctyjson.Marshal(v, v.Type())
+	if err != nil {
+		return v.GoString()
+	}
+	return string(b)
+}
+
+// FormatLabel renders a cty value for a label: strings bare, numbers in
+// their shortest form, anything else as FormatValue.
+func FormatLabel(v cty.Value) string {
+	if v == cty.NilVal || v.IsNull() {
+		return "null"
+	}
+	switch v.Type() {
+	case cty.String:
+		return v.AsString()
+	case cty.Number:
+		return v.AsBigFloat().Text('g', -1)
+	case cty.Bool:
+		if v.True() {
+			return "true"
+		}
+		return "false"
+	}
+	return FormatValue(v)
+}

@@ -1,0 +1,178 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"repro/graph"
+	"repro/registry"
+	"repro/store"
+)
+
+// Executor runs one stage instance somewhere and reports the objects it
+// stored. The scheduler has already decided that the job must run, holds
+// the lock of its key, and records the outcome in the index afterwards: an
+// executor writes the job's outputs into the store as objects
+// (store.PutObject) and never writes the index. That split is the seam a
+// cluster executor plugs into: its job runs elsewhere, writes objects into
+// a shared store, and only the coordinating process touches SQLite.
+type Executor interface {
+	Execute(ctx context.Context, job *Job) (*Outcome, error)
+}
+
+// Job is one stage run to execute.
+type Job struct {
+	Node   *graph.Node
+	Key    string
+	Params []byte // canonical parameters (what the key hashed)
+	Inputs map[string]registry.Artifact
+	// Device is where it runs ("cpu", "cuda:N") and the run's declared
+	// tensor backend family.
+	Device registry.Device
+	// Log is the file the stage's log goes to.
+	Log      string
+	Progress registry.Progress
+}
+
+// Outcome is what an executed job stored.
+type Outcome struct {
+	Outputs []store.Output
+	// Duration of the stage itself (0: the scheduler's wall time is used).
+	Duration time.Duration
+}
+
+// Local runs stages in this process.
+//
+// Tensor operators dispatch through one process-wide backend
+// (internal/tensor/backend.Current), so a process can compute on one
+// device at a time: when Bind is set, Local runs tensor stages one after
+// another, binding each stage's device (and backend family) before it
+// starts. Stages on several GPUs at once need one process per GPU -- the
+// stage mode that a cluster executor runs -- rather than threads sharing a
+// global. Non-tensor stages run beside them freely.
+type Local struct {
+	Store *store.Store
+	// Bind, when set, is called before a tensor stage runs with the device
+	// the scheduler assigned; it selects the tensor backend for it and
+	// returns a function that releases it.
+	Bind func(registry.Device) (release func(), err error)
+
+	tensor sync.Mutex
+}
+
+// Execute runs the job's stage with its outputs in a fresh temporary
+// directory, then seals each output into the store.
+func (l *Local) Execute(ctx context.Context, job *Job) (*Outcome, error) {
+	n := job.Node
+	tmp := l.Store.TempDir(job.Key)
+	defer store.RemoveAll(tmp) // after success the outputs have been renamed away
+	outputs := map[string]string{}
+	for _, p := range n.Type.Outputs {
+		d := filepath.Join(tmp, p.Name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+		outputs[p.Name] = d
+	}
+	work := l.Store.WorkDir(job.Key)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	logf, err := os.Create(job.Log)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	fmt.Fprintf(logf, "# stage %s (%s v%d) key %s device %s started %s\n",
+		n.ID, n.Type.Name, n.Type.Version, job.Key, job.Device.Name, time.Now().Format(time.RFC3339))
+	if n.Type.Tensor && l.Bind != nil {
+		l.tensor.Lock()
+		defer l.tensor.Unlock()
+		release, err := l.Bind(job.Device)
+		if err != nil {
+			fmt.Fprintf(logf, "# FAILED: device %s: %v\n", job.Device.Name, err)
+			return nil, fmt.Errorf("device %s: %w", job.Device.Name, err)
+		}
+		defer release()
+	}
+	env := &registry.Env{
+		Inputs:    job.Inputs,
+		Outputs:   outputs,
+		Work:      work,
+		Seed:      n.Seed,
+		Device:    job.Device,
+		Progress:  job.Progress,
+		Log:       slog.New(slog.NewTextHandler(logf, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		LogWriter: logf,
+	}
+	start := time.Now()
+	err = callStage(ctx, n, env, logf)
+	dur := time.Since(start)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		err = checkOutputs(outputs)
+	}
+	if err != nil {
+		fmt.Fprintf(logf, "# FAILED after %s: %v\n", dur.Round(time.Millisecond), err)
+		return nil, err
+	}
+	out := &Outcome{Duration: dur}
+	for _, p := range n.Type.Outputs {
+		digest, size, err := l.Store.PutObject(outputs[p.Name])
+		if err != nil {
+			return nil, fmt.Errorf("storing output %q: %w", p.Name, err)
+		}
+		out.Outputs = append(out.Outputs, store.Output{Port: p.Name, Kind: string(p.Kind), Digest: digest, Size: size})
+	}
+	store.RemoveAll(work)
+	fmt.Fprintf(logf, "# done in %s\n", dur.Round(time.Millisecond))
+	return out, nil
+}
+
+// callStage decodes the parameters and calls the stage's Run, turning a
+// panic into an error with the stack written to the stage's log.
+func callStage(ctx context.Context, n *graph.Node, env *registry.Env, log io.Writer) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(log, "# PANIC: %v\n%s", p, debug.Stack())
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	env.Params, err = n.Type.DecodeParams(n.Params)
+	if err != nil {
+		return err
+	}
+	return n.Type.Run(ctx, env)
+}
+
+// checkOutputs refuses outputs left empty: every artifact kind holds at
+// least one file, so an empty output is a bug in the stage, and caching it
+// would hide the bug until a downstream stage trips on it.
+func checkOutputs(outputs map[string]string) error {
+	var empty []string
+	for p, d := range outputs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return fmt.Errorf("output %q: %w", p, err)
+		}
+		if len(ents) == 0 {
+			empty = append(empty, p)
+		}
+	}
+	if len(empty) > 0 {
+		sort.Strings(empty)
+		return fmt.Errorf("stage wrote nothing to output(s) %s", strings.Join(empty, ", "))
+	}
+	return nil
+}

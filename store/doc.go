@@ -1,0 +1,56 @@
+// Package store is repro's cache: a content-addressed object store of
+// artifacts, the SQLite index of stage runs (provenance), each experiment
+// scope's last-run records and saved reports, per-key and store-wide locks,
+// and its maintenance (list, verify, gc). It stores; it does not execute:
+// package runner decides what runs, its executors run stages and write
+// objects with PutObject, and only the coordinating process records runs in
+// the index (Record), which a cluster executor relies on (SQLite over a
+// network file system is unsafe; objects are plain renamed directories).
+//
+// # Layout
+//
+//	index.db              SQLite index (WAL): runs, outputs, objects, last_runs, reports
+//	objects/ab/<digest>/  finished artifacts, one directory per output, read-only files
+//	tmp/<key>-<random>/   outputs being written by a running stage
+//	work/<key>/           Env.Work: resumable state, removed once the run is stored
+//	logs/<key>.log        the log of the latest attempt at that key
+//	locks/<key>, locks/gc flock files
+//
+// # Crash safety
+//
+// A stage writes its outputs under tmp/. When it succeeds, PutObject walks
+// each output: every file is hashed and fsynced (and its directory), the
+// digest is BLAKE3 of a manifest of relative paths, sizes and per-file
+// BLAKE3 hashes (DigestDir), and the directory is renamed to
+// objects/<2 hex>/<digest> (if that exists, same digest means same
+// content, and the copy is dropped). Only then does ONE SQLite transaction
+// (Record) write the run, its outputs and its scope record. A kill at any
+// moment leaves either no row (the stage re-runs; an orphan object or temp
+// dir is harmless and removed by GC) or the complete row with durable
+// objects. Objects are never modified in place, so nothing half-written is
+// ever under objects/.
+//
+// SQLite runs with synchronous=NORMAL rather than FULL: in WAL mode NORMAL
+// loses no committed transaction on a process crash and never corrupts the
+// database; a power loss may roll back the last commits, which here only
+// means re-running a stage whose fsynced outputs are then found already
+// stored. FULL would add an fsync per stage for nothing.
+//
+// # Concurrency
+//
+// Each key has an flock lock (LockKey), taken before a stage runs and held
+// until it is recorded; a process that finds it taken waits, then re-reads
+// the index and usually finds the result cached. The kernel drops flock
+// locks when a process dies, so kill -9 cannot leave a stale lock. A run
+// holds the store lock (LockStore) shared and GC takes it exclusively, so GC
+// never removes what a running pipeline uses.
+//
+// # Garbage collection
+//
+// GC keeps by default: runs named by any scope's last-run records (the
+// latest state of every experiment, so switching back to it costs
+// nothing), every run younger than DefaultKeepNewer (a week), and for the
+// kept runs a producer of each of their inputs. Everything else is
+// forgotten in one transaction first, then unreferenced objects, abandoned
+// temp dirs, stale work dirs, logs and lock files are deleted.
+package store
