@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 // doneStages lists the stages a run's output reports as done (run, not
@@ -27,7 +28,7 @@ func doneStages(out string) []string {
 // evaluate.retrieval): raising rounds from 2 to 3 runs round 3 and nothing
 // else, since rounds 1-2 keep their cache keys.
 func TestRepeatRoundsRealStages(t *testing.T) {
-	t.Setenv(datadir.Env, datadir.ForTest(t))
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
 	root := t.TempDir()
 	src, err := os.ReadFile("testdata/infocse_rounds.hcl")
 	if err != nil {

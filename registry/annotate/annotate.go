@@ -36,6 +36,7 @@ import (
 	"strings"
 
 	"repro/internal/encoder"
+	"repro/internal/encoder/pooled"
 	"repro/internal/infocse"
 	"repro/internal/rows"
 	"repro/registry"
@@ -120,8 +121,10 @@ func newCorpus(docs []rows.Document) *corpus {
 const encodeChunk = 2048
 
 // encode embeds every distinct sentence with the `model` input, checking
-// that each vector has the encoder's dimension and finite values.
-func (c *corpus) encode(ctx context.Context, env *registry.Env) ([][]float32, error) {
+// that each vector has the encoder's dimension and finite values. A
+// transformer encoder reads at most maxLength token ids per sentence when
+// maxLength > 0 (InfoCSE's 32, whatever the model was saved with).
+func (c *corpus) encode(ctx context.Context, env *registry.Env, maxLength int) ([][]float32, error) {
 	a, err := env.Input("model")
 	if err != nil {
 		return nil, err
@@ -129,6 +132,9 @@ func (c *corpus) encode(ctx context.Context, env *registry.Env) ([][]float32, er
 	enc, err := encoder.Open(a.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
+	}
+	if m, ok := enc.(*pooled.Model); ok && maxLength > 0 {
+		m.MaxLength = maxLength
 	}
 	dim := enc.Dim()
 	out := make([][]float32, 0, len(c.texts))
@@ -162,13 +168,16 @@ func (c *corpus) encode(ctx context.Context, env *registry.Env) ([][]float32, er
 
 // encodeDocuments reads the documents and embeds their distinct
 // sentences with the model.
-func encodeDocuments(ctx context.Context, env *registry.Env) ([]rows.Document, *corpus, [][]float32, error) {
+func encodeDocuments(ctx context.Context, env *registry.Env, maxLength int) ([]rows.Document, *corpus, [][]float32, error) {
+	if maxLength < 0 {
+		return nil, nil, nil, fmt.Errorf("max_length: %d is negative (0 means the model's own limit)", maxLength)
+	}
 	docs, err := readDocuments(env)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	c := newCorpus(docs)
-	vs, err := c.encode(ctx, env)
+	vs, err := c.encode(ctx, env, maxLength)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -173,6 +173,7 @@ func TestIDCErrors(t *testing.T) {
 	}{
 		{map[string]cty.Value{"top_k": cty.NumberIntVal(0)}, in, "top_k: 0 must be at least 1"},
 		{map[string]cty.Value{"similarity": cty.StringVal("l2")}, in, "similarity"},
+		{map[string]cty.Value{"max_length": cty.NumberIntVal(-1)}, in, "max_length: -1 is negative"},
 		// Only one-sentence documents: every one skipped, no pair at all.
 		{nil, map[string]registry.Artifact{"model": in["model"], "documents": docsArtifact(t, []rows.Document{{ID: "x", Sentences: []string{"a"}}})},
 			"no positive pair from 1 documents (1 skipped"},

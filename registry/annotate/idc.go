@@ -13,6 +13,7 @@ import (
 type IDCParams struct {
 	TopK       int    `cty:"top_k" doc:"keep the edge s_i-s_j when s_j is among the top_k of s_i or s_i among those of s_j (paper: K = 1)"`
 	Similarity string `cty:"similarity" doc:"edge weight: dot (the inner product of eq. 2) or cosine"`
+	MaxLength  int    `cty:"max_length" doc:"a transformer model reads at most this many token ids per sentence (paper: 32); 0 = the model's own limit"`
 }
 
 func idcType() *registry.StageType {
@@ -25,7 +26,7 @@ option); an edge survives when either sentence is among the other's top_k; the c
 are clusters, and every unordered pair inside a cluster is one positive pair (anchor = the earlier
 sentence). Ties go to the lower index, so the output is determined by the model. One-sentence
 documents are skipped and counted.`,
-		Params:  IDCParams{TopK: 1, Similarity: string(infocse.Dot)},
+		Params:  IDCParams{TopK: 1, Similarity: string(infocse.Dot), MaxLength: 32},
 		Inputs:  []registry.Port{modelPort, documentsPort, extraPort},
 		Outputs: outputs,
 		Tensor:  true,
@@ -42,7 +43,7 @@ func runIDC(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return fmt.Errorf("similarity: %v", err)
 	}
-	docs, c, vs, err := encodeDocuments(ctx, env)
+	docs, c, vs, err := encodeDocuments(ctx, env, p.MaxLength)
 	if err != nil {
 		return err
 	}
@@ -69,6 +70,7 @@ type KMeansParams struct {
 	Clusters      int    `cty:"clusters" doc:"K global clusters over every sentence of the corpus (paper: 10)"`
 	Similarity    string `cty:"similarity" doc:"dot: cluster the embeddings as they are; cosine: L2-normalise them first"`
 	MaxIterations int    `cty:"max_iterations" doc:"Lloyd iterations at most (stops earlier when no assignment changes)"`
+	MaxLength     int    `cty:"max_length" doc:"a transformer model reads at most this many token ids per sentence (paper: 32); 0 = the model's own limit"`
 }
 
 func kmeansType() *registry.StageType {
@@ -80,7 +82,7 @@ over all sentences of all documents (k-means++ seeding from the stage's seed, Ll
 until no assignment changes), then each document's sentences grouped by their global cluster;
 every unordered pair inside a group is a positive pair. Global clusters left empty are counted
 (stats: empty_clusters), as are one-sentence documents.`,
-		Params:  KMeansParams{Clusters: 10, Similarity: string(infocse.Dot), MaxIterations: 100},
+		Params:  KMeansParams{Clusters: 10, Similarity: string(infocse.Dot), MaxIterations: 100, MaxLength: 32},
 		Inputs:  []registry.Port{modelPort, documentsPort, extraPort},
 		Outputs: outputs,
 		Seeded:  true,
@@ -101,7 +103,7 @@ func runKMeans(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return fmt.Errorf("similarity: %v", err)
 	}
-	docs, c, vs, err := encodeDocuments(ctx, env)
+	docs, c, vs, err := encodeDocuments(ctx, env, p.MaxLength)
 	if err != nil {
 		return err
 	}
