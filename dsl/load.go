@@ -220,7 +220,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		}
 		ovrs = append(ovrs, fixed...)
 		e := evaluate(m, ovrs)
-		v := &Variant{Label: e.labels, Stages: e.stages, Graph: graphOf(e.stages), Name: cellName(m, axes, cell, e.labels)}
+		v := &Variant{Label: e.labels, Stages: e.stages, Graph: e.graph(), Name: cellName(m, axes, cell, e.labels)}
 		cfg.Variants = append(cfg.Variants, v)
 		evals = append(evals, e)
 		cellList = append(cellList, cell)

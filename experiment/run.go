@@ -65,6 +65,7 @@ func (x *Experiment) Run(ctx context.Context, st *store.Store, ro RunOptions) (*
 	}
 	out := &Outcome{Result: res, RunErr: runErr}
 	out.Report = x.BuildReport(func(nodeID, output string) (registry.Artifact, string, bool) {
+		nodeID = res.Resolve(nodeID) // repeat.R.last of a block with until: its selected round
 		nr := res.Node(nodeID)
 		if nr == nil {
 			return registry.Artifact{}, "stage " + nodeID + " is not in this run", false
@@ -74,6 +75,7 @@ func (x *Experiment) Run(ctx context.Context, st *store.Store, ro RunOptions) (*
 		}
 		return registry.Artifact{}, fmt.Sprintf("stage %s %s", nodeID, nr.Status), false
 	})
+	out.Report.Notes = loopNotes(res.Loops)
 	if x.Targeted {
 		return out, nil
 	}

@@ -15,13 +15,17 @@ import (
 type PlanStatus int
 
 const (
-	PlanCached PlanStatus = iota // its key is in the cache
-	PlanRun                      // it would run
+	PlanCached  PlanStatus = iota // its key is in the cache
+	PlanRun                       // it would run
+	PlanStopped                   // it would not run: its repeat block's `until` stops before its round
 )
 
 func (s PlanStatus) String() string {
-	if s == PlanCached {
+	switch s {
+	case PlanCached:
 		return "cached"
+	case PlanStopped:
+		return "not needed"
 	}
 	return "will run"
 }
@@ -40,6 +44,7 @@ const (
 	ReasonInputAdded                       // input Name is newly connected
 	ReasonInputRemoved                     // input Name is no longer connected
 	ReasonMissing                          // same key as the last run, but its result is no longer in the cache (gc?)
+	ReasonUntil                            // Name: a repeat block with `until`; New: what of its decision the node waits for
 )
 
 // Reason is one cause of a node being stale.
@@ -71,6 +76,8 @@ func (r Reason) String() string {
 		return fmt.Sprintf("input %s removed (was %s)", r.Name, r.Old)
 	case ReasonMissing:
 		return "result no longer in the cache"
+	case ReasonUntil:
+		return fmt.Sprintf("repeat %s: %s", r.Name, r.New)
 	}
 	return "unknown reason"
 }
@@ -105,6 +112,22 @@ type PlanEntry struct {
 // that will run has none (early cut-off may still leave it cached once its
 // input is computed, so Plan says "will run" with the upstream as reason).
 func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string) ([]PlanEntry, error) {
+	p, err := PlanDetailed(ctx, st, g, scope)
+	if err != nil {
+		return nil, err
+	}
+	return p.Entries, nil
+}
+
+// PlanResult is Plan's entries and, for each repeat block with `until`,
+// where its decision stands given what is cached.
+type PlanResult struct {
+	Entries []PlanEntry
+	Loops   []LoopPlan
+}
+
+// PlanDetailed is Plan with the loops' decisions.
+func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, scope string) (*PlanResult, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,8 +141,17 @@ func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string) ([
 	}
 	state := map[string]known{}
 	var plan []PlanEntry
+	loops := newLoopPlans(g.Loops)
 	for _, n := range g.Nodes {
 		e := PlanEntry{ID: n.ID, Type: n.Type.Name}
+		if why, stopped := loops.gate(n.ID); stopped {
+			e.Status, e.Reasons = PlanStopped, []Reason{why}
+			state[n.ID] = known{run: true} // nothing downstream outside its loop reads it
+			plan = append(plan, e)
+			continue
+		} else if why.Kind == ReasonUntil {
+			e.Reasons = append(e.Reasons, why)
+		}
 		params, err := graph.CanonicalParams(n.Params)
 		if err != nil {
 			return nil, err
@@ -127,7 +159,11 @@ func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string) ([
 		digests := map[string]string{}
 		var upRuns []Reason
 		for _, port := range sortedPorts(n.Inputs) {
-			in := n.Inputs[port]
+			in, why := loops.edge(n.ID, n.Inputs[port])
+			if why != nil {
+				upRuns = append(upRuns, *why)
+				continue
+			}
 			up := state[in.Node]
 			if up.run {
 				upRuns = append(upRuns, Reason{Kind: ReasonInputRuns, Name: port, New: in.Node})
@@ -138,9 +174,9 @@ func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string) ([
 		lr := last[n.ID]
 		if len(upRuns) > 0 {
 			e.Status = PlanRun
-			e.Reasons = append(explain(n, params, nil, lr), upRuns...)
+			e.Reasons = append(append(e.Reasons, explain(n, params, nil, lr)...), upRuns...)
 			if lr == nil {
-				e.Reasons = []Reason{{Kind: ReasonNeverRun}}
+				e.Reasons = append([]Reason{{Kind: ReasonNeverRun}}, untilReasons(e.Reasons)...)
 			}
 			state[n.ID] = known{run: true}
 			plan = append(plan, e)
@@ -152,24 +188,25 @@ func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string) ([
 			return nil, err
 		}
 		if outs != nil && objectsPresent(outs) {
-			e.Status = PlanCached
+			e.Status, e.Reasons = PlanCached, nil
 			m := map[string]string{}
 			for p, a := range outs {
 				m[p] = a.Digest
 			}
 			state[n.ID] = known{outputs: m}
+			loops.cached(n.ID, outs)
 			plan = append(plan, e)
 			continue
 		}
 		e.Status = PlanRun
-		e.Reasons = explain(n, params, digests, lr)
+		e.Reasons = append(e.Reasons, explain(n, params, digests, lr)...)
 		if len(e.Reasons) == 0 {
 			e.Reasons = []Reason{{Kind: ReasonMissing}}
 		}
 		state[n.ID] = known{run: true}
 		plan = append(plan, e)
 	}
-	return plan, nil
+	return &PlanResult{Entries: plan, Loops: loops.results()}, nil
 }
 
 // explain compares a node with its last-run record. digests holds the
