@@ -258,6 +258,10 @@ func (d *decoder) experiment(b *hcl.Block) {
 	}
 	content, diags := b.Body.Content(experimentSchema)
 	d.diags = append(d.diags, diags...)
+	// The experiment's and profiles' names become file names (reports,
+	// results/<experiment>.<profile>.json): identifiers only, so that no
+	// name can point outside the cache or the results folder.
+	d.label(b, "experiment") // an error; the block still counts as declared
 	d.m.experiment = &experimentBlock{name: b.Labels[0], attrs: content.Attributes, rng: b.DefRange}
 }
 
@@ -515,6 +519,9 @@ func (d *decoder) expect(b *hcl.Block) {
 func (d *decoder) profile(b *hcl.Block) {
 	content, diags := b.Body.Content(profileSchema)
 	d.diags = append(d.diags, diags...)
+	if !d.label(b, "profile") {
+		return
+	}
 	name := b.Labels[0]
 	if prev, dup := d.m.profiles[name]; dup {
 		d.duplicate("profile", name, b.LabelRanges[0], prev.rng)
@@ -589,6 +596,9 @@ func (d *decoder) profile(b *hcl.Block) {
 func (d *decoder) ablation(b *hcl.Block) {
 	content, diags := b.Body.Content(ablationSchema)
 	d.diags = append(d.diags, diags...)
+	if !d.label(b, "ablation") {
+		return
+	}
 	name := b.Labels[0]
 	if prev, dup := d.m.ablations[name]; dup {
 		d.duplicate("ablation", name, b.LabelRanges[0], prev.rng)

@@ -408,6 +408,10 @@ func (e *evaluator) paramsOf(s *stageBlock) (cty.Value, bool) {
 		e.paramsBad[s] = true
 		return cty.NilVal, false
 	}
+	if !e.validateParams(s, decoded) {
+		e.paramsBad[s] = true
+		return cty.NilVal, false
+	}
 	e.params[s] = v
 	return v, true
 }
@@ -856,4 +860,32 @@ func (e *evaluator) num(attrs hcl.Attributes, name string, def float64) float64 
 	}
 	f, _ := v.AsBigFloat().Float64()
 	return f
+}
+
+// validateParams runs the stage type's value checks (registry.Validator)
+// and reports each bad parameter at the expression that set it: the
+// override (profile, --set, grid cell) or the stage block's attribute; a
+// default that the checks refuse is reported at the stage block.
+func (e *evaluator) validateParams(s *stageBlock, decoded any) bool {
+	err := s.typ.ValidateParams(decoded)
+	if err == nil {
+		return true
+	}
+	params, other := registry.ParamErrors(err)
+	for _, pe := range params {
+		rng := s.defRange
+		how := "its default"
+		if expr, _ := e.attrExpr(s, pe.Param); expr != nil {
+			rng, how = expr.Range(), ""
+		}
+		detail := fmt.Sprintf("Parameter %q of %s: %s.", pe.Param, s.typ.Name, pe.Msg)
+		if how != "" {
+			detail = fmt.Sprintf("Parameter %q of %s (%s): %s.", pe.Param, s.typ.Name, how, pe.Msg)
+		}
+		e.diags = append(e.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for parameter", Detail: detail, Subject: rng.Ptr()})
+	}
+	for _, o := range other {
+		e.errorf(s.defRange, "Invalid parameters", "Stage %q (%s): %v.", s.name, s.typ.Name, o)
+	}
+	return false
 }

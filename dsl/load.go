@@ -80,6 +80,10 @@ type axis struct {
 // the load (a broken parse tree only yields confusing follow-up errors);
 // past that point every error in the file is collected in one pass.
 func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config, hcl.Diagnostics) {
+	if diags := checkNesting(filename, src, hcl.InitialPos); diags.HasErrors() {
+		l.files[filename] = &hcl.File{Bytes: src, Body: hcl.EmptyBody()}
+		return nil, diags
+	}
 	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if f != nil {
 		l.files[filename] = f

@@ -137,6 +137,11 @@ func span(filename string, pos hcl.Pos, text string, from, to int) hcl.Range {
 // language defines.
 func flagValue(filename, text string, pos hcl.Pos) hcl.Expression {
 	rng := span(filename, pos, text, 0, len(text))
+	if checkNesting(filename, []byte(text), pos).HasErrors() {
+		// Too deep to parse: the literal string, which the parameter's
+		// type check then refuses with the flag as the snippet.
+		return hcl.StaticExpr(cty.StringVal(text), rng)
+	}
 	expr, diags := hclsyntax.ParseExpression([]byte(text), filename, pos)
 	if !diags.HasErrors() {
 		st, isTrav := expr.(*hclsyntax.ScopeTraversalExpr)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -44,15 +45,15 @@ func Render(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) erro
 			sev = "warning"
 		}
 		if d.Subject == nil {
-			fmt.Fprintf(bw, "%s: %s\n", sev, d.Summary)
+			fmt.Fprintf(bw, "%s: %s\n", sev, printable(d.Summary))
 		} else {
 			s := d.Subject
-			fmt.Fprintf(bw, "%s:%d:%d: %s: %s\n", s.Filename, s.Start.Line, s.Start.Column, sev, d.Summary)
+			fmt.Fprintf(bw, "%s:%d:%d: %s: %s\n", printable(s.Filename), s.Start.Line, s.Start.Column, sev, printable(d.Summary))
 			writeSnippet(bw, source(s.Filename), *s)
 		}
 		if d.Detail != "" {
 			for _, line := range strings.Split(d.Detail, "\n") {
-				fmt.Fprintf(bw, "  %s\n", line)
+				fmt.Fprintf(bw, "  %s\n", printable(line))
 			}
 		}
 	}
@@ -87,14 +88,14 @@ func writeSnippet(w io.Writer, src []byte, r hcl.Range) {
 	num := fmt.Sprint(r.Start.Line)
 	pad := strings.Repeat(" ", len(num))
 	var mark strings.Builder
-	for _, c := range line[:from] {
+	for _, c := range printable(string(line[:from])) {
 		if c == '\t' {
 			mark.WriteRune('\t') // keeps the carets aligned under tabs
 		} else {
 			mark.WriteRune(' ')
 		}
 	}
-	mark.WriteString(strings.Repeat("^", to-from))
-	fmt.Fprintf(w, "  %s | %s\n", num, string(line))
+	mark.WriteString(strings.Repeat("^", utf8.RuneCountInString(printable(string(line[from:to])))))
+	fmt.Fprintf(w, "  %s | %s\n", num, printable(string(line)))
 	fmt.Fprintf(w, "  %s | %s\n", pad, mark.String())
 }

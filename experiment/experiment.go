@@ -10,9 +10,14 @@
 package experiment
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"repro/dsl"
 	"repro/graph"
@@ -48,6 +53,12 @@ type Experiment struct {
 	Scope    string
 	Profile  string
 	Targeted bool
+	// BaseScope is the scope of the same file, profile and ablation without
+	// the overrides (equal to Scope when there are none).
+	BaseScope string
+	// Overrides are the --set and (value-changing) -var of this variant,
+	// as written; they name its reports apart from the plain profile's.
+	Overrides []string
 }
 
 // LoadError is a file that did not load: its diagnostics, with the files
@@ -125,13 +136,26 @@ func Load(reg *registry.Registry, file string, opts Options) (*Experiment, hcl.D
 			return nil, diags, loader.Files(), err
 		}
 	}
-	x.Scope = scopeOf(file, opts)
+	vars := changedVars(reg, file, opts, cfg)
+	x.Scope = scopeOf(file, opts, vars)
+	base := opts
+	base.Sets = nil
+	x.BaseScope = scopeOf(file, base, nil)
+	for _, set := range opts.Sets {
+		x.Overrides = append(x.Overrides, "--set "+strings.TrimSpace(set))
+	}
+	for _, v := range vars {
+		x.Overrides = append(x.Overrides, "-var "+v)
+	}
 	return x, diags, loader.Files(), nil
 }
 
-// scopeOf names the state an evaluation keeps: the absolute file, the
-// profile and the ablation.
-func scopeOf(file string, opts Options) string {
+// scopeOf names the state an evaluation keeps in the store (its last-run
+// records and saved reports): the absolute file, the profile, the ablation,
+// each --set and each -var that changes a variable's value. Every variant
+// thus has its own state: a --set run does not replace the plain profile's
+// report, baseline or plan, and GC keeps what any variant references.
+func scopeOf(file string, opts Options, vars []string) string {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		abs = file
@@ -140,7 +164,34 @@ func scopeOf(file string, opts Options) string {
 	if opts.Ablation != "" {
 		s += "#ablation=" + opts.Ablation
 	}
+	for _, set := range opts.Sets {
+		s += "#set=" + strings.TrimSpace(set)
+	}
+	for _, v := range vars {
+		s += "#var=" + v
+	}
 	return s
+}
+
+// changedVars lists, as name=value in name order, the -var values that
+// change what the file evaluates to: a -var that repeats the default (the
+// first seed of a baseline is usually the default one) shares the plain
+// scope.
+func changedVars(reg *registry.Registry, file string, opts Options, cfg *dsl.Config) []string {
+	if len(opts.Vars) == 0 {
+		return nil
+	}
+	plain := opts
+	plain.Vars = nil
+	base, diags := dsl.NewLoader(reg).Load(file, plain.dsl())
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(opts.Vars)) {
+		v, ok := cfg.Variables[name]
+		if diags.HasErrors() || base == nil || !ok || !v.RawEquals(base.Variables[name]) {
+			out = append(out, name+"="+opts.Vars[name])
+		}
+	}
+	return out
 }
 
 // Name is the experiment's name with its profile and ablation, as report
@@ -152,6 +203,12 @@ func (x *Experiment) Name() string {
 	}
 	if x.Config.Ablation != nil {
 		name += "." + x.Config.Ablation.Name
+	}
+	if len(x.Overrides) > 0 {
+		// A variant's files sit beside the plain profile's, named by a
+		// digest of its overrides (listed inside the report).
+		sum := sha256.Sum256([]byte(strings.Join(x.Overrides, "\n")))
+		name += "+" + hex.EncodeToString(sum[:4])
 	}
 	return name
 }

@@ -56,26 +56,48 @@ func (x *Experiment) Run(ctx context.Context, st *store.Store, ro RunOptions) (*
 		return nil, fmt.Errorf("--backend: %v", err)
 	}
 	exec := &runner.Local{Store: st, Bind: bindDevice}
-	res, runErr := runner.Run(ctx, st, x.Graph, runner.Options{
+	ropts := runner.Options{
 		Jobs: ro.Jobs, Devices: ro.Devices, Backend: ro.Backend, Version: ro.Version,
 		Scope: x.Scope, Partial: len(x.Config.Variants) > 1, Events: ro.Events, Executor: exec,
-	})
-	if res == nil {
-		return nil, runErr
 	}
-	out := &Outcome{Result: res, RunErr: runErr}
-	out.Report = x.BuildReport(func(nodeID, output string) (registry.Artifact, string, bool) {
-		nodeID = res.Resolve(nodeID) // repeat.R.last of a block with until: its selected round
-		nr := res.Node(nodeID)
-		if nr == nil {
-			return registry.Artifact{}, "stage " + nodeID + " is not in this run", false
+	var out *Outcome
+	for attempt := 0; ; attempt++ {
+		res, runErr := runner.Run(ctx, st, x.Graph, ropts)
+		if res == nil {
+			return nil, runErr
 		}
-		if a, ok := nr.Outputs[output]; ok {
+		out = &Outcome{Result: res, RunErr: runErr}
+		// Every metric the table reads comes from an object verified now: a
+		// damaged metrics.json is quarantined and its stage run again, so
+		// an edited number is never reported or saved.
+		corrupt := 0
+		verified := map[string]bool{}
+		out.Report = x.BuildReport(func(nodeID, output string) (registry.Artifact, string, bool) {
+			nodeID = res.Resolve(nodeID) // repeat.R.last of a block with until: its selected round
+			nr := res.Node(nodeID)
+			if nr == nil {
+				return registry.Artifact{}, "stage " + nodeID + " is not in this run", false
+			}
+			a, ok := nr.Outputs[output]
+			if !ok {
+				return registry.Artifact{}, fmt.Sprintf("stage %s %s", nodeID, nr.Status), false
+			}
+			if !verified[a.Digest] {
+				if err := st.VerifyObject(a.Digest); err != nil {
+					if _, qerr := st.Quarantine(context.WithoutCancel(ctx), a.Digest, err.Error()); qerr == nil {
+						corrupt++
+					}
+					return registry.Artifact{}, fmt.Sprintf("stage %s: %v", nodeID, err), false
+				}
+				verified[a.Digest] = true
+			}
 			return a, "", true
+		})
+		if corrupt == 0 || attempt == 1 || ctx.Err() != nil {
+			break
 		}
-		return registry.Artifact{}, fmt.Sprintf("stage %s %s", nodeID, nr.Status), false
-	})
-	out.Report.Notes = loopNotes(res.Loops)
+	}
+	out.Report.Notes = loopNotes(out.Result.Loops)
 	if x.Targeted {
 		return out, nil
 	}
@@ -89,7 +111,7 @@ func (x *Experiment) Run(ctx context.Context, st *store.Store, ro RunOptions) (*
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		errs = append(errs, err)
 	} else {
-		figs, err := x.writeFigures(dir, out.Report, res)
+		figs, err := x.writeFigures(dir, out.Report, out.Result)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -135,7 +157,7 @@ func bindDevice(d registry.Device) (func(), error) {
 
 // Plan says what a run would do and why, without running anything.
 func (x *Experiment) Plan(ctx context.Context, st *store.Store) ([]runner.PlanEntry, error) {
-	return runner.Plan(ctx, st, x.Graph, x.Scope)
+	return runner.Plan(ctx, st, x.Graph, x.Scope, x.BaseScope)
 }
 
 // SaveReport stores rep as the scope's latest report.
@@ -179,6 +201,9 @@ func profileFlag(p string) string {
 func (x *Experiment) writeMarkdown(dir string, rep *report.Report, figures []string) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n\nprofile: %s\n\n", x.Config.Experiment.Title, x.Config.Experiment.Table, x.ProfileName())
+	if len(x.Overrides) > 0 {
+		fmt.Fprintf(&b, "overrides: `%s`\n\n", strings.Join(x.Overrides, " "))
+	}
 	report.WriteMarkdown(&b, rep)
 	for _, f := range figures {
 		fmt.Fprintf(&b, "\n![%s](%s)\n", filepath.Base(f), filepath.Base(f))

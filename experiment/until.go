@@ -25,5 +25,5 @@ func loopNotes(loops []runner.LoopResult) []string {
 
 // PlanDetailed is Plan with where each repeat block with `until` stands.
 func (x *Experiment) PlanDetailed(ctx context.Context, st *store.Store) (*runner.PlanResult, error) {
-	return runner.PlanDetailed(ctx, st, x.Graph, x.Scope)
+	return runner.PlanDetailed(ctx, st, x.Graph, x.Scope, x.BaseScope)
 }

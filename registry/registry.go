@@ -68,7 +68,23 @@ type StageType struct {
 	// Resources are the type's defaults for what one run needs (zero
 	// fields: see DefaultResources).
 	Resources Resources
+	// Externals, when set, names the files and directories outside the
+	// store that a run with these (decoded, validated) parameters reads.
+	// The runner hashes each by content into the stage's key and
+	// provenance, so a changed file re-runs the stage and a missing one
+	// fails it; every byte a stage reads must reach its key this way (or
+	// through its inputs, or the dataset catalogue's pinned checksums).
+	Externals func(params any) ([]External, error)
 	Run       func(ctx context.Context, env *Env) error
+}
+
+// External is a file or directory outside the store that a stage reads.
+type External struct {
+	// Name says what it is, for provenance and `repro plan`: the parameter
+	// that names it ("path", "hf_checkpoint"), or what the stage reads on
+	// its own ("wordnet").
+	Name string
+	Path string
 }
 
 // Artifact is a finished, immutable artifact in the store.

@@ -153,7 +153,7 @@ func callStage(ctx context.Context, n *graph.Node, env *registry.Env, log io.Wri
 	if err != nil {
 		return err
 	}
-	return n.Type.Run(ctx, env)
+	return n.Type.Call(ctx, env)
 }
 
 // checkOutputs refuses outputs left empty: every artifact kind holds at

@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	"repro/graph"
 	"repro/store"
@@ -34,17 +37,19 @@ func (s PlanStatus) String() string {
 type ReasonKind int
 
 const (
-	ReasonNeverRun       ReasonKind = iota // no run of this node is recorded for the scope
-	ReasonTypeChanged                      // the node now uses another stage type
-	ReasonVersionChanged                   // the stage type's version changed
-	ReasonParamChanged                     // a parameter changed (Name, Old, New: JSON values; "" = absent)
-	ReasonSeedChanged                      // a Seeded type's seed changed
-	ReasonInputRuns                        // input Name comes from a stage that will run first
-	ReasonInputChanged                     // input Name's artifact differs from the last run's
-	ReasonInputAdded                       // input Name is newly connected
-	ReasonInputRemoved                     // input Name is no longer connected
-	ReasonMissing                          // same key as the last run, but its result is no longer in the cache (gc?)
-	ReasonUntil                            // Name: a repeat block with `until`; New: what of its decision the node waits for
+	ReasonNeverRun        ReasonKind = iota // no run of this node is recorded for the scope
+	ReasonTypeChanged                       // the node now uses another stage type
+	ReasonVersionChanged                    // the stage type's version changed
+	ReasonParamChanged                      // a parameter changed (Name, Old, New: JSON values; "" = absent)
+	ReasonSeedChanged                       // a Seeded type's seed changed
+	ReasonInputRuns                         // input Name comes from a stage that will run first
+	ReasonInputChanged                      // input Name's artifact differs from the last run's
+	ReasonInputAdded                        // input Name is newly connected
+	ReasonInputRemoved                      // input Name is no longer connected
+	ReasonMissing                           // same key as the last run, but its result is no longer in the cache (gc?)
+	ReasonExternalChanged                   // the file or directory Name (New: its path) reads differently
+	ReasonExternalError                     // the file or directory Name cannot be read (New: why)
+	ReasonUntil                             // Name: a repeat block with `until`; New: what of its decision the node waits for
 )
 
 // Reason is one cause of a node being stale.
@@ -76,6 +81,10 @@ func (r Reason) String() string {
 		return fmt.Sprintf("input %s removed (was %s)", r.Name, r.Old)
 	case ReasonMissing:
 		return "result no longer in the cache"
+	case ReasonExternalChanged:
+		return fmt.Sprintf("file %s (%s) changed (%s -> %s)", r.New, r.Name, short(r.Old), "new content")
+	case ReasonExternalError:
+		return fmt.Sprintf("%s: %s", r.Name, r.New)
 	case ReasonUntil:
 		return fmt.Sprintf("repeat %s: %s", r.Name, r.New)
 	}
@@ -107,12 +116,16 @@ type PlanEntry struct {
 }
 
 // Plan says, without running anything, which nodes of g are cached and why
-// each other node would run, comparing with the scope's last-run records.
+// each other node would run, comparing with the scope's last-run records;
+// a node the scope has no record of is compared with the first of the
+// fallback scopes that has one (a --set variant never run before is
+// explained against its profile: "parameter top_k changed (3 -> 4)"). A nil
+// store is an empty cache: everything would run, never having run.
 // A node whose inputs are all cached has a key; a node downstream of one
 // that will run has none (early cut-off may still leave it cached once its
 // input is computed, so Plan says "will run" with the upstream as reason).
-func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string) ([]PlanEntry, error) {
-	p, err := PlanDetailed(ctx, st, g, scope)
+func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string, fallback ...string) ([]PlanEntry, error) {
+	p, err := PlanDetailed(ctx, st, g, scope, fallback...)
 	if err != nil {
 		return nil, err
 	}
@@ -127,19 +140,38 @@ type PlanResult struct {
 }
 
 // PlanDetailed is Plan with the loops' decisions.
-func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, scope string) (*PlanResult, error) {
+func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, scope string, fallback ...string) (*PlanResult, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
+	}
+	if st == nil {
+		var plan []PlanEntry
+		for _, n := range g.Nodes {
+			plan = append(plan, PlanEntry{ID: n.ID, Type: n.Type.Name, Status: PlanRun, Reasons: []Reason{{Kind: ReasonNeverRun}}})
+		}
+		return &PlanResult{Entries: plan, Loops: newLoopPlans(g.Loops).results()}, nil
 	}
 	last, err := st.LastRuns(ctx, scope)
 	if err != nil {
 		return nil, err
+	}
+	for _, fb := range fallback {
+		more, err := st.LastRuns(ctx, fb)
+		if err != nil {
+			return nil, err
+		}
+		for id, r := range more {
+			if _, ok := last[id]; !ok {
+				last[id] = r
+			}
+		}
 	}
 	type known struct {
 		run     bool
 		outputs map[string]string // port -> digest, when cached
 	}
 	state := map[string]known{}
+	extPaths := map[string]string{} // node ID + "\x00@name" -> path
 	var plan []PlanEntry
 	loops := newLoopPlans(g.Loops)
 	for _, n := range g.Nodes {
@@ -171,6 +203,20 @@ func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, scope st
 			}
 			digests[port] = up.outputs[in.Output]
 		}
+		if st != nil {
+			ext, err := externals(ctx, st, n)
+			if err != nil {
+				e.Status = PlanRun
+				e.Reasons = []Reason{{Kind: ReasonExternalError, Name: n.ID, New: err.Error()}}
+				state[n.ID] = known{run: true}
+				plan = append(plan, e)
+				continue
+			}
+			for name, in := range ext {
+				digests[name] = in.Digest
+				extPaths[n.ID+"\x00"+name] = in.Output
+			}
+		}
 		lr := last[n.ID]
 		if len(upRuns) > 0 {
 			e.Status = PlanRun
@@ -200,6 +246,11 @@ func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, scope st
 		}
 		e.Status = PlanRun
 		e.Reasons = append(e.Reasons, explain(n, params, digests, lr)...)
+		for i, r := range e.Reasons {
+			if r.Kind == ReasonExternalChanged {
+				e.Reasons[i].New = extPaths[n.ID+"\x00"+externalPrefix+r.Name]
+			}
+		}
 		if len(e.Reasons) == 0 {
 			e.Reasons = []Reason{{Kind: ReasonMissing}}
 		}
@@ -242,9 +293,17 @@ func explain(n *graph.Node, params []byte, digests map[string]string, lr *store.
 			}
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(digests)) {
+		if !strings.HasPrefix(name, externalPrefix) {
+			continue
+		}
+		if old, had := lr.Inputs[name]; had && old.Digest != digests[name] {
+			rs = append(rs, Reason{Kind: ReasonExternalChanged, Name: strings.TrimPrefix(name, externalPrefix), Old: old.Digest})
+		}
+	}
 	var removed []string
 	for port := range lr.Inputs {
-		if _, ok := n.Inputs[port]; !ok {
+		if _, ok := n.Inputs[port]; !ok && !strings.HasPrefix(port, externalPrefix) {
 			removed = append(removed, port)
 		}
 	}

@@ -2,9 +2,12 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -52,7 +55,14 @@ type Options struct {
 	// ProgressInterval is the least time between two progress events of a
 	// stage (default 200ms).
 	ProgressInterval time.Duration
+
+	pass int // how many passes ran before this one (corrupt inputs recomputed)
 }
+
+// maxPasses bounds the passes of one Run: a pass that quarantines a corrupt
+// input object is followed by one that recomputes it and runs its
+// dependant; a second corruption in a row (a disk going bad) is a failure.
+const maxPasses = 3
 
 // Status is the outcome of a node in a Run.
 type Status int
@@ -73,6 +83,7 @@ func (s Status) String() string {
 type NodeResult struct {
 	ID       string
 	Type     string
+	Source   string // where the node was declared ("file.hcl:12"), if known
 	Key      string // "" when the node was skipped before its inputs were known
 	Status   Status
 	Outputs  map[string]registry.Artifact // cached or ran: the node's artifacts
@@ -109,15 +120,22 @@ func (e *RunError) Error() string {
 	}
 	fmt.Fprintf(&b, "%d stage(s) failed, %d skipped", len(e.Failed), len(e.Skipped))
 	for _, f := range e.Failed {
-		fmt.Fprintf(&b, "\n  %s (%s): %v\n    log: %s", f.ID, f.Type, f.Err, f.Log)
+		fmt.Fprintf(&b, "\n  %s (%s%s): %v\n    log: %s", f.ID, f.Type, at(f.Source), f.Err, f.Log)
 	}
 	for _, s := range e.Skipped {
-		fmt.Fprintf(&b, "\n  %s (%s): skipped: %v", s.ID, s.Type, s.Err)
+		fmt.Fprintf(&b, "\n  %s (%s%s): skipped: %v", s.ID, s.Type, at(s.Source), s.Err)
 	}
 	return b.String()
 }
 
 func (e *RunError) Unwrap() error { return e.cancelled }
+
+func at(source string) string {
+	if source == "" {
+		return ""
+	}
+	return ", " + source
+}
 
 // nodeState is a node during a Run; done closes when its outcome is final.
 type nodeState struct {
@@ -140,6 +158,7 @@ type scheduler struct {
 
 	mu       sync.Mutex
 	lastRecs []*store.LastRun // cached nodes, written together at the end
+	again    bool             // a corrupt input was quarantined: run another pass
 }
 
 // Run runs every node of g whose key is not in the cache, in dependency
@@ -198,7 +217,7 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 	defer gl.Unlock()
 
 	for _, n := range nodes {
-		s.states[n.ID] = &nodeState{node: n, res: NodeResult{ID: n.ID, Type: n.Type.Name}, done: make(chan struct{})}
+		s.states[n.ID] = &nodeState{node: n, res: NodeResult{ID: n.ID, Type: n.Type.Name, Source: n.Source}, done: make(chan struct{})}
 	}
 	for _, n := range nodes {
 		s.em.emit(Event{Kind: EventWaiting, Node: n.ID, Type: n.Type.Name, Status: "inputs"})
@@ -214,6 +233,18 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 		}(s.states[n.ID])
 	}
 	wg.Wait()
+	if s.again && ctx.Err() == nil && opts.pass+1 < maxPasses {
+		// The quarantined objects' producers are no longer cached: this
+		// pass recomputes them and runs what waited for them; the rest is
+		// found cached. The scope's records are written by that pass.
+		if err := st.PutLastRuns(context.WithoutCancel(ctx), opts.Scope, s.lastRecs, nil); err != nil {
+			return nil, fmt.Errorf("recording last runs: %w", err)
+		}
+		gl.Unlock()
+		next := opts
+		next.pass++
+		return Run(ctx, st, g, next)
+	}
 
 	res := &Result{byID: map[string]*NodeResult{}, Loops: s.loopResults()}
 	rerr := &RunError{cancelled: ctx.Err()}
@@ -285,6 +316,15 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 		s.skip(st, err)
 		return
 	}
+	ext, err := externals(ctx, s.st, n)
+	if err != nil {
+		s.failOrSkip(ctx, st, err)
+		return
+	}
+	for name, in := range ext {
+		digests[name] = in.Digest
+		lastInputs[name] = in
+	}
 	params, err := graph.CanonicalParams(n.Params)
 	if err != nil {
 		s.fail(st, err)
@@ -308,6 +348,11 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 	}
 	defer lock.Unlock()
 	if s.cached(ctx, st, lr) {
+		return
+	}
+	// The stage will read its inputs: make sure they are what their digests
+	// say, so that no number computed from a damaged object is stored.
+	if !s.verifyInputs(ctx, st, inputs) {
 		return
 	}
 
@@ -367,6 +412,54 @@ func objectsPresent(outs map[string]registry.Artifact) bool {
 		if _, err := os.Stat(a.Dir); err != nil {
 			return false
 		}
+	}
+	return true
+}
+
+// CorruptInputError says that a node's input object failed verification: it
+// was quarantined (its producer's runs forgotten) and, unless this was the
+// last pass, is recomputed by the next one.
+type CorruptInputError struct {
+	Port, Producer string
+	Err            *store.CorruptError
+	Quarantine     error // non-nil if moving it out of the store failed
+}
+
+func (e *CorruptInputError) Error() string {
+	s := fmt.Sprintf("input %q (from stage %q): %v", e.Port, e.Producer, e.Err)
+	if e.Quarantine != nil {
+		return s + "; quarantine failed: " + e.Quarantine.Error()
+	}
+	return s + "; quarantined, to be recomputed from its stage"
+}
+
+// verifyInputs re-hashes every input object of st; a corrupt one is
+// quarantined, st is skipped (never run on it) and another pass is asked
+// for. It reports whether all inputs are sound.
+func (s *scheduler) verifyInputs(ctx context.Context, st *nodeState, inputs map[string]registry.Artifact) bool {
+	for _, port := range slices.Sorted(maps.Keys(inputs)) {
+		a := inputs[port]
+		err := s.st.VerifyObject(a.Digest)
+		if err == nil {
+			continue
+		}
+		var ce *store.CorruptError
+		if !errors.As(err, &ce) {
+			s.fail(st, fmt.Errorf("input %q: %w", port, err))
+			return false
+		}
+		_, qerr := s.st.Quarantine(context.WithoutCancel(ctx), a.Digest, ce.Error())
+		cie := &CorruptInputError{Port: port, Producer: st.node.Inputs[port].Node, Err: ce, Quarantine: qerr}
+		if qerr != nil || s.opts.pass+1 >= maxPasses {
+			s.fail(st, cie)
+			return false
+		}
+		s.mu.Lock()
+		s.again = true
+		s.mu.Unlock()
+		s.em.emit(Event{Kind: EventWaiting, Node: st.node.ID, Type: st.node.Type.Name, Status: cie.Error()})
+		s.skip(st, cie)
+		return false
 	}
 	return true
 }

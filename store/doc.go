@@ -15,6 +15,11 @@
 //	work/<key>/           Env.Work: resumable state, removed once the run is stored
 //	logs/<key>.log        the log of the latest attempt at that key
 //	locks/<key>, locks/gc flock files
+//	quarantine/<digest>.<ns> objects found damaged, with a .why note
+//
+// The index also keeps file_hashes, the stat cache of external inputs
+// (HashPath), and is opened read-only (OpenReadOnly) by commands that only
+// read, so they work on a shared or read-only cache and create nothing.
 //
 // # Crash safety
 //

@@ -98,3 +98,60 @@ func (c *Store) LastRuns(ctx context.Context, scope string) (map[string]*LastRun
 	}
 	return out, rows.Err()
 }
+
+// ScopeInfo summarises one scope's state: how many nodes it records, how
+// many reports it saved, and when it last changed.
+type ScopeInfo struct {
+	Scope   string
+	Nodes   int
+	Reports int
+	Updated time.Time
+}
+
+// Scopes lists every scope with recorded state, most recently updated
+// first.
+func (c *Store) Scopes(ctx context.Context) ([]ScopeInfo, error) {
+	rows, err := c.db.QueryContext(ctx, `
+		SELECT scope, SUM(nodes), SUM(reports), MAX(updated) FROM (
+			SELECT scope, COUNT(*) AS nodes, 0 AS reports, MAX(updated_ns) AS updated FROM last_runs GROUP BY scope
+			UNION ALL
+			SELECT scope, 0, COUNT(*), MAX(created_ns) FROM reports GROUP BY scope
+		) GROUP BY scope ORDER BY MAX(updated) DESC, scope`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ScopeInfo
+	for rows.Next() {
+		var s ScopeInfo
+		var ns int64
+		if err := rows.Scan(&s.Scope, &s.Nodes, &s.Reports, &ns); err != nil {
+			return nil, err
+		}
+		s.Updated = time.Unix(0, ns)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// ForgetScope drops a scope's last-run records and saved reports, so GC no
+// longer keeps what only it referenced. It returns how many records and
+// reports it dropped.
+func (c *Store) ForgetScope(ctx context.Context, scope string) (records, reports int64, err error) {
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer tx.Rollback()
+	r1, err := tx.Exec("DELETE FROM last_runs WHERE scope = ?", scope)
+	if err != nil {
+		return 0, 0, err
+	}
+	r2, err := tx.Exec("DELETE FROM reports WHERE scope = ?", scope)
+	if err != nil {
+		return 0, 0, err
+	}
+	records, _ = r1.RowsAffected()
+	reports, _ = r2.RowsAffected()
+	return records, reports, tx.Commit()
+}

@@ -75,5 +75,11 @@ func (c *Store) LockKey(ctx context.Context, key string, onWait func()) (*Lock, 
 // LockStore takes the store-wide lock: shared by every pipeline run and by
 // Verify, exclusive for GC, so GC never removes what a run is about to use.
 func (c *Store) LockStore(ctx context.Context, exclusive bool) (*Lock, error) {
+	if c.readOnly {
+		if exclusive {
+			return nil, fmt.Errorf("cache %s is open read-only", c.dir)
+		}
+		return &Lock{}, nil // a reader of a read-only cache cannot lock it, and needs not
+	}
 	return lockFile(ctx, filepath.Join(c.dir, locksDir, "gc"), exclusive, nil)
 }

@@ -39,10 +39,12 @@ func (c *Store) List(ctx context.Context) ([]*RunInfo, error) {
 
 // Problem is one inconsistency Verify found.
 type Problem struct {
-	Digest string   // the object concerned
-	Path   string   // its directory
+	Digest string   // the object concerned ("" for the index itself)
+	Path   string   // its directory, or the index file
 	Keys   []string // runs whose outputs reference it
 	Reason string
+	// Index marks a damaged index (PRAGMA integrity_check failed).
+	Index bool
 }
 
 func (p Problem) String() string {
@@ -64,6 +66,11 @@ func (c *Store) Verify(ctx context.Context) ([]Problem, error) {
 		return nil, err
 	}
 	defer gl.Unlock()
+	// The index first: a damaged page makes every answer below suspect.
+	if bad := c.integrity(ctx); len(bad) > 0 {
+		return []Problem{{Path: filepath.Join(c.dir, indexFile), Index: true,
+			Reason: "the index is damaged: " + strings.Join(bad, "; ")}}, nil
+	}
 	refs := map[string][]string{}
 	rows, err := c.db.QueryContext(ctx, "SELECT digest, key FROM outputs ORDER BY key")
 	if err != nil {
@@ -289,6 +296,7 @@ func (c *Store) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
 	}
 	st.ObjectsRemoved = len(deadObjects)
 	if opts.DryRun {
+		c.leftovers(runs, keep, cutoff, true, st)
 		return st, nil
 	}
 
@@ -324,27 +332,7 @@ func (c *Store) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
 		}
 	}
 
-	// Leftovers of interrupted runs. No run holds the store lock now, so
-	// every temporary directory is abandoned. Work directories of keys not
-	// yet recorded may hold a resumable checkpoint: keep those while young.
-	recorded := map[string]bool{}
-	for _, r := range runs {
-		recorded[r.Key] = keep[r.Key]
-	}
-	st.TempRemoved += removeEntries(filepath.Join(c.dir, tmpDir), func(string, os.FileInfo) bool { return true })
-	st.TempRemoved += removeEntries(filepath.Join(c.dir, workDir), func(name string, fi os.FileInfo) bool {
-		_, isRun := recorded[name]
-		return isRun || fi.ModTime().UnixNano() < cutoff
-	})
-	st.LogsRemoved = removeEntries(filepath.Join(c.dir, logsDir), func(name string, fi os.FileInfo) bool {
-		k := strings.TrimSuffix(name, ".log")
-		kept, isRun := recorded[k]
-		if isRun {
-			return !kept
-		}
-		return fi.ModTime().UnixNano() < cutoff // logs of failed runs
-	})
-	removeEntries(filepath.Join(c.dir, locksDir), func(name string, _ os.FileInfo) bool { return name != "gc" })
+	c.leftovers(runs, keep, cutoff, false, st)
 	return st, nil
 }
 
@@ -357,7 +345,7 @@ func sortedValues(m map[string]string) []string {
 	return vs
 }
 
-func removeEntries(dir string, pick func(string, os.FileInfo) bool) int {
+func removeEntries(dir string, dry bool, pick func(string, os.FileInfo) bool) int {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return 0
@@ -368,7 +356,7 @@ func removeEntries(dir string, pick func(string, os.FileInfo) bool) int {
 		if err != nil || !pick(e.Name(), fi) {
 			continue
 		}
-		if RemoveAll(filepath.Join(dir, e.Name())) == nil {
+		if dry || RemoveAll(filepath.Join(dir, e.Name())) == nil {
 			n++
 		}
 	}
@@ -384,4 +372,103 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return n
+}
+
+// integrity runs SQLite's integrity check; it returns what it found wrong
+// (nothing for a sound index).
+func (c *Store) integrity(ctx context.Context) []string {
+	rows, err := c.db.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer rows.Close()
+	var bad []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return append(bad, err.Error())
+		}
+		if s != "ok" {
+			bad = append(bad, s)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		bad = append(bad, err.Error())
+	}
+	if len(bad) > 3 {
+		bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
+	}
+	return bad
+}
+
+// Repair acts on Verify's problems so that the next run recomputes what
+// was damaged: a corrupt object is quarantined and the runs that produced
+// it forgotten; runs pointing at a missing object are forgotten; a damaged
+// index is moved aside (index.db.damaged-<time>) and a fresh one started
+// (objects stay: a re-run finds and re-verifies them by digest, but
+// provenance, last runs and reports of the old index are lost). It returns
+// what it did, one line per action.
+func (c *Store) Repair(ctx context.Context, probs []Problem) ([]string, error) {
+	if c.readOnly {
+		return nil, fmt.Errorf("cache %s is open read-only", c.dir)
+	}
+	var done []string
+	for _, p := range probs {
+		switch {
+		case p.Index:
+			stamp := time.Now().UTC().Format("20060102T150405")
+			c.db.Close()
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				from := filepath.Join(c.dir, indexFile+suffix)
+				if _, err := os.Stat(from); err == nil {
+					if err := os.Rename(from, filepath.Join(c.dir, indexFile+".damaged-"+stamp+suffix)); err != nil {
+						return done, err
+					}
+				}
+			}
+			fresh, err := Open(c.dir)
+			if err != nil {
+				return done, err
+			}
+			c.db = fresh.db
+			done = append(done, fmt.Sprintf("moved the damaged index to %s and started a fresh one", indexFile+".damaged-"+stamp))
+			return done, nil // the old index's other problems went with it
+		default:
+			keys, err := c.Quarantine(ctx, p.Digest, p.Reason)
+			if err != nil {
+				return done, err
+			}
+			done = append(done, fmt.Sprintf("%s: quarantined; forgot %d run(s) that stored it", p.Path, len(keys)))
+		}
+	}
+	return done, nil
+}
+
+// leftovers removes (or, dry, counts) what interrupted runs left behind,
+// logs of forgotten runs, and quarantined objects older than the cutoff.
+func (c *Store) leftovers(runs []*RunInfo, keep map[string]bool, cutoff int64, dry bool, st *GCStats) {
+	// Leftovers of interrupted runs. No run holds the store lock now, so
+	// every temporary directory is abandoned. Work directories of keys not
+	// yet recorded may hold a resumable checkpoint: keep those while young.
+	recorded := map[string]bool{}
+	for _, r := range runs {
+		recorded[r.Key] = keep[r.Key]
+	}
+	st.TempRemoved += removeEntries(filepath.Join(c.dir, tmpDir), dry, func(string, os.FileInfo) bool { return true })
+	st.TempRemoved += removeEntries(filepath.Join(c.dir, workDir), dry, func(name string, fi os.FileInfo) bool {
+		_, isRun := recorded[name]
+		return isRun || fi.ModTime().UnixNano() < cutoff
+	})
+	st.LogsRemoved = removeEntries(filepath.Join(c.dir, logsDir), dry, func(name string, fi os.FileInfo) bool {
+		k := strings.TrimSuffix(name, ".log")
+		kept, isRun := recorded[k]
+		if isRun {
+			return !kept
+		}
+		return fi.ModTime().UnixNano() < cutoff // logs of failed runs
+	})
+	st.TempRemoved += removeEntries(filepath.Join(c.dir, quarantineDir), dry, func(_ string, fi os.FileInfo) bool {
+		return fi.ModTime().UnixNano() < cutoff
+	})
+	removeEntries(filepath.Join(c.dir, locksDir), dry, func(name string, _ os.FileInfo) bool { return name != "gc" })
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" database/sql driver
@@ -22,9 +23,10 @@ import (
 // SQLite index of stage runs, per-key locks, logs and work directories.
 // Several goroutines and several processes may use one cache at once.
 type Store struct {
-	dir  string
-	db   *sql.DB
-	host string
+	dir      string
+	db       *sql.DB
+	host     string
+	readOnly bool
 }
 
 // Layout of a cache directory.
@@ -37,8 +39,10 @@ const (
 	locksDir   = "locks"   // locks/<key>: per-key flock; locks/gc: store-wide
 )
 
-// schemaVersion is stored in PRAGMA user_version.
-const schemaVersion = 1
+// schemaVersion is stored in PRAGMA user_version. Version 2 added
+// file_hashes (the stat cache of external inputs); a version-1 index is
+// upgraded in place (the schema only adds tables).
+const schemaVersion = 2
 
 const schema = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -91,10 +95,19 @@ CREATE TABLE IF NOT EXISTS reports (
 	body       TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS reports_scope ON reports(scope, id);
+CREATE TABLE IF NOT EXISTS file_hashes (
+	path     TEXT PRIMARY KEY,
+	size     INTEGER NOT NULL,
+	mtime_ns INTEGER NOT NULL,
+	ctime_ns INTEGER NOT NULL,
+	ino      INTEGER NOT NULL,
+	dev      INTEGER NOT NULL,
+	hash     TEXT NOT NULL
+);
 `
 
-// Open opens the cache in dir, creating the directory and the index when
-// they do not exist.
+// Open opens the cache in dir for writing, creating the directory and the
+// index when they do not exist.
 func Open(dir string) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -119,8 +132,7 @@ func Open(dir string) (*Store, error) {
 	q.Set("_busy_timeout", "30000")
 	q.Set("_txlock", "immediate")
 	q.Set("_foreign_keys", "on")
-	dsn := "file:" + filepath.Join(abs, indexFile) + "?" + q.Encode()
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(abs, indexFile)+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("cache %s: %w", abs, err)
 	}
@@ -132,6 +144,55 @@ func Open(dir string) (*Store, error) {
 	}
 	return c, nil
 }
+
+// ErrNoCache says a read-only open found no cache.
+var ErrNoCache = errors.New("no cache here")
+
+// OpenReadOnly opens an existing cache for reading only: it creates
+// nothing (a mistyped --cache-dir is an error, not a new empty cache) and
+// works on a cache the user cannot write (a shared one, a read-only mount).
+// When the directory is not writable SQLite cannot keep its WAL index
+// beside the database, so the index is opened as immutable: correct as long
+// as nobody writes the cache meanwhile, which is what a read-only cache
+// means.
+func OpenReadOnly(dir string) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	idx := filepath.Join(abs, indexFile)
+	if _, err := os.Stat(idx); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s has no %s (nothing has run with this cache; check --cache-dir or $REPRO_CACHE)", ErrNoCache, abs, indexFile)
+		}
+		return nil, fmt.Errorf("cache %s: %w", abs, err)
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_busy_timeout", "30000")
+	if syscall.Access(abs, 2 /* W_OK */) != nil {
+		q.Set("immutable", "1")
+	}
+	db, err := sql.Open("sqlite3", "file:"+idx+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("cache %s: %w", abs, err)
+	}
+	c := &Store{dir: abs, db: db, readOnly: true}
+	c.host, _ = os.Hostname()
+	var v int
+	if err := retryBusy(func() error { return db.QueryRow("PRAGMA user_version").Scan(&v) }); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cache %s: %w", idx, err)
+	}
+	if v < 1 || v > schemaVersion {
+		db.Close()
+		return nil, fmt.Errorf("cache %s: index schema version %d, this repro reads 1 to %d", idx, v, schemaVersion)
+	}
+	return c, nil
+}
+
+// ReadOnly reports whether the store was opened with OpenReadOnly.
+func (c *Store) ReadOnly() bool { return c.readOnly }
 
 // retryBusy calls f until it does not fail with SQLITE_BUSY, for up to the
 // busy timeout. The first statement on a new connection switches a fresh
@@ -333,7 +394,18 @@ func (c *Store) PutObject(src string) (digest string, size int64, err error) {
 		if _, statErr := os.Stat(dst); statErr != nil {
 			return "", 0, fmt.Errorf("storing artifact: %w", err)
 		}
-		// Another run stored the same content first.
+		// The same content is stored already -- unless that copy has been
+		// damaged since: then it goes to quarantine and ours takes its
+		// place.
+		if verr := c.VerifyObject(digest); verr != nil {
+			if _, qerr := c.Quarantine(context.Background(), digest, verr.Error()); qerr != nil {
+				return "", 0, qerr
+			}
+			if err := os.Rename(src, dst); err != nil {
+				return "", 0, fmt.Errorf("storing artifact: %w", err)
+			}
+			return digest, size, syncDir(filepath.Dir(dst))
+		}
 		if err := RemoveAll(src); err != nil {
 			return "", 0, err
 		}
@@ -438,4 +510,92 @@ func validDigest(s string) bool {
 		return false
 	}
 	return strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// quarantineDir holds objects found corrupt, moved out of objects/ so that
+// nothing can be served from them and a recomputed copy can take their
+// place; GC removes them after DefaultKeepNewer.
+const quarantineDir = "quarantine"
+
+// CorruptError says that an object's content no longer matches its digest.
+type CorruptError struct {
+	Digest string
+	Path   string
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("object %s is corrupt: %s", e.Path, e.Reason)
+}
+
+// VerifyObject re-hashes the object with that digest: nil when its content
+// matches, a *CorruptError when not (a file changed, added or removed), or
+// another error when it cannot be read at all.
+func (c *Store) VerifyObject(digest string) error {
+	p := c.ObjectPath(digest)
+	got, _, err := DigestDir(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if _, statErr := os.Stat(p); statErr != nil {
+			return &CorruptError{Digest: digest, Path: p, Reason: "missing from the store"}
+		}
+		return &CorruptError{Digest: digest, Path: p, Reason: "a file is missing: " + err.Error()}
+	case err != nil:
+		return &CorruptError{Digest: digest, Path: p, Reason: "cannot be read: " + err.Error()}
+	case got != digest:
+		return &CorruptError{Digest: digest, Path: p, Reason: "content does not match its digest (now " + got + ")"}
+	}
+	return nil
+}
+
+// Quarantine moves a corrupt object out of the store (to quarantine/) and
+// forgets every run that produced it, in that order: once the object is
+// gone from objects/ nothing can be served from it, and an index row left
+// by a crash in between points at a missing object, which counts as a
+// cache miss. The next run of those stages recomputes the object. It
+// returns the keys of the runs forgotten.
+func (c *Store) Quarantine(ctx context.Context, digest, reason string) ([]string, error) {
+	if !validDigest(digest) {
+		return nil, fmt.Errorf("quarantine: %q is not a digest", digest)
+	}
+	src := c.ObjectPath(digest)
+	dst := filepath.Join(c.dir, quarantineDir, fmt.Sprintf("%s.%d", digest, time.Now().UnixNano()))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(src, dst); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("quarantine %s: %w", src, err)
+	}
+	_ = os.WriteFile(dst+".why", []byte(reason+"\n"), 0o644)
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query("SELECT DISTINCT key FROM outputs WHERE digest = ?", digest)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	rows.Close()
+	for _, k := range keys {
+		if _, err := tx.Exec("DELETE FROM outputs WHERE key = ?", k); err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec("DELETE FROM runs WHERE key = ?", k); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := tx.Exec("DELETE FROM objects WHERE digest = ?", digest); err != nil {
+		return nil, err
+	}
+	return keys, tx.Commit()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -21,15 +22,32 @@ func newCacheCmd() *cobra.Command {
 	}
 	// With an experiment file argument, its cache; else --cache-dir,
 	// $REPRO_CACHE or ./.repro.
-	open := func(args []string) (*store.Store, error) {
+	// open opens the cache for writing (gc, forget, verify --repair);
+	// read opens it read-only and creates nothing: a mistyped --cache-dir
+	// is an error, not a new empty cache.
+	dirOf := func(args []string) string {
 		file := "x.hcl"
 		if len(args) == 1 {
 			file = args[0]
 		}
-		dir := experiment.CacheDir(file, global.cacheDir)
+		return experiment.CacheDir(file, global.cacheDir)
+	}
+	open := func(args []string) (*store.Store, error) {
+		dir := dirOf(args)
+		if _, err := os.Stat(dir); err != nil {
+			return nil, exitCode(1, "repro cache: %s: no cache there (%v)", dir, err)
+		}
 		c, err := store.Open(dir)
 		if err != nil {
 			return nil, exitCode(1, "repro cache: %s: %v", dir, err)
+		}
+		return c, nil
+	}
+	read := func(args []string) (*store.Store, error) {
+		dir := dirOf(args)
+		c, err := store.OpenReadOnly(dir)
+		if err != nil {
+			return nil, exitCode(1, "repro cache: %v", err)
 		}
 		return c, nil
 	}
@@ -38,7 +56,7 @@ func newCacheCmd() *cobra.Command {
 		Short: "List recorded stage runs with their provenance",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := open(args)
+			c, err := read(args)
 			if err != nil {
 				return err
 			}
@@ -60,12 +78,17 @@ func newCacheCmd() *cobra.Command {
 			return nil
 		},
 	}
+	var repair bool
 	verify := &cobra.Command{
 		Use:   "verify [FILE.hcl]",
-		Short: "Re-hash every stored artifact; name any whose content does not match its digest",
+		Short: "Check the index and re-hash every stored artifact; --repair drops what is damaged so the next run recomputes it",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := open(args)
+			opener := read
+			if repair {
+				opener = open
+			}
+			c, err := opener(args)
 			if err != nil {
 				return err
 			}
@@ -74,16 +97,29 @@ func newCacheCmd() *cobra.Command {
 			if err != nil {
 				return exitCode(1, "repro cache verify: %v", err)
 			}
+			out := cmd.OutOrStdout()
 			for _, p := range probs {
-				fmt.Fprintln(cmd.OutOrStdout(), p.String())
+				fmt.Fprintln(out, p.String())
 			}
-			if len(probs) > 0 {
-				return exitCode(1, "repro cache verify: %d problem(s) in %s", len(probs), c.Dir())
+			if len(probs) == 0 {
+				fmt.Fprintf(out, "ok: the index is sound and every artifact in %s matches its digest\n", c.Dir())
+				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "ok: every artifact in %s matches its digest\n", c.Dir())
+			if !repair {
+				return exitCode(1, "repro cache verify: %d problem(s) in %s; `repro cache verify --repair` drops the damaged parts so the next run recomputes them", len(probs), c.Dir())
+			}
+			done, err := c.Repair(cmd.Context(), probs)
+			for _, d := range done {
+				fmt.Fprintln(out, "repaired:", d)
+			}
+			if err != nil {
+				return exitCode(1, "repro cache verify --repair: %v", err)
+			}
+			fmt.Fprintf(out, "%d problem(s) repaired; the next run recomputes what was dropped\n", len(probs))
 			return nil
 		},
 	}
+	verify.Flags().BoolVar(&repair, "repair", false, "quarantine damaged objects, forget runs whose objects are gone, replace a damaged index")
 	var opts store.GCOptions
 	gc := &cobra.Command{
 		Use:   "gc [FILE.hcl]",
@@ -111,7 +147,56 @@ func newCacheCmd() *cobra.Command {
 	gc.Flags().DurationVar(&opts.KeepNewer, "keep-newer", 0, "also keep every run younger than this (default 168h; negative: none by age)")
 	gc.Flags().BoolVar(&opts.DropLastRuns, "all", false, "do not keep the runs that experiments' latest states reference")
 	gc.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be removed, remove nothing")
-	cmd.AddCommand(ls, verify, gc)
+	scopes := &cobra.Command{
+		Use:   "scopes [FILE.hcl]",
+		Short: "List the experiment variants (file, profile, ablation, --set, -var) whose state the cache keeps",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := read(args)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ss, err := c.Scopes(cmd.Context())
+			if err != nil {
+				return exitCode(1, "repro cache scopes: %v", err)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "STAGES\tREPORTS\tUPDATED\tSCOPE")
+			for _, s := range ss {
+				fmt.Fprintf(tw, "%d\t%d\t%s\t%s\n", s.Nodes, s.Reports, s.Updated.Local().Format(time.DateTime), s.Scope)
+			}
+			return tw.Flush()
+		},
+	}
+	var lf loadFlags
+	forget := &cobra.Command{
+		Use:   "forget FILE.hcl [--profile P] [--set ...] [-var ...] [--ablation A]",
+		Short: "Drop one variant's saved state (last runs, reports) so that gc no longer keeps what only it needs",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			x, err := loadExperiment(args[0], &lf, defaultRegistry(), cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			c, err := open(args)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			recs, reps, err := c.ForgetScope(cmd.Context(), x.Scope)
+			if err != nil {
+				return exitCode(1, "repro cache forget: %v", err)
+			}
+			if recs == 0 && reps == 0 {
+				return exitCode(1, "repro cache forget: the cache keeps no state for %s", x.Scope)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "forgot %s: %d stage record(s), %d report(s); `repro cache gc` frees what nothing else keeps\n", x.Scope, recs, reps)
+			return nil
+		},
+	}
+	lf.register(forget)
+	cmd.AddCommand(ls, verify, gc, scopes, forget)
 	return cmd
 }
 

@@ -162,6 +162,14 @@ func TestValidateDiagnostics(t *testing.T) {
 		t.Errorf("the valid file should be reported ok:\n%s", out)
 	}
 	golden(t, "errors.golden", errs)
+
+	// Well-typed values a stage type refuses are found by validate too,
+	// each at its line, before anything runs.
+	code, _, errs = repro(t, "validate", "testdata/values.hcl")
+	if code != 1 {
+		t.Errorf("validate values.hcl: exit %d, want 1", code)
+	}
+	golden(t, "values.golden", errs)
 }
 
 func TestBadFlags(t *testing.T) {

@@ -31,14 +31,14 @@ func newDataCmd() *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "DATASET\tSTATE\tROWS\tLICENCE (--json: full)\tLOCATION")
-			bad := 0
+			bad, corrupt := 0, 0
 			for _, s := range sts {
 				state := "verified"
 				switch {
 				case !s.Present:
 					state, bad = "missing", bad+1
 				case !s.Verified:
-					state, bad = "CORRUPT", bad+1
+					state, bad, corrupt = "CORRUPT", bad+1, corrupt+1
 				}
 				loc := s.Path
 				if s.Error != "" {
@@ -49,6 +49,11 @@ func newDataCmd() *cobra.Command {
 			tw.Flush()
 			if bad > 0 {
 				fmt.Fprintf(out, "\n%d dataset(s) missing or failing verification; `repro data pull NAME` fetches from the official source where there is network access.\n", bad)
+			}
+			if corrupt > 0 {
+				// A file that fails its checksum is an error (a missing one
+				// is not: other machines may hold a subset of the data).
+				return exitCode(1, "repro data ls: %d dataset(s) fail verification", corrupt)
 			}
 			return nil
 		},

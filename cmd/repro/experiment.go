@@ -64,7 +64,23 @@ func loadExperiment(file string, lf *loadFlags, reg *registry.Registry, stderr i
 	return x, nil
 }
 
-// openStore opens the cache an experiment file uses.
+// openStoreRead opens the cache an experiment file uses for reading: it
+// creates nothing and works on a read-only cache. A cache that does not
+// exist is store.ErrNoCache.
+func openStoreRead(file string) (*store.Store, error) {
+	dir := experiment.CacheDir(file, global.cacheDir)
+	st, err := store.OpenReadOnly(dir)
+	if err != nil {
+		if errors.Is(err, store.ErrNoCache) {
+			return nil, err
+		}
+		return nil, exitCode(1, "repro: cache %s: %v", dir, err)
+	}
+	return st, nil
+}
+
+// openStore opens (and creates, if need be) the cache an experiment file
+// uses, for writing.
 func openStore(file string) (*store.Store, error) {
 	dir := experiment.CacheDir(file, global.cacheDir)
 	st, err := store.Open(dir)

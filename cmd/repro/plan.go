@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"repro/runner"
+	"repro/store"
 
 	"github.com/spf13/cobra"
 )
@@ -22,11 +24,18 @@ func newPlanCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := openStore(file)
+			// Plan writes nothing: a cache that does not exist yet is an
+			// empty one (everything would run), not one to create.
+			st, err := openStoreRead(file)
+			if errors.Is(err, store.ErrNoCache) {
+				st, err = nil, nil
+			}
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			if st != nil {
+				defer st.Close()
+			}
 			detailed, err := x.PlanDetailed(cmd.Context(), st)
 			if err != nil {
 				return exitCode(1, "repro plan: %v", err)

@@ -8,6 +8,7 @@ import (
 
 	"repro/experiment"
 	"repro/internal/report"
+	"repro/store"
 
 	"github.com/spf13/cobra"
 )
@@ -52,7 +53,10 @@ func latestReport(cmd *cobra.Command, file string, lf *loadFlags) (*experiment.E
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := openStore(file)
+	st, err := openStoreRead(file)
+	if errors.Is(err, store.ErrNoCache) {
+		return nil, nil, exitCode(1, "%s: no recorded results for profile %s: %v", file, x.ProfileName(), err)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -169,9 +169,6 @@ func (c *corpus) encode(ctx context.Context, env *registry.Env, maxLength int) (
 // encodeDocuments reads the documents and embeds their distinct
 // sentences with the model.
 func encodeDocuments(ctx context.Context, env *registry.Env, maxLength int) ([]rows.Document, *corpus, [][]float32, error) {
-	if maxLength < 0 {
-		return nil, nil, nil, fmt.Errorf("max_length: %d is negative (0 means the model's own limit)", maxLength)
-	}
 	docs, err := readDocuments(env)
 	if err != nil {
 		return nil, nil, nil, err

@@ -99,7 +99,7 @@ func run(t *testing.T, name string, set map[string]cty.Value, inputs map[string]
 	out := map[string]string{"pairs": t.TempDir(), "stats": t.TempDir()}
 	env := &registry.Env{Params: params, Inputs: inputs, Outputs: out, Seed: seed,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	if err := st.Run(context.Background(), env); err != nil {
+	if err := st.Call(context.Background(), env); err != nil {
 		return result{}, err
 	}
 	var res result
@@ -213,7 +213,7 @@ func TestKMeans(t *testing.T) {
 		t.Errorf("50 clusters: %v", err)
 	}
 	_, err = run(t, "annotate.idc_kmeans", map[string]cty.Value{"clusters": cty.NumberIntVal(0)}, in, 7)
-	if err == nil || !strings.Contains(err.Error(), "clusters: 0") {
+	if err == nil || !strings.Contains(err.Error(), "clusters: 0; must be at least 1") {
 		t.Errorf("0 clusters: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package annotate
 
 import (
 	"context"
-	"fmt"
 
 	"repro/internal/infocse"
 	"repro/internal/rows"
@@ -27,15 +26,26 @@ surrounding sentences against random negatives; as InfoCSE uses it, neighbours a
 		Outputs: outputs,
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*ConponoParams)
-			if p.Window < 1 {
-				return fmt.Errorf("window: %d must be at least 1", p.Window)
-			}
 			return perDocument(env, "annotate.conpono", func(d rows.Document) []rows.DocPair {
 				ps, _ := infocse.ConponoPairs(len(d.Sentences), p.Window)
 				return pairRows(d, ps)
 			})
 		},
 	}
+}
+
+// Validate checks annotate.conpono's parameters.
+func (p *ConponoParams) Validate() error {
+	var c registry.Checks
+	c.Positive("window", p.Window)
+	return c.Result()
+}
+
+// Validate checks annotate.ict's parameters.
+func (p *ICTParams) Validate() error {
+	var c registry.Checks
+	c.Add(p.Window >= 0, "window", "%d is negative (0 means the whole rest of the document)", p.Window)
+	return c.Result()
 }
 
 // ICTParams are annotate.ict's parameters.
@@ -57,9 +67,6 @@ train with swap = false to keep that direction.`,
 		Outputs: outputs,
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*ICTParams)
-			if p.Window < 0 {
-				return fmt.Errorf("window: %d is negative (0 means the whole rest of the document)", p.Window)
-			}
 			return perDocument(env, "annotate.ict", func(d rows.Document) []rows.DocPair {
 				out := make([]rows.DocPair, len(d.Sentences))
 				for i, s := range d.Sentences {

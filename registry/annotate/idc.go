@@ -34,15 +34,18 @@ documents are skipped and counted.`,
 	}
 }
 
+// Validate checks annotate.idc's parameters.
+func (p *IDCParams) Validate() error {
+	var c registry.Checks
+	c.Add(p.TopK >= 1, "top_k", "%d must be at least 1 (each sentence keeps the edges to its top_k neighbours)", p.TopK)
+	c.OneOf("similarity", p.Similarity, string(infocse.Dot), string(infocse.Cosine))
+	c.NonNegative("max_length", p.MaxLength)
+	return c.Result()
+}
+
 func runIDC(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*IDCParams)
-	if p.TopK < 1 {
-		return fmt.Errorf("top_k: %d must be at least 1 (each sentence keeps the edges to its top_k neighbours)", p.TopK)
-	}
-	sim, err := infocse.ParseSimilarity(p.Similarity)
-	if err != nil {
-		return fmt.Errorf("similarity: %v", err)
-	}
+	sim := infocse.Similarity(p.Similarity)
 	docs, c, vs, err := encodeDocuments(ctx, env, p.MaxLength)
 	if err != nil {
 		return err
@@ -91,18 +94,19 @@ every unordered pair inside a group is a positive pair. Global clusters left emp
 	}
 }
 
+// Validate checks annotate.idc_kmeans's parameters.
+func (p *KMeansParams) Validate() error {
+	var c registry.Checks
+	c.Positive("clusters", p.Clusters)
+	c.Positive("max_iterations", p.MaxIterations)
+	c.OneOf("similarity", p.Similarity, string(infocse.Dot), string(infocse.Cosine))
+	c.NonNegative("max_length", p.MaxLength)
+	return c.Result()
+}
+
 func runKMeans(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*KMeansParams)
-	if p.Clusters < 1 {
-		return fmt.Errorf("clusters: %d must be at least 1", p.Clusters)
-	}
-	if p.MaxIterations < 1 {
-		return fmt.Errorf("max_iterations: %d must be at least 1", p.MaxIterations)
-	}
-	sim, err := infocse.ParseSimilarity(p.Similarity)
-	if err != nil {
-		return fmt.Errorf("similarity: %v", err)
-	}
+	sim := infocse.Similarity(p.Similarity)
 	docs, c, vs, err := encodeDocuments(ctx, env, p.MaxLength)
 	if err != nil {
 		return err

@@ -13,7 +13,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"repro/internal/dataset"
 	"repro/internal/rows"
@@ -51,9 +50,6 @@ func stsType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "pairs", Kind: registry.KindSTS, Doc: "pairs.jsonl: task, subset, sentence1, sentence2, score"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*STSParams)
-			if err := checkTasks(p.Tasks); err != nil {
-				return err
-			}
 			c := catalogue()
 			var out []rows.STSPair
 			for i, task := range p.Tasks {
@@ -72,23 +68,6 @@ func stsType() *registry.StageType {
 	}
 }
 
-func checkTasks(tasks []string) error {
-	if len(tasks) == 0 {
-		return fmt.Errorf("tasks: empty list (choose from %s)", strings.Join(dataset.STSTasks, ", "))
-	}
-	seen := map[string]bool{}
-	for _, t := range tasks {
-		if _, err := dataset.STSSplits(t); err != nil {
-			return fmt.Errorf("tasks: %v", err)
-		}
-		if seen[t] {
-			return fmt.Errorf("tasks: %s listed twice", t)
-		}
-		seen[t] = true
-	}
-	return nil
-}
-
 // STSSentencesParams are data.sts_sentences's parameters.
 type STSSentencesParams struct {
 	Tasks  []string `cty:"tasks" doc:"STS tasks whose sentences to collect"`
@@ -105,17 +84,6 @@ func stsSentencesType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*STSSentencesParams)
-			if err := checkTasks(p.Tasks); err != nil {
-				return err
-			}
-			if len(p.Splits) == 0 {
-				return fmt.Errorf("splits: empty list (choose from train, dev, test)")
-			}
-			for _, s := range p.Splits {
-				if s != "train" && s != "dev" && s != "test" {
-					return fmt.Errorf("splits: unknown split %q (choose from train, dev, test)", s)
-				}
-			}
 			c := catalogue()
 			seen := map[string]bool{}
 			var out []rows.Sentence
@@ -181,18 +149,9 @@ func nliType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "triplets", Kind: registry.KindTriplets, Doc: "triplets.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*NLIParams)
-			if len(p.Files) == 0 {
-				return fmt.Errorf("files: empty list (choose from %s)", strings.Join(d.Keys(), ", "))
-			}
 			c := catalogue()
 			var out []rows.Triplet
 			for i, f := range p.Files {
-				if _, ok := d.File(f); !ok {
-					return fmt.Errorf("files: unknown NLI file %q (choose from %s)", f, strings.Join(d.Keys(), ", "))
-				}
-				if contains(p.Files[:i], f) {
-					return fmt.Errorf("files: %s listed twice", f)
-				}
 				ts, err := c.NLI(f)
 				if err != nil {
 					return err
@@ -222,9 +181,6 @@ func sentencesType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*SentencesParams)
-			if p.Limit < 0 {
-				return fmt.Errorf("limit: %d is negative (0 means all)", p.Limit)
-			}
 			c := catalogue()
 			var texts []string
 			switch p.Source {
@@ -286,9 +242,6 @@ func documentsType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "documents", Kind: registry.KindDocuments, Doc: "documents.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*DocumentsParams)
-			if p.Limit < 0 {
-				return fmt.Errorf("limit: %d is negative (0 means all)", p.Limit)
-			}
 			c := catalogue()
 			var out []rows.Document
 			switch p.Source {
@@ -332,7 +285,6 @@ type RerankParams struct {
 }
 
 func rerankType() *registry.StageType {
-	d, _ := dataset.Lookup("semeval2016_cqa")
 	return &registry.StageType{
 		Name:    "data.rerank",
 		Version: 1,
@@ -341,9 +293,6 @@ func rerankType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "queries", Kind: registry.KindRerank, Doc: "queries.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*RerankParams)
-			if _, ok := d.File(p.Split); !ok {
-				return fmt.Errorf("split: unknown split %q (choose from %s)", p.Split, strings.Join(d.Keys(), ", "))
-			}
 			qs, err := catalogue().Rerank(p.Split)
 			if err != nil {
 				return err

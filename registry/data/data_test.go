@@ -52,7 +52,7 @@ func run(t *testing.T, name string, set map[string]cty.Value) (string, error) {
 	}
 	out := t.TempDir()
 	env := &registry.Env{Params: params, Outputs: map[string]string{st.Outputs[0].Name: out}}
-	return out, st.Run(context.Background(), env)
+	return out, st.Call(context.Background(), env)
 }
 
 func strs(ss ...string) cty.Value {
@@ -124,7 +124,8 @@ func TestSTS(t *testing.T) {
 		set  map[string]cty.Value
 		want string
 	}{
-		{map[string]cty.Value{"tasks": strs("sts12"), "split": cty.StringVal("dev")}, `no split "dev"`},
+		{map[string]cty.Value{"tasks": strs("sts12"), "split": cty.StringVal("dev")}, `split: task sts12 has no dev split`},
+		{map[string]cty.Value{"split": cty.StringVal("bogus")}, `split: "bogus" is not one of train, dev, test`},
 		{map[string]cty.Value{"tasks": strs("sts17")}, `unknown STS task "sts17"`},
 		{map[string]cty.Value{"tasks": strs("stsb", "stsb")}, "listed twice"},
 		{map[string]cty.Value{"tasks": cty.ListValEmpty(cty.String)}, "empty list"},
@@ -314,7 +315,7 @@ func TestTripletSentences(t *testing.T) {
 	env := &registry.Env{Params: &TripletSentencesParams{Columns: []string{"anchor", "positive"}},
 		Inputs:  map[string]registry.Artifact{"triplets": {Kind: registry.KindTriplets, Dir: in}},
 		Outputs: map[string]string{"sentences": out}}
-	if err := typ.Run(context.Background(), env); err != nil {
+	if err := typ.Call(context.Background(), env); err != nil {
 		t.Fatal(err)
 	}
 	got, err := rows.Read[rows.Sentence](filepath.Join(out, registry.FileSentences))
@@ -329,7 +330,7 @@ func TestTripletSentences(t *testing.T) {
 		t.Errorf("sentences = %v, want a,b,d (anchor and positive, distinct, in order)", texts)
 	}
 	env.Params = &TripletSentencesParams{Columns: []string{"premise"}}
-	if err := typ.Run(context.Background(), env); err == nil || !strings.Contains(err.Error(), `unknown column "premise"`) {
+	if err := typ.Call(context.Background(), env); err == nil || !strings.Contains(err.Error(), `columns: "premise" is not one of anchor, positive, negative`) {
 		t.Errorf("bad column: err = %v", err)
 	}
 }

@@ -50,6 +50,16 @@ labelled data: BBC News, not the Brown Corpus).`,
 	}
 }
 
+// Validate checks data.fewshot_split's parameters (the sizes against the
+// corpus are checked when it is read).
+func (p *SplitParams) Validate() error {
+	var c registry.Checks
+	c.Positive("validation", p.Validation)
+	c.Positive("test", p.Test)
+	c.Add(p.Labels >= 0, "labels", "%d is negative (0 means the whole pool)", p.Labels)
+	return c.Result()
+}
+
 func runFewShotSplit(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*SplitParams)
 	in, err := env.Input("documents")

@@ -42,7 +42,7 @@ func runSplit(t *testing.T, docs []rows.Document, set map[string]cty.Value, seed
 	}
 	env := &registry.Env{Params: params, Seed: seed, Outputs: outs,
 		Inputs: map[string]registry.Artifact{"documents": {Kind: registry.KindDocuments, Dir: in}}}
-	if err := st.Run(context.Background(), env); err != nil {
+	if err := st.Call(context.Background(), env); err != nil {
 		return nil, err
 	}
 	res := map[string][]rows.Document{}

@@ -27,14 +27,6 @@ func tripletSentencesType() *registry.StageType {
 		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*TripletSentencesParams)
-			if len(p.Columns) == 0 {
-				return fmt.Errorf("columns is empty: name at least one of anchor, positive, negative")
-			}
-			for _, c := range p.Columns {
-				if c != "anchor" && c != "positive" && c != "negative" {
-					return fmt.Errorf("columns: unknown column %q (want anchor, positive or negative)", c)
-				}
-			}
 			in, err := env.Input("triplets")
 			if err != nil {
 				return err

@@ -81,9 +81,6 @@ func tfidfType() *registry.StageType {
 		Outputs: encoderPort(),
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*TFIDFParams)
-			if p.MaxFeatures < 0 {
-				return fmt.Errorf("max_features: %d is negative (0 keeps every term)", p.MaxFeatures)
-			}
 			in, err := env.Input("corpus")
 			if err != nil {
 				return err
@@ -108,7 +105,7 @@ func tfidfType() *registry.StageType {
 // FileParams are encode.file's parameters.
 type FileParams struct {
 	Path   string `cty:"path" required:"true" doc:"JSONL (or .jsonl.gz) file of {\"text\": ..., \"vector\": [...]} rows; relative to the working directory"`
-	SHA256 string `cty:"sha256" doc:"expected sha256 of the file; set it so that a changed file changes the cache key"`
+	SHA256 string `cty:"sha256" doc:"expected sha256 of the file, checked before it is read (the file's content is in the cache key either way)"`
 }
 
 func fileType() *registry.StageType {
@@ -119,11 +116,13 @@ func fileType() *registry.StageType {
 			"encoding a sentence the file lacks is an error naming it.",
 		Params:  FileParams{},
 		Outputs: encoderPort(),
+		// The file's content is in the key (a changed file re-runs the
+		// stage, a missing one fails it), whether or not sha256 is given.
+		Externals: func(params any) ([]registry.External, error) {
+			return []registry.External{{Name: "path", Path: params.(*FileParams).Path}}, nil
+		},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*FileParams)
-			if p.Path == "" {
-				return fmt.Errorf("path: required (a JSONL file of {\"text\", \"vector\"} rows)")
-			}
 			if p.SHA256 != "" {
 				got, err := fileSHA256(p.Path)
 				if err != nil {

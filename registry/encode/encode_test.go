@@ -45,7 +45,7 @@ func run(t *testing.T, name string, set map[string]cty.Value, inputs map[string]
 	}
 	out := t.TempDir()
 	env := &registry.Env{Params: params, Inputs: inputs, Outputs: map[string]string{"encoder": out}}
-	return out, st.Run(context.Background(), env)
+	return out, st.Call(context.Background(), env)
 }
 
 func TestTypes(t *testing.T) {

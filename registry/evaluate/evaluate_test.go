@@ -145,7 +145,7 @@ func run(t testing.TB, name string, params any, encDir string, data registry.Art
 		Outputs: map[string]string{"metrics": out},
 		Work:    t.TempDir(),
 	}
-	if err := st.Run(context.Background(), env); err != nil {
+	if err := st.Call(context.Background(), env); err != nil {
 		return nil, err
 	}
 	b, err := os.ReadFile(filepath.Join(out, registry.FileMetrics))
@@ -386,7 +386,7 @@ func TestRerankStage(t *testing.T) {
 	}
 	num(t, m, "mrr10")
 	_, err = run(t, "evaluate.rerank", &RerankParams{BatchSize: 8, MRRAt: 0}, newEncoder(t, 8, ""), artifact(t, registry.KindRerank, registry.FileQueries, qs))
-	if err == nil || !strings.Contains(err.Error(), "mrr_at = 0") {
+	if err == nil || !strings.Contains(err.Error(), "mrr_at: 0; must be at least 1") {
 		t.Errorf("mrr_at 0: error %v", err)
 	}
 }
@@ -423,9 +423,9 @@ func TestRetrievalStage(t *testing.T) {
 		p    *RetrievalParams
 		want string
 	}{
-		{&RetrievalParams{Query: "title", K: []int{5}, BatchSize: 4}, `query = "title"`},
-		{&RetrievalParams{Query: "document", K: []int{0}, BatchSize: 4}, "k = 0"},
-		{&RetrievalParams{Query: "document", K: []int{5}, BatchSize: 0}, "batch_size = 0"},
+		{&RetrievalParams{Query: "title", K: []int{5}, BatchSize: 4}, `query: "title" is not one of document, headline`},
+		{&RetrievalParams{Query: "document", K: []int{0}, BatchSize: 4}, "k: 0; must be at least 1"},
+		{&RetrievalParams{Query: "document", K: []int{5}, BatchSize: 0}, "batch_size: 0; must be at least 1"},
 	} {
 		if _, err := run(t, "evaluate.retrieval", c.p, newEncoder(t, 8, ""), data); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("params %+v: error %v, want %q", c.p, err, c.want)
@@ -471,7 +471,7 @@ func TestCosineDensityStage(t *testing.T) {
 	if lo, hi := num(t, m, "levels", "0-1", "mean"), num(t, m, "levels", "4-5", "mean"); lo >= hi {
 		t.Errorf("level 0-1 mean %v not below level 4-5 mean %v", lo, hi)
 	}
-	if _, err := run(t, "evaluate.cosine_density", &DensityParams{Task: "sts99", BatchSize: 8}, newEncoder(t, 8, ""), artifact(t, registry.KindSTS, registry.FilePairs, rs)); err == nil || !strings.Contains(err.Error(), `no pairs of task "sts99"`) {
+	if _, err := run(t, "evaluate.cosine_density", &DensityParams{Task: "sts99", BatchSize: 8}, newEncoder(t, 8, ""), artifact(t, registry.KindSTS, registry.FilePairs, rs)); err == nil || !strings.Contains(err.Error(), `task: "sts99" is not one of`) {
 		t.Errorf("unknown task: error %v", err)
 	}
 }
@@ -600,7 +600,7 @@ func TestCosineDensityWritesFigure(t *testing.T) {
 		Outputs: map[string]string{"metrics": out},
 		Work:    t.TempDir(),
 	}
-	if err := st.Run(context.Background(), env); err != nil {
+	if err := st.Call(context.Background(), env); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(filepath.Join(out, FileDensityPlot))

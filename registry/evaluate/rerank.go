@@ -34,9 +34,6 @@ queries = kept, dropped = dropped.`,
 
 func runRerank(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*RerankParams)
-	if p.MRRAt < 1 {
-		return fmt.Errorf("evaluate.rerank: mrr_at = %d: must be at least 1", p.MRRAt)
-	}
 	enc, data, err := openInputs(env, "data")
 	if err != nil {
 		return err

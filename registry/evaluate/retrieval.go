@@ -45,17 +45,6 @@ duplicates = number of documents merged into an earlier one's class.`,
 
 func runRetrieval(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*RetrievalParams)
-	if p.Query != "document" && p.Query != "headline" {
-		return fmt.Errorf("evaluate.retrieval: query = %q: must be \"document\" or \"headline\"", p.Query)
-	}
-	if len(p.K) == 0 {
-		return fmt.Errorf("evaluate.retrieval: k is empty: give at least one k for recall@k")
-	}
-	for _, k := range p.K {
-		if k < 1 {
-			return fmt.Errorf("evaluate.retrieval: k = %d: must be at least 1", k)
-		}
-	}
 	enc, data, err := openInputs(env, "data")
 	if err != nil {
 		return err

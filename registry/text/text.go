@@ -24,7 +24,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"repro/internal/datadir"
+	"repro/internal/dataset"
 	"repro/internal/rows"
 	"repro/internal/text/chunk"
 	"repro/internal/text/eda"
@@ -69,7 +69,19 @@ func Register(r *registry.Registry) {
 		Inputs:  []registry.Port{{Name: "input", Kind: registry.KindMaskedPairs, Doc: "masked pairs"}},
 		Outputs: []registry.Port{{Name: "pairs", Kind: registry.KindMaskedPairs, Doc: "augmented masked pairs; targets unchanged"}},
 		Seeded:  true,
-		Run:     runEDA,
+		// The system's WordNet is read by synonym replacement: its content
+		// is in the key, so another WordNet re-runs the stage.
+		Externals: func(p any) ([]registry.External, error) {
+			if p.(*EDAParams).SynonymReplacement == 0 {
+				return nil, nil
+			}
+			dir, err := wordnet.Dir()
+			if err != nil {
+				return nil, err
+			}
+			return []registry.External{{Name: "wordnet", Path: dir}}, nil
+		},
+		Run: runEDA,
 	})
 }
 
@@ -87,9 +99,6 @@ func runMask(ctx context.Context, env *registry.Env) error {
 	var maskOne func(string) (mask.MaskedPair, error)
 	switch p.Method {
 	case "rake":
-		if p.TopK < 1 {
-			return fmt.Errorf("text.mask_phrases: top_k = %d, must be at least 1", p.TopK)
-		}
 		maskOne = func(s string) (mask.MaskedPair, error) { return rake.MaskTopK(s, p.TopK) }
 	case "np", "vp", "np+vp":
 		tg, err := brownTagger()
@@ -129,14 +138,6 @@ func runEDA(ctx context.Context, env *registry.Env) error {
 	p, ok := env.Params.(*EDAParams)
 	if !ok {
 		return fmt.Errorf("text.eda: parameters of type %T", env.Params)
-	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"synonym_replacement", p.SynonymReplacement}, {"random_deletion", p.RandomDeletion}, {"random_swap", p.RandomSwap}} {
-		if f.v < 0 || f.v > 1 {
-			return fmt.Errorf("text.eda: %s = %g, must be in [0, 1]", f.name, f.v)
-		}
 	}
 	var syn eda.Synonyms = noSynonyms{}
 	if p.SynonymReplacement > 0 {
@@ -187,12 +188,15 @@ var (
 	wordnets = map[string]*wordnet.WordNet{}
 )
 
+// brownTagger trains (once per process) the tagger on the Brown Corpus of
+// the dataset catalogue, whose checksum pins the file: the tagger, and so
+// the stage's output, is fixed by the code and that checksum, which keeps
+// the stage's key sound.
 func brownTagger() (*postag.Tagger, error) {
-	dir := datadir.Find(postag.BrownFile)
-	if dir == "" {
-		return nil, fmt.Errorf("the Brown Corpus (%s) is not in the data directory (set %s; looked in %v)", postag.BrownFile, datadir.Env, datadir.Candidates())
+	path, err := dataset.Default().Path("brown", "documents")
+	if err != nil {
+		return nil, fmt.Errorf("the Brown Corpus: %w", err)
 	}
-	path := filepath.Join(dir, postag.BrownFile)
 	tagMu.Lock()
 	defer tagMu.Unlock()
 	if tg, ok := taggers[path]; ok {

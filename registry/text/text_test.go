@@ -58,7 +58,7 @@ func run(t *testing.T, r *registry.Registry, name string, params any, inDir stri
 		Work:    t.TempDir(),
 		Seed:    seed,
 	}
-	if err := st.Run(context.Background(), env); err != nil {
+	if err := st.Call(context.Background(), env); err != nil {
 		return nil, err
 	}
 	return rows.Read[mask.MaskedPair](filepath.Join(out, registry.FilePairs))

@@ -52,23 +52,19 @@ cross-entropy on its own headline. A document without a headline is an error nam
 			Dropout:      0.1, Pooling: string(transformer.PoolCLSBeforePooler),
 			Architecture: DefaultArchitecture(),
 		},
-		Inputs:  contrastPorts(registry.KindDocuments, "labelled documents: sentences and headline (data.fewshot_split's labeled)"),
-		Outputs: modelOutput,
-		Seeded:  true,
-		Tensor:  true,
-		Run:     runHeadline,
+		Inputs:    contrastPorts(registry.KindDocuments, "labelled documents: sentences and headline (data.fewshot_split's labeled)"),
+		Outputs:   modelOutput,
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*HeadlineParams).externals(), nil },
+		Run:       runHeadline,
 	}
 }
 
 func runHeadline(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*HeadlineParams)
-	pool, cosine, spec, err := contrastSpec(p.MaxLength, p.Contrast, p.ValidationK, p.Pooling, p.Dropout, p.Architecture)
-	if err != nil {
-		return err
-	}
-	if p.MaxSentences < 0 {
-		return fmt.Errorf("max_sentences: %d is negative (0 means all)", p.MaxSentences)
-	}
+	pool, cosine := trainPooling(p.Pooling), p.Similarity == string(infocse.Cosine)
+	spec := p.Spec(p.Dropout, pool)
 	docs, path, err := readData[rows.Document](env, registry.FileDocuments)
 	if err != nil {
 		return err

@@ -103,7 +103,7 @@ func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (
 	pr := &progress{hook: hook}
 	env := &registry.Env{Params: params, Inputs: s.inputs, Outputs: map[string]string{"model": out},
 		Work: s.work, Seed: s.seed, Progress: pr, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	return out, pr, st.Run(ctx, env)
+	return out, pr, st.Call(ctx, env)
 }
 
 // artifact writes rows as an artifact directory of the given kind.

@@ -79,43 +79,45 @@ CONPONO / ICT initialisations (annotate.conpono, annotate.ict).`,
 			Dropout:      0.1, Pooling: string(transformer.PoolCLSBeforePooler),
 			Architecture: DefaultArchitecture(),
 		},
-		Inputs:  contrastPorts(registry.KindDocPairs, "positive pairs (annotate.*): doc, anchor, positive"),
-		Outputs: modelOutput,
-		Seeded:  true,
-		Tensor:  true,
-		Run:     runInfoNCE,
+		Inputs:    contrastPorts(registry.KindDocPairs, "positive pairs (annotate.*): doc, anchor, positive"),
+		Outputs:   modelOutput,
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*InfoNCEParams).externals(), nil },
+		Run:       runInfoNCE,
 	}
 }
 
-// checkContrast validates the shared settings and says whether the
-// similarity is the cosine.
-func checkContrast(c Contrast, k int) (bool, error) {
-	sim, err := infocse.ParseSimilarity(c.Similarity)
-	if err != nil {
-		return false, fmt.Errorf("similarity: %v", err)
-	}
-	if !(c.Temperature > 0) {
-		return false, fmt.Errorf("temperature: %v must be positive", c.Temperature)
-	}
-	if k < 1 {
-		return false, fmt.Errorf("validation_k: %d must be at least 1", k)
-	}
-	return sim == infocse.Cosine, nil
+// validate checks the shared contrast settings.
+func (c Contrast) validate(ch *registry.Checks) {
+	ch.OneOf("similarity", c.Similarity, string(infocse.Dot), string(infocse.Cosine))
+	checkTemperature(ch, c.Temperature)
 }
 
-// contrastSpec checks the settings both InfoCSE types share and returns
-// the pooling, whether the similarity is the cosine, and the model spec.
-func contrastSpec(maxLength int, c Contrast, k int, pooling string, dropout float64, a Architecture) (transformer.Pooling, bool, ModelSpec, error) {
-	pool, err := checkCommon(maxLength, c.Temperature, pooling)
-	if err != nil {
-		return "", false, ModelSpec{}, err
-	}
-	cosine, err := checkContrast(c, k)
-	if err != nil {
-		return "", false, ModelSpec{}, err
-	}
-	spec, err := a.Spec(dropout, pool)
-	return pool, cosine, spec, err
+// Validate checks every parameter of train.infonce.
+func (p *InfoNCEParams) Validate() error {
+	var c registry.Checks
+	checkEncoderInput(&c, p.MaxLength, p.Dropout)
+	c.Add(p.PositiveMaxLength == 0 || p.PositiveMaxLength >= 3, "positive_max_length", "%d must be 0 (= max_length) or at least 3", p.PositiveMaxLength)
+	p.Contrast.validate(&c)
+	checkPooling(&c, "pooling", p.Pooling, false)
+	c.Positive("validation_k", p.ValidationK)
+	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
+	p.Architecture.validate(&c)
+	return c.Result()
+}
+
+// Validate checks every parameter of train.headline.
+func (p *HeadlineParams) Validate() error {
+	var c registry.Checks
+	checkEncoderInput(&c, p.MaxLength, p.Dropout)
+	c.NonNegative("max_sentences", p.MaxSentences)
+	p.Contrast.validate(&c)
+	checkPooling(&c, "pooling", p.Pooling, false)
+	c.Positive("validation_k", p.ValidationK)
+	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
+	p.Architecture.validate(&c)
+	return c.Result()
 }
 
 // readData reads the rows of file in the `data` input; none is an error.
@@ -165,13 +167,8 @@ func recallEval(h *infocse.Headlines, m *pooled.Model, k int) trainer.EvalFunc {
 
 func runInfoNCE(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*InfoNCEParams)
-	pool, cosine, spec, err := contrastSpec(p.MaxLength, p.Contrast, p.ValidationK, p.Pooling, p.Dropout, p.Architecture)
-	if err != nil {
-		return err
-	}
-	if p.PositiveMaxLength != 0 && p.PositiveMaxLength < 3 {
-		return fmt.Errorf("positive_max_length: %d must be 0 (= max_length) or at least 3", p.PositiveMaxLength)
-	}
+	pool, cosine := trainPooling(p.Pooling), p.Similarity == string(infocse.Cosine)
+	spec := p.Spec(p.Dropout, pool)
 	posLen := p.PositiveMaxLength
 	if posLen == 0 {
 		posLen = p.MaxLength

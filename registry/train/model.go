@@ -44,6 +44,15 @@ type Architecture struct {
 	GloVe        string `cty:"glove" doc:"word-vector dataset used by glove_init"`
 }
 
+// externals names the checkpoint directory a stage reads, if any: its
+// content (weights, config, tokenizer) is in the stage's key, not its path.
+func (a Architecture) externals() []registry.External {
+	if a.HFCheckpoint == "" {
+		return nil
+	}
+	return []registry.External{{Name: "hf_checkpoint", Path: a.HFCheckpoint}}
+}
+
 // DefaultArchitecture is BERT-base's shape with its vocabulary, trained
 // from scratch when no checkpoint is given, GloVe initialisation off.
 func DefaultArchitecture() Architecture {
@@ -53,26 +62,16 @@ func DefaultArchitecture() Architecture {
 	}
 }
 
-// Spec checks the GloVe parameters and returns the ModelSpec of a with the
-// given dropout and training pooling.
-func (a Architecture) Spec(dropout float64, pooling transformer.Pooling) (ModelSpec, error) {
-	glove, err := gloveName(a.GloVeInit, a.GloVe)
-	if err != nil {
-		return ModelSpec{}, err
+// Spec returns the ModelSpec of a (validated) with the given dropout and
+// training pooling.
+func (a Architecture) Spec(dropout float64, pooling transformer.Pooling) ModelSpec {
+	glove := ""
+	if a.GloVeInit {
+		glove = a.GloVe
 	}
 	return ModelSpec{HFCheckpoint: a.HFCheckpoint, FromScratch: a.FromScratch, Layers: a.Layers, Hidden: a.Hidden, Heads: a.Heads,
 		Intermediate: a.Intermediate, MaxPosition: a.MaxPosition, Vocab: a.Vocab, VocabSize: a.VocabSize, GloVe: glove,
-		Dropout: dropout, Pooling: pooling}, nil
-}
-
-func gloveName(init bool, name string) (string, error) {
-	if !init {
-		return "", nil
-	}
-	if name == "" {
-		return "", fmt.Errorf("glove: empty, but glove_init is set")
-	}
-	return name, nil
+		Dropout: dropout, Pooling: pooling}
 }
 
 // ModelSpec says where a stage's model comes from (see the package doc)
@@ -150,15 +149,10 @@ func BuildModel(env *registry.Env, spec ModelSpec, corpus []string) (*pooled.Mod
 }
 
 func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*pooled.Model, error) {
-	switch {
-	case spec.Layers < 1:
-		return nil, fmt.Errorf("layers: %d must be at least 1", spec.Layers)
-	case spec.Hidden < 1 || spec.Heads < 1 || spec.Hidden%spec.Heads != 0:
-		return nil, fmt.Errorf("hidden: %d must be a positive multiple of heads (%d)", spec.Hidden, spec.Heads)
-	case spec.Intermediate < 1:
-		return nil, fmt.Errorf("intermediate: %d must be positive", spec.Intermediate)
-	case spec.MaxPosition < 8:
-		return nil, fmt.Errorf("max_position: %d is too small (need at least 8)", spec.MaxPosition)
+	var c registry.Checks
+	checkShape(&c, spec.Layers, spec.Hidden, spec.Heads, spec.Intermediate, spec.MaxPosition)
+	if err := c.Result(); err != nil {
+		return nil, err
 	}
 	var m *pooled.Model
 	cfg := transformer.Config{Hidden: spec.Hidden, Layers: spec.Layers, Heads: spec.Heads, Intermediate: spec.Intermediate,
@@ -177,9 +171,6 @@ func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*pooled.Model, 
 			return nil, err
 		}
 	case VocabTrain:
-		if spec.VocabSize < 100 {
-			return nil, fmt.Errorf("vocab_size: %d is too small for a trained vocabulary (need at least 100)", spec.VocabSize)
-		}
 		tok, err := pooled.TrainVocab(corpus, spec.VocabSize)
 		if err != nil {
 			return nil, fmt.Errorf("vocab: %w", err)
@@ -328,29 +319,23 @@ type LoopSpec struct {
 }
 
 func (l LoopSpec) check() error {
-	switch {
-	case !(l.LearningRate > 0):
-		return fmt.Errorf("learning_rate: %v must be positive", l.LearningRate)
-	case l.BatchSize < 2:
-		return fmt.Errorf("batch_size: %d must be at least 2 (in-batch negatives)", l.BatchSize)
-	case l.Epochs < 1 && l.MaxSteps <= 0:
-		return fmt.Errorf("epochs: %d must be at least 1 (or set max_steps)", l.Epochs)
-	case l.MaxSteps < 0:
-		return fmt.Errorf("max_steps: %d is negative", l.MaxSteps)
-	case l.Warmup < 0:
-		return fmt.Errorf("warmup: %d is negative", l.Warmup)
-	case l.WeightDecay < 0:
-		return fmt.Errorf("weight_decay: %v is negative", l.WeightDecay)
-	case l.GradClip < 0:
-		return fmt.Errorf("grad_clip: %v is negative", l.GradClip)
-	case l.Accumulation < 1:
-		return fmt.Errorf("accumulation: %d must be at least 1", l.Accumulation)
-	case l.EvalEvery < 0:
-		return fmt.Errorf("eval_every: %d is negative (0 means at the end of each epoch)", l.EvalEvery)
-	case l.Patience < 0:
-		return fmt.Errorf("patience: %d is negative", l.Patience)
-	}
-	return nil
+	var c registry.Checks
+	l.validate(&c)
+	return c.Result()
+}
+
+// validate records every bad optimisation setting.
+func (l LoopSpec) validate(c *registry.Checks) {
+	c.Add(l.LearningRate > 0, "learning_rate", "%v must be positive", l.LearningRate)
+	c.Add(l.BatchSize >= 2, "batch_size", "%d must be at least 2 (in-batch negatives)", l.BatchSize)
+	c.Add(l.Epochs >= 1 || l.MaxSteps > 0, "epochs", "%d must be at least 1 (or set max_steps)", l.Epochs)
+	c.NonNegative("max_steps", l.MaxSteps)
+	c.NonNegative("warmup", l.Warmup)
+	c.Add(l.WeightDecay >= 0, "weight_decay", "%v is negative", l.WeightDecay)
+	c.Add(l.GradClip >= 0, "grad_clip", "%v is negative", l.GradClip)
+	c.Positive("accumulation", l.Accumulation)
+	c.NonNegative("eval_every", l.EvalEvery) // 0: at the end of each epoch
+	c.NonNegative("patience", l.Patience)
 }
 
 // Fit trains m's parameters on n examples with step, evaluating on dev

@@ -24,7 +24,6 @@ package train
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/nlpodyssey/spago/mat"
@@ -118,10 +117,11 @@ Saves the encoder only.`,
 			{Name: "dev", Kind: registry.KindSTS, Optional: true, Doc: "STS-B dev pairs: evaluate every eval_every updates and keep the best weights (absent: keep the last)"},
 			{Name: "init", Kind: registry.KindEncoder, Optional: true, Doc: "a transformer encoder to continue training (overrides hf_checkpoint and the architecture)"},
 		},
-		Outputs: modelOutput,
-		Seeded:  true,
-		Tensor:  true,
-		Run:     runPaSeR,
+		Outputs:   modelOutput,
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*PaSeRParams).externals(), nil },
+		Run:       runPaSeR,
 	}
 }
 
@@ -150,43 +150,17 @@ unsupervised PaSeR encoder (init) with a fresh decoder.`,
 	}
 }
 
-// objective checks the PaSeR parameters shared by both types.
-func objective(decoderLayers int, m, n float64, memory string, maxTarget int, pooling, evalPooling string) (paser.Config, transformer.Pooling, error) {
+// objective is the PaSeR configuration of validated parameters shared by
+// both types, and the pooling of the saved encoder.
+func objective(decoderLayers int, m, n float64, memory string, maxTarget int, pooling, evalPooling string) (paser.Config, transformer.Pooling) {
 	c := paser.DefaultConfig()
-	switch {
-	case decoderLayers < 1:
-		return c, "", fmt.Errorf("decoder_layers: %d must be at least 1", decoderLayers)
-	case !(m >= 0) || math.IsInf(m, 0):
-		return c, "", fmt.Errorf("m: %v must be a non-negative number", m)
-	case !(n >= 0) || math.IsInf(n, 0):
-		return c, "", fmt.Errorf("n: %v must be a non-negative number", n)
-	case memory != string(paser.MemorySlots) && memory != string(paser.MemoryProject):
-		return c, "", fmt.Errorf("memory: %q must be %q or %q", memory, paser.MemorySlots, paser.MemoryProject)
-	case maxTarget < 2:
-		return c, "", fmt.Errorf("max_target_length: %d must be at least 2 (BOS, SEP)", maxTarget)
-	}
 	c.DecoderLayers, c.M, c.N, c.Memory, c.MaxTargetLength = decoderLayers, float32(m), float32(n), paser.Memory(memory), maxTarget
-	pool, err := poolingParam("pooling", pooling)
-	if err != nil {
-		return c, "", err
-	}
-	c.Pooling = pool
-	evalPool := pool
+	c.Pooling = transformer.Pooling(pooling)
+	evalPool := c.Pooling
 	if evalPooling != "" {
-		if evalPool, err = poolingParam("eval_pooling", evalPooling); err != nil {
-			return c, "", err
-		}
+		evalPool = transformer.Pooling(evalPooling)
 	}
-	return c, evalPool, nil
-}
-
-func poolingParam(name, v string) (transformer.Pooling, error) {
-	for _, p := range transformer.Poolings() {
-		if string(p) == v {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: %q is not one of %v", name, v, transformer.Poolings())
+	return c, evalPool
 }
 
 // readMasked reads a masked-pairs input, keeping the first max (0: all).
@@ -211,24 +185,9 @@ func readMasked(env *registry.Env, name string, max int) ([]mask.MaskedPair, str
 
 func runPaSeR(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*PaSeRParams)
-	cfg, evalPool, err := objective(p.DecoderLayers, p.M, p.N, p.Memory, p.MaxTargetLength, p.Pooling, p.EvalPooling)
-	if err != nil {
-		return err
-	}
-	if p.MaxLength < 3 {
-		return fmt.Errorf("max_length: %d must be at least 3 ([CLS], a token, [SEP])", p.MaxLength)
-	}
-	if p.MLM && !(p.MLMProbability > 0 && p.MLMProbability < 1) {
-		return fmt.Errorf("mlm_probability: %v must lie in (0, 1)", p.MLMProbability)
-	}
-	if p.MaxPairs < 0 {
-		return fmt.Errorf("max_pairs: %d is negative", p.MaxPairs)
-	}
+	cfg, evalPool := objective(p.DecoderLayers, p.M, p.N, p.Memory, p.MaxTargetLength, p.Pooling, p.EvalPooling)
 	cfg.MLM, cfg.MLMProb, cfg.MaxLength = p.MLM, p.MLMProbability, p.MaxLength
-	spec, err := p.Spec(p.Dropout, cfg.Pooling)
-	if err != nil {
-		return err
-	}
+	spec := p.Spec(p.Dropout, cfg.Pooling)
 	pairs, path, err := readMasked(env, "data", p.MaxPairs)
 	if err != nil {
 		return err
@@ -271,22 +230,7 @@ func runPaSeR(ctx context.Context, env *registry.Env) error {
 
 func runPaSeRSup(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*PaSeRSupParams)
-	cfg, evalPool, err := objective(p.DecoderLayers, p.M, p.N, p.Memory, p.MaxTargetLength, p.Pooling, p.EvalPooling)
-	if err != nil {
-		return err
-	}
-	if p.MaxLength < 3 {
-		return fmt.Errorf("max_length: %d must be at least 3 ([CLS], a token, [SEP])", p.MaxLength)
-	}
-	if !(p.Temperature > 0) {
-		return fmt.Errorf("temperature: %v must be positive", p.Temperature)
-	}
-	if !(p.Alpha >= 0) || math.IsInf(p.Alpha, 0) {
-		return fmt.Errorf("alpha: %v must be a non-negative number", p.Alpha)
-	}
-	if p.MaxTriplets < 0 {
-		return fmt.Errorf("max_triplets: %d is negative", p.MaxTriplets)
-	}
+	cfg, evalPool := objective(p.DecoderLayers, p.M, p.N, p.Memory, p.MaxTargetLength, p.Pooling, p.EvalPooling)
 	cfg.MLM, cfg.MaxLength = false, p.MaxLength
 	if _, ok := env.Inputs["init"]; !ok {
 		return fmt.Errorf("init: not connected (supervised PaSeR starts from the unsupervised PaSeR encoder)")

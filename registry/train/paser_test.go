@@ -61,7 +61,7 @@ func (s paserRun) run(t testing.TB) (string, *progress, error) {
 	pr := &progress{}
 	env := &registry.Env{Params: params, Inputs: s.inputs, Outputs: map[string]string{"model": out},
 		Work: s.work, Seed: s.seed, Progress: pr, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	return out, pr, st.Run(context.Background(), env)
+	return out, pr, st.Call(context.Background(), env)
 }
 
 // tinyPaSeR is a from-scratch configuration that trains in about a second.

@@ -2,7 +2,6 @@ package train
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/nlpodyssey/spago/mat"
@@ -80,11 +79,12 @@ and saves without it.`,
 			Optimisation: DefaultOptimisation(), Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: true,
 			Architecture: DefaultArchitecture(),
 		},
-		Inputs:  modelPorts(registry.KindSentences, "training sentences"),
-		Outputs: modelOutput,
-		Seeded:  true,
-		Tensor:  true,
-		Run:     runUnsup,
+		Inputs:    modelPorts(registry.KindSentences, "training sentences"),
+		Outputs:   modelOutput,
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*SimCSEUnsupParams).externals(), nil },
+		Run:       runUnsup,
 	}
 }
 
@@ -100,42 +100,22 @@ other positive in the batch and, with hard_negatives, every contradiction are ne
 			Optimisation: DefaultOptimisation(), Dropout: 0.1, Pooling: string(transformer.PoolCLS), MLPOnlyTrain: false,
 			Architecture: DefaultArchitecture(),
 		},
-		Inputs:  modelPorts(registry.KindTriplets, "NLI triplets: anchor, positive (entailment), negative (contradiction)"),
-		Outputs: modelOutput,
-		Seeded:  true,
-		Tensor:  true,
-		Run:     runSup,
+		Inputs:    modelPorts(registry.KindTriplets, "NLI triplets: anchor, positive (entailment), negative (contradiction)"),
+		Outputs:   modelOutput,
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*SimCSESupParams).externals(), nil },
+		Run:       runSup,
 	}
 }
 
-func checkCommon(maxLength int, temperature float64, pooling string) (transformer.Pooling, error) {
-	if maxLength < 3 {
-		return "", fmt.Errorf("max_length: %d must be at least 3 ([CLS], a token, [SEP])", maxLength)
-	}
-	if !(temperature > 0) {
-		return "", fmt.Errorf("temperature: %v must be positive", temperature)
-	}
-	for _, p := range transformer.Poolings() {
-		if string(p) == pooling {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("pooling: %q is not one of %v", pooling, transformer.Poolings())
-}
+// trainPooling is the pooling named by a validated pooling parameter.
+func trainPooling(name string) transformer.Pooling { return transformer.Pooling(name) }
 
 func runUnsup(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*SimCSEUnsupParams)
-	pool, err := checkCommon(p.MaxLength, p.Temperature, p.Pooling)
-	if err != nil {
-		return err
-	}
-	spec, err := p.Spec(p.Dropout, pool)
-	if err != nil {
-		return err
-	}
-	if p.MaxSentences < 0 {
-		return fmt.Errorf("max_sentences: %d is negative", p.MaxSentences)
-	}
+	pool := trainPooling(p.Pooling)
+	spec := p.Spec(p.Dropout, pool)
 	sentences, err := ReadSentences(env, "data", p.MaxSentences)
 	if err != nil {
 		return err
@@ -180,17 +160,8 @@ func runUnsup(ctx context.Context, env *registry.Env) error {
 
 func runSup(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*SimCSESupParams)
-	pool, err := checkCommon(p.MaxLength, p.Temperature, p.Pooling)
-	if err != nil {
-		return err
-	}
-	spec, err := p.Spec(p.Dropout, pool)
-	if err != nil {
-		return err
-	}
-	if p.MaxTriplets < 0 {
-		return fmt.Errorf("max_triplets: %d is negative", p.MaxTriplets)
-	}
+	pool := trainPooling(p.Pooling)
+	spec := p.Spec(p.Dropout, pool)
 	ts, err := ReadTriplets(env, "data", p.MaxTriplets, p.HardNegatives)
 	if err != nil {
 		return err

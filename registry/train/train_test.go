@@ -309,7 +309,7 @@ func TestErrors(t *testing.T) {
 		{"bad pooling", "train.simcse_unsup", tiny(map[string]cty.Value{"pooling": cty.StringVal("max")}),
 			map[string]registry.Artifact{"data": d.wiki}, `pooling: "max"`},
 		{"bad vocab", "train.simcse_unsup", tiny(map[string]cty.Value{"vocab": cty.StringVal("gpt2")}),
-			map[string]registry.Artifact{"data": d.wiki}, `vocab: "gpt2" is not a vocabulary source`},
+			map[string]registry.Artifact{"data": d.wiki}, `vocab: "gpt2" is not one of bert-base-uncased, train`},
 		{"glove too wide", "train.simcse_unsup", tiny(map[string]cty.Value{"glove_init": cty.True}),
 			map[string]registry.Artifact{"data": d.wiki}, "glove_init: glove.6B.100d has 100 dimensions, more than hidden 32"},
 		{"heads", "train.simcse_unsup", tiny(map[string]cty.Value{"heads": cty.NumberIntVal(3)}),

@@ -8,3 +8,10 @@ stage "c" "d" { # ERROR: Extraneous label for stage
 stage { # ERROR: Missing name for stage
   uses = "data.sentences"
 }
+
+profile "/../../x" { # ERROR: "/../../x" is not a valid name
+}
+
+ablation "../up" { # ERROR: Invalid ablation name
+  vary = { "stage.c.limit" = [1, 2] }
+}

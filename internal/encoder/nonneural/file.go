@@ -6,12 +6,14 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"repro/internal/encoder"
 )
@@ -39,28 +41,50 @@ type FileVectors struct {
 	vecs map[string][]float32
 }
 
+// Limits of a vectors file: it is streamed line by line, so memory holds
+// one line and the vectors themselves, never the whole file; a line longer
+// than MaxVectorLine or a (decompressed) file larger than MaxVectorFile is
+// an error, not an allocation that grows until the kernel kills the
+// process.
+const (
+	MaxVectorLine = 64 << 20
+	MaxVectorFile = 8 << 30
+)
+
 // ReadVectorFile reads a vectors JSONL file (gzip when the name ends in
 // .gz): one {"text", "vector"} object a line, every vector of the same,
-// non-zero length. A text may repeat only with the same vector. Errors name
-// the file and line.
-func ReadVectorFile(path string) (*FileVectors, []byte, error) {
-	raw, err := os.ReadFile(path)
+// non-zero length. A text may repeat only with the same vector. It must be
+// a regular file. When copyTo is not nil the decompressed bytes are copied
+// to it as they are read. Errors name the file and line.
+func ReadVectorFile(path string, copyTo io.Writer) (*FileVectors, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	}
+	var r io.Reader = f
 	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		zr, err := gzip.NewReader(f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: not a gzip file: %v", path, err)
+			return nil, fmt.Errorf("%s: not a gzip file: %v", path, err)
 		}
-		if raw, err = io.ReadAll(zr); err != nil {
-			return nil, nil, fmt.Errorf("%s: %v", path, err)
-		}
+		r = zr
+	}
+	r = &limitedReader{r: r, left: MaxVectorFile, path: path}
+	if copyTo != nil {
+		r = io.TeeReader(r, copyTo)
 	}
 	fv := &FileVectors{vecs: map[string][]float32{}}
 	first := map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<26)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<16), MaxVectorLine)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -68,46 +92,80 @@ func ReadVectorFile(path string) (*FileVectors, []byte, error) {
 		if len(b) == 0 {
 			continue
 		}
-		var r VectorRow
+		if !utf8.Valid(b) {
+			return nil, fmt.Errorf("%s:%d: invalid UTF-8", path, line)
+		}
+		var row VectorRow
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %v", path, line, err)
+		if err := dec.Decode(&row); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
 		}
-		if len(r.Vector) == 0 {
-			return nil, nil, fmt.Errorf("%s:%d: no \"vector\" (want {\"text\": ..., \"vector\": [...]})", path, line)
+		if len(row.Vector) == 0 {
+			return nil, fmt.Errorf("%s:%d: no \"vector\" (want {\"text\": ..., \"vector\": [...]})", path, line)
 		}
 		if fv.dim == 0 {
-			fv.dim = len(r.Vector)
-		} else if len(r.Vector) != fv.dim {
-			return nil, nil, fmt.Errorf("%s:%d: vector of %d values, want %d (the first vector's length)", path, line, len(r.Vector), fv.dim)
+			fv.dim = len(row.Vector)
+		} else if len(row.Vector) != fv.dim {
+			return nil, fmt.Errorf("%s:%d: vector of %d values, want %d (the first vector's length)", path, line, len(row.Vector), fv.dim)
 		}
-		if prev, ok := fv.vecs[r.Text]; ok {
-			if !slices.Equal(prev, r.Vector) {
-				return nil, nil, fmt.Errorf("%s:%d: text %s repeats line %d with a different vector", path, line, quote(r.Text), first[r.Text])
+		if prev, ok := fv.vecs[row.Text]; ok {
+			if !slices.Equal(prev, row.Vector) {
+				return nil, fmt.Errorf("%s:%d: text %s repeats line %d with a different vector", path, line, quote(row.Text), first[row.Text])
 			}
 			continue
 		}
-		fv.vecs[r.Text] = r.Vector
-		first[r.Text] = line
+		fv.vecs[row.Text] = row.Vector
+		first[row.Text] = line
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s:%d: %v", path, line+1, err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: a line longer than %d MiB (is this a vectors file?)", path, line+1, MaxVectorLine>>20)
+		}
+		return nil, fmt.Errorf("%s:%d: %v", path, line+1, err)
 	}
 	if len(fv.vecs) == 0 {
-		return nil, nil, fmt.Errorf("%s: no vectors (empty file)", path)
+		return nil, fmt.Errorf("%s: no vectors (empty file)", path)
 	}
-	return fv, raw, nil
+	return fv, nil
+}
+
+// limitedReader fails, rather than stops, past its limit.
+type limitedReader struct {
+	r    io.Reader
+	left int64
+	path string
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, fmt.Errorf("%s: larger than %d GiB", l.path, int64(MaxVectorFile)>>30)
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
 }
 
 // WriteFileVectors validates the vectors file at src and copies it
 // (decompressed) into dir as a self-contained file artifact.
 func WriteFileVectors(dir, src string) error {
-	fv, raw, err := ReadVectorFile(src)
+	out, err := os.Create(filepath.Join(dir, fileVectors))
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, fileVectors), raw, 0o644); err != nil {
+	defer out.Close()
+	bw := bufio.NewWriterSize(out, 1<<20)
+	fv, err := ReadVectorFile(src, bw)
+	if err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := out.Close(); err != nil {
 		return err
 	}
 	return encoder.WriteMeta(dir, FileMeta{Type: TypeFile, Dim: fv.dim, Count: len(fv.vecs), Vectors: fileVectors, Source: src})
@@ -121,7 +179,7 @@ func openFile(dir string, raw json.RawMessage) (encoder.Encoder, error) {
 	if m.Vectors == "" {
 		return nil, fmt.Errorf("file encoder: %s: encoder.json names no vectors file", dir)
 	}
-	fv, _, err := ReadVectorFile(filepath.Join(dir, m.Vectors))
+	fv, err := ReadVectorFile(filepath.Join(dir, m.Vectors), nil)
 	if err != nil {
 		return nil, fmt.Errorf("file encoder: %v", err)
 	}

@@ -370,3 +370,38 @@ func TestFileVectors(t *testing.T) {
 		t.Errorf("absent: %v", err)
 	}
 }
+
+// Bounded, line-numbered reads: a device is refused before anything is
+// read, invalid UTF-8 is reported at its line, and an endless line stops at
+// the limit instead of growing memory.
+func TestVectorFileBoundedReads(t *testing.T) {
+	if _, err := ReadVectorFile("/dev/zero", nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "v.jsonl")
+	os.WriteFile(p, []byte("{\"text\": \"a\", \"vector\": [1, 2]}\n{\"text\": \"b\xff\", \"vector\": [1, 2]}\n"), 0o644)
+	if _, err := ReadVectorFile(p, nil); err == nil || !strings.Contains(err.Error(), "v.jsonl:2: invalid UTF-8") {
+		t.Errorf("invalid UTF-8: %v", err)
+	}
+	long := filepath.Join(dir, "long.jsonl")
+	f, _ := os.Create(long)
+	f.Write(bytes.Repeat([]byte("x"), MaxVectorLine+10))
+	f.Close()
+	if _, err := ReadVectorFile(long, nil); err == nil || !strings.Contains(err.Error(), "long.jsonl:1: a line longer than") {
+		t.Errorf("long line: %v", err)
+	}
+	// The copy is the decompressed content, byte for byte.
+	gz := filepath.Join(dir, "v.jsonl.gz")
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	content := "{\"text\": \"a\", \"vector\": [1, 2]}\n{\"text\": \"b\", \"vector\": [3, 4]}\n"
+	zw.Write([]byte(content))
+	zw.Close()
+	os.WriteFile(gz, buf.Bytes(), 0o644)
+	var copied bytes.Buffer
+	fv, err := ReadVectorFile(gz, &copied)
+	if err != nil || fv.Dim() != 2 || copied.String() != content {
+		t.Errorf("gzip copy: %v, %q", err, copied.String())
+	}
+}

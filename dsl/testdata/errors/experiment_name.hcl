@@ -1,0 +1,2 @@
+experiment "../../../x" { # ERROR: Invalid experiment name
+}

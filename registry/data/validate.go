@@ -1,0 +1,99 @@
+package data
+
+import (
+	"strings"
+
+	"repro/internal/dataset"
+	"repro/registry"
+)
+
+// The data.* parameter checks (registry.Validator): run when the file is
+// loaded, so a typo in a task or split is reported at its line.
+
+func checkTasks(c *registry.Checks, tasks []string) {
+	c.Add(len(tasks) > 0, "tasks", "empty list (choose from %s)", strings.Join(dataset.STSTasks, ", "))
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		if _, err := dataset.STSSplits(t); err != nil {
+			c.Err(registry.Paramf("tasks", "%v", err))
+			continue
+		}
+		c.Add(!seen[t], "tasks", "%s listed twice", t)
+		seen[t] = true
+	}
+}
+
+// Validate checks the tasks and that every one of them has the split.
+func (p *STSParams) Validate() error {
+	var c registry.Checks
+	checkTasks(&c, p.Tasks)
+	c.OneOf("split", p.Split, "train", "dev", "test")
+	if p.Split == "train" || p.Split == "dev" {
+		for _, t := range p.Tasks {
+			if splits, err := dataset.STSSplits(t); err == nil && !contains(splits, p.Split) {
+				c.Err(registry.Paramf("split", "task %s has no %s split (STS12-16 are test data only)", t, p.Split))
+			}
+		}
+	}
+	return c.Result()
+}
+
+// Validate checks the tasks and splits.
+func (p *STSSentencesParams) Validate() error {
+	var c registry.Checks
+	checkTasks(&c, p.Tasks)
+	c.Add(len(p.Splits) > 0, "splits", "empty list (choose from train, dev, test)")
+	for _, s := range p.Splits {
+		c.OneOf("splits", s, "train", "dev", "test")
+	}
+	return c.Result()
+}
+
+// Validate checks the file names against the catalogue.
+func (p *NLIParams) Validate() error {
+	var c registry.Checks
+	d, _ := dataset.Lookup("nli")
+	c.Add(len(p.Files) > 0, "files", "empty list (choose from %s)", strings.Join(d.Keys(), ", "))
+	for i, f := range p.Files {
+		if _, ok := d.File(f); !ok {
+			c.Err(registry.Paramf("files", "unknown NLI file %q (choose from %s)", f, strings.Join(d.Keys(), ", ")))
+		}
+		c.Add(!contains(p.Files[:i], f), "files", "%s listed twice", f)
+	}
+	return c.Result()
+}
+
+// Validate checks the source and the limit.
+func (p *SentencesParams) Validate() error {
+	var c registry.Checks
+	c.OneOf("source", p.Source, "wiki", "brown", "bbc")
+	c.Add(p.Limit >= 0, "limit", "%d is negative (0 means all)", p.Limit)
+	return c.Result()
+}
+
+// Validate checks the source and the limit.
+func (p *DocumentsParams) Validate() error {
+	var c registry.Checks
+	c.OneOf("source", p.Source, "bbc", "brown")
+	c.Add(p.Limit >= 0, "limit", "%d is negative (0 means all)", p.Limit)
+	return c.Result()
+}
+
+// Validate checks the split against the catalogue.
+func (p *RerankParams) Validate() error {
+	d, _ := dataset.Lookup("semeval2016_cqa")
+	if _, ok := d.File(p.Split); !ok {
+		return registry.Paramf("split", "unknown split %q (choose from %s)", p.Split, strings.Join(d.Keys(), ", "))
+	}
+	return nil
+}
+
+// Validate checks the column names.
+func (p *TripletSentencesParams) Validate() error {
+	var c registry.Checks
+	c.Add(len(p.Columns) > 0, "columns", "empty list: name at least one of anchor, positive, negative")
+	for _, col := range p.Columns {
+		c.OneOf("columns", col, "anchor", "positive", "negative")
+	}
+	return c.Result()
+}
