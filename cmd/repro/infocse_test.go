@@ -25,22 +25,30 @@ func doneStages(out string) []string {
 	return names
 }
 
+// fixture copies testdata/name into a fresh directory with its own cache
+// and points the data directory at the real data.
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
+	root := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, name)
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("REPRO_CACHE", filepath.Join(root, "cache"))
+	return file
+}
+
 // TestRepeatRoundsRealStages runs InfoCSE's IDC rounds through the runner
 // with the real stage types (data.documents, annotate.*, train.infonce,
 // evaluate.retrieval): raising rounds from 2 to 3 runs round 3 and nothing
 // else, since rounds 1-2 keep their cache keys.
 func TestRepeatRoundsRealStages(t *testing.T) {
-	t.Setenv(datadir.Env, datadirtest.Dir(t))
-	root := t.TempDir()
-	src, err := os.ReadFile("testdata/infocse_rounds.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(root, "rounds.hcl")
-	if err := os.WriteFile(file, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("REPRO_CACHE", filepath.Join(root, "cache"))
+	file := fixture(t, "infocse_rounds.hcl")
 	code, out, errs := repro(t, "run", file)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
@@ -70,17 +78,7 @@ func TestRepeatRoundsRealStages(t *testing.T) {
 // round, the rounds after the stop do not run, repeat.idc.last reads the
 // selected round, and plan and the report show the decision.
 func TestUntilRealStages(t *testing.T) {
-	t.Setenv(datadir.Env, datadirtest.Dir(t))
-	root := t.TempDir()
-	src, err := os.ReadFile("testdata/infocse_until.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(root, "until.hcl")
-	if err := os.WriteFile(file, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("REPRO_CACHE", filepath.Join(root, "cache"))
+	file := fixture(t, "infocse_until.hcl")
 	code, out, errs := repro(t, "run", file)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)

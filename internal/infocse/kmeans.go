@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"repro/internal/tensor"
 )
 
 // KMeansResult is a clustering of points into K global clusters.
@@ -126,15 +128,23 @@ func lloyd(pts, centers [][]float64, maxIter int) (KMeansResult, error) {
 		labels[i] = -1
 	}
 	res := KMeansResult{}
+	next := make([]int, n)
 	for it := 1; it <= maxIter; it++ {
-		changed := 0
-		for i, p := range pts {
-			best, bd := 0, math.Inf(1)
-			for c, ctr := range centers {
-				if d := sqdist(p, ctr); d < bd {
-					best, bd = c, d
+		// Each point's nearest center is independent of the others, so
+		// the assignment runs in parallel without changing any result.
+		tensor.ParallelFor(n, 256, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				best, bd := 0, math.Inf(1)
+				for c, ctr := range centers {
+					if d := sqdist(pts[i], ctr); d < bd {
+						best, bd = c, d
+					}
 				}
+				next[i] = best
 			}
+		})
+		changed := 0
+		for i, best := range next {
 			if labels[i] != best {
 				labels[i] = best
 				changed++

@@ -199,6 +199,28 @@ func pairRows(d rows.Document, ps []infocse.Pair) []rows.DocPair {
 	return out
 }
 
+// clusterDocuments clusters every document of at least two sentences with
+// cluster (one-sentence documents are counted as skipped) and turns each
+// cluster's pairs into rows.
+func clusterDocuments(docs []rows.Document, cluster func(i int) ([][]int, error)) ([]rows.DocPair, infocse.Stats, error) {
+	var st infocse.Stats
+	var out []rows.DocPair
+	for i, d := range docs {
+		if len(d.Sentences) < 2 {
+			st.Add(len(d.Sentences), nil, 0)
+			continue
+		}
+		clusters, err := cluster(i)
+		if err != nil {
+			return nil, st, fmt.Errorf("document %d (id %q): %v", i+1, d.ID, err)
+		}
+		ps := infocse.ClusterPairs(clusters)
+		st.Add(len(d.Sentences), clusters, len(ps))
+		out = append(out, pairRows(d, ps)...)
+	}
+	return out, st, nil
+}
+
 // perDocument runs pairs over every document of at least two sentences
 // (one-sentence documents are counted as skipped) and finishes the stage.
 func perDocument(env *registry.Env, what string, pairs func(d rows.Document) []rows.DocPair) error {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"repro/internal/infocse"
-	"repro/internal/rows"
 	"repro/registry"
 )
 
@@ -50,20 +49,11 @@ func runIDC(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	var st infocse.Stats
-	var out []rows.DocPair
-	for i, d := range docs {
-		if len(d.Sentences) < 2 {
-			st.Add(len(d.Sentences), nil, 0)
-			continue
-		}
-		clusters, err := infocse.Partition(c.vectorsOf(i, vs), p.TopK, sim)
-		if err != nil {
-			return fmt.Errorf("document %d (id %q): %v", i+1, d.ID, err)
-		}
-		ps := infocse.ClusterPairs(clusters)
-		st.Add(len(d.Sentences), clusters, len(ps))
-		out = append(out, pairRows(d, ps)...)
+	out, st, err := clusterDocuments(docs, func(i int) ([][]int, error) {
+		return infocse.Partition(c.vectorsOf(i, vs), p.TopK, sim)
+	})
+	if err != nil {
+		return err
 	}
 	return finish(env, "annotate.idc", out, st, nil)
 }
@@ -118,22 +108,13 @@ func runKMeans(ctx context.Context, env *registry.Env) error {
 	}
 	logger(env).Info("k-means", "clusters", p.Clusters, "iterations", km.Iterations, "converged", km.Converged,
 		"inertia", km.Inertia, "empty_clusters", km.Empty)
-	var st infocse.Stats
-	var out []rows.DocPair
-	for i, d := range docs {
-		if len(d.Sentences) < 2 {
-			st.Add(len(d.Sentences), nil, 0)
-			continue
-		}
+	out, st, _ := clusterDocuments(docs, func(i int) ([][]int, error) {
 		labels := make([]int, len(c.doc[i]))
 		for k, j := range c.doc[i] {
 			labels[k] = km.Labels[j]
 		}
-		clusters := infocse.GroupByCluster(labels)
-		ps := infocse.ClusterPairs(clusters)
-		st.Add(len(d.Sentences), clusters, len(ps))
-		out = append(out, pairRows(d, ps)...)
-	}
+		return infocse.GroupByCluster(labels), nil
+	})
 	converged := 0 // metrics.json holds numbers only
 	if km.Converged {
 		converged = 1

@@ -12,7 +12,6 @@ import (
 	"repro/internal/rows"
 	"repro/internal/tensor"
 	"repro/internal/tensor/loss"
-	"repro/internal/trainer"
 	"repro/registry"
 )
 
@@ -131,12 +130,6 @@ func runHeadline(ctx context.Context, env *registry.Env) error {
 		}
 		return loss.InfoNCEMasked(zd, zh, temp, cosine, nil)
 	}
-	m.Pooling = pool
-	m.MaxLength = p.MaxLength // validation encodes as the saved model will
-	res, err := FitEval(ctx, env, trainer.FromNamed(m.Encoder.NamedParams()), len(docs), step,
+	return fitAndSave(ctx, env, m, pool, p.MaxLength, "train.headline", len(docs), step,
 		recallEval(val, m, p.ValidationK), p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
-	if err != nil {
-		return err
-	}
-	return SaveModelLimit(env, m, pool, p.MaxLength, "train.headline", len(docs), res)
 }

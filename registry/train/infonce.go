@@ -232,12 +232,18 @@ func runInfoNCE(ctx context.Context, env *registry.Env) error {
 		}
 		return loss.InfoNCEMasked(za, zp, temp, cosine, g)
 	}
-	m.Pooling = pool
-	m.MaxLength = p.MaxLength // validation encodes as the saved model will
-	res, err := FitEval(ctx, env, trainer.FromNamed(m.Encoder.NamedParams()), len(pairs), step,
+	return fitAndSave(ctx, env, m, pool, p.MaxLength, "train.infonce", len(pairs), step,
 		recallEval(val, m, p.ValidationK), p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
+}
+
+// fitAndSave trains m on n examples, selecting by eval (nil: the last
+// weights), and saves it to read at most maxLength tokens per sentence.
+// Validation encodes as the saved model will.
+func fitAndSave(ctx context.Context, env *registry.Env, m *pooled.Model, pool transformer.Pooling, maxLength int, stage string, n int, step trainer.StepFunc, eval trainer.EvalFunc, loop LoopSpec) error {
+	m.Pooling, m.MaxLength = pool, maxLength
+	res, err := FitEval(ctx, env, trainer.FromNamed(m.Encoder.NamedParams()), n, step, eval, loop)
 	if err != nil {
 		return err
 	}
-	return SaveModelLimit(env, m, pool, p.MaxLength, "train.infonce", len(pairs), res)
+	return SaveModelLimit(env, m, pool, maxLength, stage, n, res)
 }
