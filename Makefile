@@ -9,7 +9,7 @@ export PATH := $(PATH):/usr/local/go/bin
 REPRO_DATA_DIR ?= $(abspath ../shared/data)
 export REPRO_DATA_DIR
 
-.PHONY: setup build mini test unit experiments reproduce check
+.PHONY: setup build mini test unit fuzz experiments reproduce check
 
 setup:
 	bash scripts/setup.sh
@@ -24,10 +24,18 @@ unit:
 	go vet ./...
 	go test -count=1 ./...
 
+# A short run of each fuzz target (their corpora are committed under
+# testdata/fuzz and run by `go test` every time); longer runs: -fuzztime 10m.
+FUZZTIME ?= 15s
+fuzz:
+	go test ./dsl -run '^$$' -fuzz '^FuzzLoadSource$$' -fuzztime $(FUZZTIME)
+	go test ./dsl -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME)
+	go test ./internal/dataset -run '^$$' -fuzz '^FuzzReaders$$' -fuzztime $(FUZZTIME)
+
 experiments: build
 	bash scripts/experiments.sh ci
 
 reproduce: setup build
 	bash scripts/experiments.sh mini
 
-test: setup unit experiments
+test: setup unit fuzz experiments

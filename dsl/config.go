@@ -129,6 +129,11 @@ type Expect struct {
 	// Profile restricts the expectation to one profile ("" = every
 	// profile; judged against the paper only in the paper profile).
 	Profile string
+	// Pending, set by `pending = "why"` in a block without `value`, marks
+	// a cell we do not compute -- a row the paper copied from another
+	// paper, or one waiting on other work -- shown with the paper's value
+	// and the reason, never judged.
+	Pending string
 	Range   hcl.Range
 }
 

@@ -47,9 +47,9 @@ var repeatSchema = &hcl.BodySchema{
 }
 
 var expectSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "value", Required: true}, {Name: "paper"}, {Name: "tolerance"},
+	{Name: "value"}, {Name: "paper"}, {Name: "tolerance"},
 	{Name: "row"}, {Name: "column"}, {Name: "profile"},
-	{Name: "for_each"}, {Name: "lower_is_better"},
+	{Name: "for_each"}, {Name: "lower_is_better"}, {Name: "pending"},
 }}
 
 var profileSchema = &hcl.BodySchema{

@@ -54,7 +54,8 @@
 // An expect block is one cell of a paper's table: `value` (a metrics
 // reference with a key path), optional `paper` (absent or null: Expect.Paper
 // is NaN, a cell only we report), `tolerance`, `row`, `column`, `profile`
-// and `lower_is_better`. With `for_each` (a map or object, Terraform-style)
+// and `lower_is_better`; instead of `value`, `pending = "why"` declares a
+// cell only the paper reports (shown with its reason, never judged). With `for_each` (a map or object, Terraform-style)
 // a block is a whole table row: one Expect per element, named BLOCK[KEY],
 // with each.key and each.value in scope; elements keep the order written in
 // an object constructor (directly or as local.NAME), since a paper's column

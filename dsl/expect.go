@@ -66,8 +66,17 @@ func (e *evaluator) expect(x *expectBlock, key string, each bool) *Expect {
 		name = x.name + "[" + key + "]"
 	}
 	out := &Expect{Name: name, Block: x.name, Key: key, Range: x.rng, Tolerance: DefaultTolerance}
-	if a, ok := x.attrs["value"]; ok {
+	out.Pending = e.str(x.attrs, "pending")
+	a, hasValue := x.attrs["value"]
+	switch {
+	case hasValue && out.Pending != "":
+		e.errorf(x.attrs["pending"].Expr.Range(), "Pending cell with a value",
+			"pending marks a cell we do not compute; remove value, or remove pending.")
+	case hasValue:
 		out.Value, _ = e.metric(a.Expr)
+	case out.Pending == "":
+		e.errorf(x.rng, "Missing value",
+			`An expect block needs value = stage.NAME.metrics..., or pending = "why" for a cell only the paper reports.`)
 	}
 	out.Paper = e.num(x.attrs, "paper", math.NaN())
 	out.Tolerance = e.num(x.attrs, "tolerance", DefaultTolerance)

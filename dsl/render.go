@@ -95,7 +95,9 @@ func writeSnippet(w io.Writer, src []byte, r hcl.Range) {
 			mark.WriteRune(' ')
 		}
 	}
-	mark.WriteString(strings.Repeat("^", utf8.RuneCountInString(printable(string(line[from:to])))))
+	// The range may end past the line (a caret after its last character).
+	carets := utf8.RuneCountInString(printable(string(line[from:min(to, len(line))])))
+	mark.WriteString(strings.Repeat("^", max(carets, to-min(to, len(line)), 1)))
 	fmt.Fprintf(w, "  %s | %s\n", num, printable(string(line)))
 	fmt.Fprintf(w, "  %s | %s\n", pad, mark.String())
 }

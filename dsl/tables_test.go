@@ -18,7 +18,7 @@ func TestForEachExpects(t *testing.T) {
 	// keys for a computed map, plain blocks unchanged.
 	want := "simcse_unsup[STS13] simcse_unsup[STS12] simcse_unsup[Avg] " +
 		"ours[STS12] ours[STS13] ours[STS-B] ours[Avg] iter[Iter-1] iter[Iter-3] " +
-		"geometry[alignment] geometry[uniformity] tfidf"
+		"geometry[alignment] geometry[uniformity] tfidf dino[STS12] dino[Avg]"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("expects =\n%s\nwant\n%s", got, want)
 	}
@@ -58,6 +58,10 @@ func TestForEachExpects(t *testing.T) {
 	}
 	if e := byName["tfidf"]; e.Key != "" || e.Block != "tfidf" || !math.IsNaN(e.Paper) || e.LowerIsBetter {
 		t.Errorf("tfidf = %+v", e)
+	}
+
+	if e := byName["dino[Avg]"]; e.Pending != "DINO makes scored pairs, not triplets" || e.Paper != 75.20 || e.Value.Stage != "" {
+		t.Errorf("dino[Avg] = %+v", e)
 	}
 
 	// -var reaches for_each bodies: tolerance = var.tol.

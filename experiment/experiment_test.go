@@ -99,7 +99,7 @@ func TestRunReportAndCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := x.Plan(ctx, st)
+	plan, err := x.Plan(ctx, st, "")
 	if err != nil || len(plan) != 3 || plan[0].Status != runner.PlanRun {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}

@@ -32,6 +32,13 @@ func (x *Experiment) BuildReport(look Lookup) *report.Report {
 			if e.Profile != "" && e.Profile != r.Profile {
 				continue
 			}
+			if e.Pending != "" {
+				if !x.Targeted {
+					r.Cells = append(r.Cells, report.Cell{Name: e.Name, Row: e.Row, Column: e.Column, Paper: e.Paper,
+						HasPaper: !math.IsNaN(e.Paper), Pending: e.Pending})
+				}
+				continue
+			}
 			if _, ok := ids[e.Value.Stage]; !ok && x.Targeted {
 				continue // --target left this cell's stage out
 			}
@@ -70,7 +77,9 @@ func (x *Experiment) BuildReport(look Lookup) *report.Report {
 		paper = a.Paper
 	} else {
 		for _, e := range cfg.Expects {
-			refs = append(refs, e.Value)
+			if e.Pending == "" {
+				refs = append(refs, e.Value)
+			}
 		}
 	}
 	if x.Targeted {

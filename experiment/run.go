@@ -23,8 +23,10 @@ type RunOptions struct {
 	// Backend is the tensor backend family for the run: "cpu" (default),
 	// "openblas" or "cuda" in builds with that tag.
 	Backend string
-	Version string // repro's version, recorded in provenance
-	Events  func(runner.Event)
+	// AnyBackend serves tensor stages from results of another backend.
+	AnyBackend bool
+	Version    string // repro's version, recorded in provenance
+	Events     func(runner.Event)
 }
 
 // Outcome is what a run produced.
@@ -57,7 +59,7 @@ func (x *Experiment) Run(ctx context.Context, st *store.Store, ro RunOptions) (*
 	}
 	exec := &runner.Local{Store: st, Bind: bindDevice}
 	ropts := runner.Options{
-		Jobs: ro.Jobs, Devices: ro.Devices, Backend: ro.Backend, Version: ro.Version,
+		Jobs: ro.Jobs, Devices: ro.Devices, Backend: ro.Backend, AnyBackend: ro.AnyBackend, Version: ro.Version,
 		Scope: x.Scope, Partial: len(x.Config.Variants) > 1, Events: ro.Events, Executor: exec,
 	}
 	var out *Outcome
@@ -155,9 +157,10 @@ func bindDevice(d registry.Device) (func(), error) {
 	return func() { backend.Use(prev) }, nil
 }
 
-// Plan says what a run would do and why, without running anything.
-func (x *Experiment) Plan(ctx context.Context, st *store.Store) ([]runner.PlanEntry, error) {
-	return runner.Plan(ctx, st, x.Graph, x.Scope, x.BaseScope)
+// Plan says what a run with that tensor backend ("" = cpu) would do and
+// why, without running anything. A nil store is an empty cache.
+func (x *Experiment) Plan(ctx context.Context, st *store.Store, backend string) ([]runner.PlanEntry, error) {
+	return runner.Plan(ctx, st, x.Graph, runner.PlanOptions{Scope: x.Scope, Fallback: []string{x.BaseScope}, Backend: backend})
 }
 
 // SaveReport stores rep as the scope's latest report.

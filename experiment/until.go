@@ -24,6 +24,6 @@ func loopNotes(loops []runner.LoopResult) []string {
 }
 
 // PlanDetailed is Plan with where each repeat block with `until` stands.
-func (x *Experiment) PlanDetailed(ctx context.Context, st *store.Store) (*runner.PlanResult, error) {
-	return runner.PlanDetailed(ctx, st, x.Graph, x.Scope, x.BaseScope)
+func (x *Experiment) PlanDetailed(ctx context.Context, st *store.Store, backend string) (*runner.PlanResult, error) {
+	return runner.PlanDetailed(ctx, st, x.Graph, runner.PlanOptions{Scope: x.Scope, Fallback: []string{x.BaseScope}, Backend: backend})
 }

@@ -155,7 +155,7 @@ func TestKeyComponents(t *testing.T) {
 	}
 	digests := map[string]string{"in": strings.Repeat("a", 64)}
 	key := func(n *Node, d map[string]string) string {
-		k, err := Key(n, d)
+		k, err := Key(n, d, "cpu")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,5 +245,25 @@ func TestValidate(t *testing.T) {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error lacks %q:\n%v", s, err)
 		}
+	}
+}
+
+// The backend family is part of a tensor stage's key and of no other.
+func TestKeyBackend(t *testing.T) {
+	ts := testTypes()
+	tensorType := *ts["seeded"]
+	tensorType.Tensor = true
+	n := node(t, "train", &tensorType, nil, nil)
+	cpu, _ := Key(n, nil, "cpu")
+	cuda, _ := Key(n, nil, "cuda")
+	def, _ := Key(n, nil, "")
+	if cpu == cuda || cpu != def {
+		t.Errorf("tensor stage: cpu %s cuda %s default %s", cpu[:8], cuda[:8], def[:8])
+	}
+	plain := node(t, "src", ts["source"], nil, nil)
+	a, _ := Key(plain, nil, "cpu")
+	b, _ := Key(plain, nil, "cuda")
+	if a != b {
+		t.Error("the backend changed the key of a stage that does no tensor work")
 	}
 }

@@ -142,19 +142,29 @@ type keyDoc struct {
 	Params  json.RawMessage   `json:"params"`
 	Inputs  map[string]string `json:"inputs"`
 	Seed    *int64            `json:"seed,omitempty"`
+	// Backend is the tensor backend family whose arithmetic a tensor
+	// stage's output comes from (cpu, openblas, cuda): their bits differ,
+	// so their results are different cache entries.
+	Backend string `json:"backend,omitempty"`
 }
+
+// Backends are the tensor backend families a key can name.
+var Backends = []string{"cpu", "openblas", "cuda"}
 
 // keyScheme changes whenever the key derivation changes, so old cache entries
 // are never mistaken for new ones.
 const keyScheme = "repro-key-v1"
 
 // Key is the cache key of n given the digests of its connected inputs
-// (input port name -> artifact digest): BLAKE3 of the stage type name, its
+// (input port name -> artifact digest) and, for a tensor stage, the tensor
+// backend family declared for the run: BLAKE3 of the stage type name, its
 // version, the canonical parameters, the input digests (not the upstream
-// keys: an upstream that re-runs and writes the same bytes leaves n cached)
-// and, for Seeded types only, the seed. The node ID is deliberately absent:
-// renaming a stage does not invalidate it.
-func Key(n *Node, inputDigests map[string]string) (string, error) {
+// keys: an upstream that re-runs and writes the same bytes leaves n cached),
+// the backend family of a Tensor type and, for Seeded types only, the seed.
+// The node ID is deliberately absent: renaming a stage does not invalidate
+// it. The backend is what the run declares, never what the host has, so a
+// coordinator and a cluster job compute the same key.
+func Key(n *Node, inputDigests map[string]string, backend string) (string, error) {
 	if n.Type == nil {
 		return "", fmt.Errorf("node %q has no stage type", n.ID)
 	}
@@ -162,12 +172,12 @@ func Key(n *Node, inputDigests map[string]string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("node %q: %v", n.ID, err)
 	}
-	return KeyOf(n, p, inputDigests), nil
+	return KeyOf(n, p, inputDigests, backend), nil
 }
 
 // KeyOf is Key for parameters already in canonical form (CanonicalParams),
 // for callers that keep them (provenance records them too).
-func KeyOf(n *Node, canonParams []byte, inputDigests map[string]string) string {
+func KeyOf(n *Node, canonParams []byte, inputDigests map[string]string, backend string) string {
 	d := keyDoc{Scheme: keyScheme, Type: n.Type.Name, Version: n.Type.Version, Params: canonParams, Inputs: inputDigests}
 	if d.Inputs == nil {
 		d.Inputs = map[string]string{}
@@ -175,6 +185,12 @@ func KeyOf(n *Node, canonParams []byte, inputDigests map[string]string) string {
 	if n.Type.Seeded {
 		s := n.Seed
 		d.Seed = &s
+	}
+	if n.Type.Tensor {
+		if backend == "" {
+			backend = "cpu"
+		}
+		d.Backend = backend
 	}
 	buf, _ := json.Marshal(d) // cannot fail: plain strings, ints and valid raw JSON
 	sum := blake3.Sum256(buf)

@@ -76,6 +76,11 @@ type StageType struct {
 	// through its inputs, or the dataset catalogue's pinned checksums).
 	Externals func(params any) ([]External, error)
 	Run       func(ctx context.Context, env *Env) error
+	// Requests, set by types that send language-model requests, says what
+	// a run would send without sending anything (`repro plan`). It gets an
+	// Env with Params, Seed, Requests and the Inputs already computed (an
+	// input whose stage has not run is absent).
+	Requests func(ctx context.Context, env *Env) (*RequestEstimate, error)
 }
 
 // External is a file or directory outside the store that a stage reads.
@@ -132,6 +137,9 @@ type Env struct {
 	Log      *slog.Logger
 	// LogWriter is the raw log file behind Log, for tools that write text.
 	LogWriter io.Writer
+	// Requests is the cache of language-model requests (see RequestStore);
+	// nil where the runner provides none.
+	Requests RequestStore
 }
 
 // Input returns the named input, or an error naming it when it is absent.

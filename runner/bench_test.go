@@ -76,7 +76,7 @@ func BenchmarkPlan100(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		plan, err := Plan(context.Background(), c, g, "bench")
+		plan, err := Plan(context.Background(), c, g, PlanOptions{Scope: "bench"})
 		if err != nil {
 			b.Fatal(err)
 		}

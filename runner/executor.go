@@ -104,7 +104,12 @@ func (l *Local) Execute(ctx context.Context, job *Job) (*Outcome, error) {
 		}
 		defer release()
 	}
+	requests, err := l.Store.Requests()
+	if err != nil {
+		return nil, err
+	}
 	env := &registry.Env{
+		Requests:  requests,
 		Inputs:    job.Inputs,
 		Outputs:   outputs,
 		Work:      work,

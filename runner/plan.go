@@ -124,8 +124,15 @@ type PlanEntry struct {
 // A node whose inputs are all cached has a key; a node downstream of one
 // that will run has none (early cut-off may still leave it cached once its
 // input is computed, so Plan says "will run" with the upstream as reason).
-func Plan(ctx context.Context, st *store.Store, g *graph.Graph, scope string, fallback ...string) ([]PlanEntry, error) {
-	p, err := PlanDetailed(ctx, st, g, scope, fallback...)
+// PlanOptions say whose records explain staleness and how keys are made.
+type PlanOptions struct {
+	Scope    string
+	Fallback []string // scopes that explain nodes Scope has no record of
+	Backend  string   // the run's tensor backend family (default cpu)
+}
+
+func Plan(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) ([]PlanEntry, error) {
+	p, err := PlanDetailed(ctx, st, g, po)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +147,8 @@ type PlanResult struct {
 }
 
 // PlanDetailed is Plan with the loops' decisions.
-func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, scope string, fallback ...string) (*PlanResult, error) {
+func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) (*PlanResult, error) {
+	scope, fallback := po.Scope, po.Fallback
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
@@ -228,7 +236,7 @@ func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, scope st
 			plan = append(plan, e)
 			continue
 		}
-		e.Key = graph.KeyOf(n, params, digests)
+		e.Key = graph.KeyOf(n, params, digests, po.Backend)
 		outs, err := st.Outputs(ctx, e.Key)
 		if err != nil {
 			return nil, err

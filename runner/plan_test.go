@@ -24,7 +24,7 @@ func planPipeline(t *testing.T, ts map[string]*registry.StageType, text, suffix 
 
 func planReasons(t *testing.T, c *store.Store, g *graph.Graph, scope string) map[string]string {
 	t.Helper()
-	plan, err := Plan(context.Background(), c, g, scope)
+	plan, err := Plan(context.Background(), c, g, PlanOptions{Scope: scope})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestPlanExplains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := Plan(ctx, c, planPipeline(t, ts, "a", "!", 1), scope)
+	plan, err := Plan(ctx, c, planPipeline(t, ts, "a", "!", 1), PlanOptions{Scope: scope})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,7 +183,7 @@ func TestKillNineAnywhere(t *testing.T) {
 				t.Fatalf("iteration %d: half entry %s: %d outputs", it, r.Key, len(r.Outputs))
 			}
 		}
-		plan, err := Plan(ctx, c, g, "helper")
+		plan, err := Plan(ctx, c, g, PlanOptions{Scope: "helper"})
 		if err != nil {
 			t.Fatal(err)
 		}

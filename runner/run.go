@@ -32,9 +32,14 @@ type Options struct {
 	// CPUTensorJobs is the most tensor stages running on the CPU at once
 	// (default 1; see the package doc for why).
 	CPUTensorJobs int
-	// Backend names the tensor backend ("cpu", "openblas", "cuda"); it is
+	// Backend names the tensor backend family declared for the run ("cpu"
+	// default, "openblas", "cuda"): part of every tensor stage's key, and
 	// recorded in each run's provenance.
 	Backend string
+	// AnyBackend lets a tensor stage be served from a result another
+	// backend family computed (their bits differ; the user accepts it).
+	// New results are still stored under this run's backend.
+	AnyBackend bool
 	// Version is the repro version recorded in each run's provenance.
 	Version string
 	// Scope names the experiment run (file, profile, variant) whose
@@ -330,11 +335,25 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 		s.fail(st, err)
 		return
 	}
-	r.Key = graph.KeyOf(n, params, digests)
+	r.Key = graph.KeyOf(n, params, digests, s.opts.Backend)
 	lr := &store.LastRun{NodeID: n.ID, Key: r.Key, Type: n.Type.Name, Version: n.Type.Version,
 		Params: params, Inputs: lastInputs, Seed: n.Seed, Seeded: n.Type.Seeded}
 	if s.cached(ctx, st, lr) {
 		return
+	}
+	if s.opts.AnyBackend && n.Type.Tensor {
+		for _, b := range graph.Backends {
+			if b == s.opts.Backend {
+				continue
+			}
+			alt := *lr
+			alt.Key = graph.KeyOf(n, params, digests, b)
+			if outs, err := s.st.Outputs(ctx, alt.Key); err == nil && outs != nil && objectsPresent(outs) {
+				r.Key = alt.Key
+				s.cached(ctx, st, &alt)
+				return
+			}
+		}
 	}
 
 	// Another process may be computing the same key: wait for it, then

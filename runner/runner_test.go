@@ -486,3 +486,27 @@ func TestResourcesAndBinding(t *testing.T) {
 		t.Errorf("failing bind: %v", err)
 	}
 }
+
+// A tensor stage's results are kept apart per backend family; --any-backend
+// serves one computed by another family.
+func TestBackendFamiliesKeptApart(t *testing.T) {
+	cnt := newCounter("")
+	ts := testTypes(cnt)
+	c := openTemp(t)
+	g := &graph.Graph{Nodes: []*graph.Node{node(t, "s", ts["steps"], nil, nil)}}
+	ctx := context.Background()
+	if _, err := Run(ctx, c, g, Options{Backend: "openblas"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, c, g, Options{Backend: "cpu"})
+	if err != nil || cnt.get("s") != 2 || res.Node("s").Status != StatusRan {
+		t.Fatalf("cpu after openblas: %v, %d executions", err, cnt.get("s"))
+	}
+	res, err = Run(ctx, c, g, Options{Backend: "cuda", AnyBackend: true})
+	if err != nil || cnt.get("s") != 2 || res.Node("s").Status != StatusCached {
+		t.Errorf("cuda with AnyBackend should be served from another family: %v, %d executions", err, cnt.get("s"))
+	}
+	if _, err := Run(ctx, c, g, Options{Backend: "cuda"}); err != nil || cnt.get("s") != 3 {
+		t.Errorf("cuda without AnyBackend: %v, %d executions", err, cnt.get("s"))
+	}
+}

@@ -111,7 +111,7 @@ func TestUntilStopsAndSelectsBest(t *testing.T) {
 	}
 
 	// Plan after the run: round 3 not needed, eval cached under round 1's key.
-	p, err := PlanDetailed(ctx, c, loopGraph(t, ts, score, []float64{40, 39, 45}, 0), "s")
+	p, err := PlanDetailed(ctx, c, loopGraph(t, ts, score, []float64{40, 39, 45}, 0), PlanOptions{Scope: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestUntilPlanBeforeRunAndTargets(t *testing.T) {
 	score := scoreType(cnt)
 	c := openTemp(t)
 	ctx := context.Background()
-	p, err := PlanDetailed(ctx, c, loopGraph(t, ts, score, []float64{1, 2, 3}, 0), "s")
+	p, err := PlanDetailed(ctx, c, loopGraph(t, ts, score, []float64{1, 2, 3}, 0), PlanOptions{Scope: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,12 @@ declare -A byprofile=()
 for f in experiments/*.hcl; do
   p="$want"
   grep -q "^profile \"$p\"" "$f" || p=mini
+  if ! grep -q "^profile \"$p\"" "$f"; then
+    # Only the paper profile so far (it needs weights or an API key this
+    # machine does not have): validated above, not run.
+    echo "== $f: no $want or mini profile yet; validated, not run"
+    continue
+  fi
   t0=$(date +%s)
   ./repro run "$f" --profile "$p"
   echo "== $f ($p): $(($(date +%s) - t0)) s"

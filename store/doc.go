@@ -9,7 +9,8 @@
 //
 // # Layout
 //
-//	index.db              SQLite index (WAL): runs, outputs, objects, last_runs, reports
+//	index.db              SQLite index (WAL): runs, outputs, objects, last_runs, reports,
+//	                      llm_requests (language-model answers, see requests.go)
 //	objects/ab/<digest>/  finished artifacts, one directory per output, read-only files
 //	tmp/<key>-<random>/   outputs being written by a running stage
 //	work/<key>/           Env.Work: resumable state, removed once the run is stored

@@ -432,6 +432,9 @@ func (c *Store) Repair(ctx context.Context, probs []Problem) ([]string, error) {
 			}
 			c.db = fresh.db
 			done = append(done, fmt.Sprintf("moved the damaged index to %s and started a fresh one", indexFile+".damaged-"+stamp))
+			if n, err := c.salvageRequests(ctx, filepath.Join(c.dir, indexFile+".damaged-"+stamp)); n > 0 || err == nil {
+				done = append(done, fmt.Sprintf("copied %d language-model answer(s) from the damaged index", n))
+			}
 			return done, nil // the old index's other problems went with it
 		default:
 			keys, err := c.Quarantine(ctx, p.Digest, p.Reason)

@@ -15,7 +15,7 @@ import (
 func newCacheCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cache",
-		Short: "Inspect and maintain the cache: ls, verify, gc",
+		Short: "Inspect and maintain the cache: ls, verify, gc, requests",
 		Long: `The cache is --cache-dir, else $REPRO_CACHE, else .repro/ in the current directory
 (repro run puts it beside the experiment file; name the file, as in
 ` + "`repro cache verify experiments/simcse.hcl`" + `, to use that one).`,
@@ -123,7 +123,7 @@ func newCacheCmd() *cobra.Command {
 	var opts store.GCOptions
 	gc := &cobra.Command{
 		Use:   "gc [FILE.hcl]",
-		Short: "Remove runs and objects no experiment's latest state needs, and leftovers of interrupted runs",
+		Short: "Remove runs and objects no experiment's latest state needs, and leftovers of interrupted runs (language-model answers are kept: repro cache requests --drop)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := open(args)
@@ -196,7 +196,7 @@ func newCacheCmd() *cobra.Command {
 		},
 	}
 	lf.register(forget)
-	cmd.AddCommand(ls, verify, gc, scopes, forget)
+	cmd.AddCommand(ls, verify, gc, scopes, forget, newCacheRequestsCmd())
 	return cmd
 }
 

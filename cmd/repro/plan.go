@@ -14,6 +14,7 @@ import (
 
 func newPlanCmd() *cobra.Command {
 	var lf loadFlags
+	var backendName string
 	cmd := &cobra.Command{
 		Use:   "plan FILE.hcl",
 		Short: "Show each stage in order, its key, and whether it is cached or will run and why; runs nothing",
@@ -36,7 +37,7 @@ func newPlanCmd() *cobra.Command {
 			if st != nil {
 				defer st.Close()
 			}
-			detailed, err := x.PlanDetailed(cmd.Context(), st)
+			detailed, err := x.PlanDetailed(cmd.Context(), st, backendName)
 			if err != nil {
 				return exitCode(1, "repro plan: %v", err)
 			}
@@ -74,9 +75,13 @@ func newPlanCmd() *cobra.Command {
 			for _, l := range detailed.Loops {
 				fmt.Fprintf(out, "repeat %s, %s\n", l.Name, l.String())
 			}
+			if err := printRequestPlan(cmd.Context(), out, st, x, entries); err != nil {
+				return exitCode(1, "repro plan: %v", err)
+			}
 			return nil
 		},
 	}
 	lf.register(cmd)
+	cmd.Flags().StringVar(&backendName, "backend", "cpu", "the tensor backend the run would use (part of tensor stages' keys)")
 	return cmd
 }

@@ -32,14 +32,16 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().IntVarP(&ro.jobs, "jobs", "j", runtime.NumCPU(), "stages running at once")
 	cmd.Flags().StringVar(&ro.backend, "backend", "cpu", "tensor backend: cpu, or openblas / cuda in builds with that tag")
 	cmd.Flags().StringSliceVar(&ro.devices, "device", nil, "devices for tensor stages (cpu, cuda:0, ...); default cpu")
+	cmd.Flags().BoolVar(&ro.anyBackend, "any-backend", false, "serve tensor stages from results another backend computed (their bits differ)")
 	return cmd
 }
 
 // runOpts are the run command's execution flags.
 type runOpts struct {
-	jobs    int
-	backend string
-	devices []string
+	jobs       int
+	backend    string
+	devices    []string
+	anyBackend bool
 }
 
 // runExperiment runs file and prints progress and the judged table. It
@@ -63,7 +65,7 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 	out := cmd.OutOrStdout()
 	disp := newDisplay(out, isTerminal(out), x.Graph.IDs())
 	oc, err := x.Run(ctx, st, experiment.RunOptions{
-		Jobs: ro.jobs, Devices: ro.devices, Backend: ro.backend, Version: version, Events: disp.Event,
+		Jobs: ro.jobs, Devices: ro.devices, Backend: ro.backend, AnyBackend: ro.anyBackend, Version: version, Events: disp.Event,
 	})
 	disp.Close()
 	if err != nil {

@@ -44,6 +44,9 @@ type Cell struct {
 	Missing       string  `json:"missing,omitempty"` // why there is no value
 	// Source names where the value came from: "stage.eval.metrics.avg".
 	Source string `json:"source,omitempty"`
+	// Pending says why we give no value for this cell (the paper's own
+	// reference row, or one waiting on other work); it is never judged.
+	Pending string `json:"pending,omitempty"`
 }
 
 // Ablation is a rendered ablation grid: one row per variant, one column per
@@ -192,12 +195,13 @@ const (
 	Improved   Verdict = "improved"
 	Missing    Verdict = "missing"
 	NoBaseline Verdict = "no baseline"
+	Pending    Verdict = "pending" // a cell we do not compute (Cell.Pending)
 )
 
 // Failing says whether the verdict fails `repro check`.
 func (v Verdict) Failing() bool {
 	switch v {
-	case OK, Improved:
+	case OK, Improved, Pending:
 		return false
 	}
 	return true
@@ -217,6 +221,8 @@ func Judge(r *Report, bl *Baseline) []Judged {
 	for _, c := range r.Cells {
 		j := Judged{Cell: c}
 		switch {
+		case c.Pending != "":
+			j.Verdict = Pending
 		case !c.HasOurs:
 			j.Verdict = Missing
 		case r.Profile == "":
@@ -300,8 +306,12 @@ func WriteText(w io.Writer, r *Report, js []Judged) {
 				diff = j.Ours - j.Paper
 			}
 			if r.Profile == "" {
+				verdict := string(j.Verdict)
+				if j.Verdict == Pending {
+					verdict = verdictText(j)
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t\n", j.Row, j.Column,
-					num(j.Paper, j.HasPaper), num(j.Ours, j.HasOurs), signed(diff), j.Tolerance, j.Verdict)
+					num(j.Paper, j.HasPaper), num(j.Ours, j.HasOurs), signed(diff), j.Tolerance, verdict)
 				continue
 			}
 			base, tol := "-", "-"
@@ -332,6 +342,9 @@ func writeNotes(w io.Writer, notes []string) {
 func verdictText(j Judged) string {
 	if j.Verdict == Missing && j.Missing != "" {
 		return "missing: " + j.Missing
+	}
+	if j.Verdict == Pending {
+		return "pending: " + j.Pending
 	}
 	return string(j.Verdict)
 }

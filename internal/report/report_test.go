@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -48,6 +49,24 @@ func TestJudgePaper(t *testing.T) {
 	var buf bytes.Buffer
 	WriteText(&buf, sample(""), js)
 	golden(t, "paper.txt", buf.Bytes())
+}
+
+// A pending cell (a row only the paper reports) is shown, never judged.
+func TestJudgePending(t *testing.T) {
+	for _, prof := range []string{"", "mini"} {
+		r := &Report{Experiment: "syncse", Profile: prof, Cells: []Cell{
+			{Name: "dino[Avg]", Row: "DINO", Column: "Avg", Paper: 75.20, HasPaper: true, Tolerance: 1, Pending: "the paper's value"},
+		}}
+		js := Judge(r, &Baseline{Cells: map[string]BaselineCell{}})
+		if js[0].Verdict != Pending || js[0].Verdict.Failing() {
+			t.Errorf("profile %q: verdict %q", prof, js[0].Verdict)
+		}
+		var buf bytes.Buffer
+		WriteText(&buf, r, js)
+		if !strings.Contains(buf.String(), "75.20") || !strings.Contains(buf.String(), "pending: the paper's value") {
+			t.Errorf("profile %q:\n%s", prof, buf.String())
+		}
+	}
 }
 
 func TestJudgeBaseline(t *testing.T) {

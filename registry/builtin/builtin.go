@@ -9,6 +9,7 @@ import (
 	"repro/registry/data"
 	"repro/registry/encode"
 	"repro/registry/evaluate"
+	"repro/registry/synth"
 	"repro/registry/text"
 	"repro/registry/train"
 )
@@ -27,6 +28,7 @@ var families = []func(*registry.Registry){
 	data.Register,
 	encode.Register,
 	evaluate.Register,
+	synth.Register,
 	text.Register,
 	train.Register,
 	train.RegisterPaSeR,

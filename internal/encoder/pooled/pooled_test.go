@@ -414,6 +414,34 @@ func TestDevSet(t *testing.T) {
 	if _, err := NewDevSet(pairs[:1]); err == nil {
 		t.Error("one pair accepted")
 	}
+
+	// Two tasks (SynCSE's STS-B dev + SICK-R dev): the mean of the per-task
+	// correlations, not the correlation of the pooled pairs.
+	sick := []rows.STSPair{
+		{Task: "sickr", Subset: "dev", Sentence1: "a b", Sentence2: "d", Score: 1},
+		{Task: "sickr", Subset: "dev", Sentence1: "c", Sentence2: "d", Score: 4},
+		{Task: "sickr", Subset: "dev", Sentence1: "e", Sentence2: "a b", Score: 2},
+	}
+	both, err := NewDevSet(append(append([]rows.STSPair{}, pairs...), sick...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got2, err := both.Spearman(context.Background(), enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1 := 100 * metrics.Spearman([]float64{1, 0, math.Sqrt2 / 2, 0}, []float64{5, 0, 3, 1})
+	s2 := 100 * metrics.Spearman([]float64{math.Sqrt2 / 2, math.Sqrt2 / 2, math.Sqrt2 / 2}, []float64{1, 4, 2})
+	if math.IsNaN(s2) {
+		s2 = 0
+	}
+	pooled := 100 * metrics.Spearman([]float64{1, 0, math.Sqrt2 / 2, 0, math.Sqrt2 / 2, math.Sqrt2 / 2, math.Sqrt2 / 2}, []float64{5, 0, 3, 1, 1, 4, 2})
+	if math.Abs(got2-(s1+s2)/2) > 1e-9 || math.Abs(got2-pooled) < 1e-6 {
+		t.Errorf("two tasks: %g, want the mean %g (pooled would be %g)", got2, (s1+s2)/2, pooled)
+	}
+	if _, err := NewDevSet(append(append([]rows.STSPair{}, pairs...), sick[0])); err == nil {
+		t.Error("a task with one pair accepted")
+	}
 }
 
 // TestBERTVocabGloVe builds the mini profile's model from the real

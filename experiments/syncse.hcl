@@ -1,0 +1,668 @@
+# SynCSE: Contrastive Learning of Sentence Embeddings from Scratch (Zhang,
+# Lan and He, 2023; ../shared/papers/syncse.md).
+#
+# A language model writes the data supervised SimCSE trains on:
+#   SynCSE-partial  positives and hard negatives for given sentences (the NLI
+#                   premises), five-shot multi-turn chats, one prompt of a pool
+#                   of four and five exemplars of that prompt's pool of 18 per
+#                   call (section 2.3; Tables 1 and 12);
+#   SynCSE-scratch  the sentences themselves first, 20 per one-shot call, for
+#                   21 genres x six of 37 topics (section 2.4, Appendix B;
+#                   Tables 10, 15, 16), then labelled as above.
+# Supervised SimCSE (RoBERTa-base, [CLS], batch 512, lr 5e-5, 3 epochs,
+# temperature 0.05) trains on each set; checkpoints are selected by the mean
+# of STS-B dev and SICK-R dev Spearman (section 3.2).
+#
+# Paper profile: any server speaking the OpenAI chat-completions API,
+#   repro plan experiments/syncse.hcl                 # requests and cost, nothing sent
+#   OPENAI_API_KEY=... repro run experiments/syncse.hcl -var roberta=DIR
+#   repro run experiments/syncse.hcl -var llm_base_url=http://localhost:8000/v1 \
+#       -var llm_model=meta-llama/Llama-3.1-8B-Instruct -var llm_api_key_env= -var roberta=DIR
+# with the paper's gpt-3.5-turbo-0301 and sampling (Appendix C) by default.
+# Every request is cached by content in the cache's index: a re-run, a crash,
+# a change to a training parameter or a larger grid never sends a request
+# twice (`repro cache requests experiments/syncse.hcl` counts them and their
+# cost). The key is read from the variable llm_api_key_env names, only when a
+# request must be sent, and is never stored.
+#
+# What cannot be had here, and what stands in:
+# - The paper's 18 GPT-4-written exemplars per prompt and 30 one-shot
+#   examples per genre are not published. Exemplar pools are drawn from the
+#   local NLI triplets (premise -> entailment for positives, premise ->
+#   contradiction for hard negatives), never showing a sentence its own
+#   triplet; one-shot examples are 10 sentences of Wikipedia (SNLI premises,
+#   i.e. Flickr30k captions, for the caption genres).
+# - The copy of the paper lost the placeholders of Tables 15 and 16 ({genre},
+#   the six topics, the count); internal/syncse/prompts.go restores them and
+#   says where. Genres (21) and topics (37) are the lists as printed (the text
+#   says 20 and 31).
+# - SimCSE_NLI (275k SNLI+MNLI train triplets) is not obtainable: the NLI set
+#   here has 8,816 dev/test-derived triplets (8,796 distinct premises), so
+#   SynCSE-partial labels 8,796 premises, not 275k. SynCSE-scratch is
+#   generated at the paper's size (21 x 660 calls x 20 = 277k sentences before
+#   filtering); Table 2's scratch row trains on as many scratch triplets as
+#   the partial set has (the paper: "the same number of examples").
+# - Reranking: AskUbuntu, MindSmall, SciDocsRR and StackOverflow are not
+#   here; the SemEval-2016 CQA question-reranking set stands in (Table 3's
+#   paper column shows AskUbuntu, a different dataset, for reference).
+# - Not reproducible here: Table 5 (ZeroGen's released data), Table 6
+#   (BIOSSES and StackOverflowDupQuestions), Table 7 (SentEval transfer
+#   tasks), Table 9 (five human annotators), Table 11 (generated examples,
+#   not numbers). Table 4's GenSE row waits for the GenSE experiment (its
+#   synthetic triplets, same count); DINO's row shows the paper's value, as
+#   SynCSE itself did (DINO makes scored pairs, not triplets).
+
+experiment "syncse" {
+  title = "SynCSE: Contrastive Learning of Sentence Embeddings from Scratch"
+  table = "Table 2: STS; Table 3: reranking; Table 4: other synthetic data; Table 8: naive generation; Table 13: cost; Table 14: amount"
+  paper = "syncse.md"
+}
+
+variable "seed" {
+  default = 42
+}
+
+variable "roberta" {
+  description = "local Hugging Face roberta-base directory (config.json, model.safetensors, vocab.json, merges.txt)"
+  default     = ""
+}
+
+variable "llm_provider" {
+  description = "openai: any server speaking the OpenAI chat-completions API"
+  default     = "openai"
+}
+
+variable "llm_base_url" {
+  description = "API root of the chat-completions server"
+  default     = "https://api.openai.com/v1"
+}
+
+variable "llm_model" {
+  description = "model name as the server knows it (the paper: gpt-3.5-turbo-0301)"
+  default     = "gpt-3.5-turbo-0301"
+}
+
+variable "llm_api_key_env" {
+  description = "NAME of the environment variable holding the API key (empty: none sent)"
+  default     = "OPENAI_API_KEY"
+}
+
+variable "llm_concurrency" {
+  description = "requests in flight at once"
+  default     = 8
+}
+
+locals {
+  sts_tasks = ["sts12", "sts13", "sts14", "sts15", "sts16", "stsb", "sickr"]
+  sts = {
+    STS12   = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
+    "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
+  }
+  # Dollars per 1,000 tokens (Appendix D for gpt-3.5-turbo; a dated snapshot
+  # takes its family's row). Used for progress, plans and `repro cache
+  # requests`; add the models you point llm_model at.
+  prices = {
+    "gpt-3.5-turbo" = { input_per_1k = 0.0015, output_per_1k = 0.002 }
+    "gpt-4o-mini"   = { input_per_1k = 0.00015, output_per_1k = 0.0006 }
+  }
+  # Table 2's scratch row: as many triplets as SynCSE-partial has inputs.
+  partial_size = 8796
+  # Table 8 compares on 22k examples.
+  naive_size = 22000
+}
+
+# ---- data -------------------------------------------------------------------
+
+stage "nli" {
+  uses = "data.nli"
+}
+
+stage "premises" {
+  uses     = "data.triplet_sentences"
+  triplets = stage.nli.triplets
+  columns  = ["anchor"]
+}
+
+stage "wiki" {
+  uses   = "data.sentences"
+  source = "wiki"
+}
+
+stage "snli" {
+  uses  = "data.nli"
+  files = ["snli_dev"]
+}
+
+stage "captions" {
+  uses     = "data.triplet_sentences"
+  triplets = stage.snli.triplets
+  columns  = ["anchor"]
+}
+
+stage "dev" {
+  uses  = "data.sts"
+  tasks = ["stsb", "sickr"]
+  split = "dev"
+}
+
+stage "sts" {
+  uses  = "data.sts"
+  tasks = local.sts_tasks
+  split = "test"
+}
+
+stage "rerank" {
+  uses  = "data.rerank"
+  split = "dev"
+}
+
+# ---- SynCSE-partial: label the NLI premises ---------------------------------
+
+stage "partial" {
+  uses                 = "synth.annotate"
+  input                = stage.premises.sentences
+  exemplars            = stage.nli.triplets
+  provider             = var.llm_provider
+  base_url             = var.llm_base_url
+  model                = var.llm_model
+  api_key_env          = var.llm_api_key_env
+  concurrency          = var.llm_concurrency
+  prices               = local.prices
+  positive_temperature = 1.0
+  positive_top_p       = 0.9
+  negative_temperature = 1.0
+  negative_top_p       = 0.95
+  shots                = 5
+  pool_size            = 18
+  max_inputs           = local.partial_size
+  max_words            = 32
+  seed                 = var.seed
+}
+
+# ---- SynCSE-scratch: write the sentences, then label them --------------------
+
+stage "scratch_sentences" {
+  uses               = "synth.sentences"
+  examples           = stage.wiki.sentences
+  caption_examples   = stage.captions.sentences
+  provider           = var.llm_provider
+  base_url           = var.llm_base_url
+  model              = var.llm_model
+  api_key_env        = var.llm_api_key_env
+  concurrency        = var.llm_concurrency
+  prices             = local.prices
+  temperature        = 1.3
+  top_p              = 1.0
+  presence_penalty   = 0.3
+  frequency_penalty  = 0.3
+  topics_per_call    = 6
+  calls_per_genre    = 660
+  sentences_per_call = 20
+  example_sentences  = 10
+  max_words          = 32
+  seed               = var.seed
+}
+
+stage "scratch" {
+  uses                 = "synth.annotate"
+  input                = stage.scratch_sentences.sentences
+  exemplars            = stage.nli.triplets
+  provider             = var.llm_provider
+  base_url             = var.llm_base_url
+  model                = var.llm_model
+  api_key_env          = var.llm_api_key_env
+  concurrency          = var.llm_concurrency
+  prices               = local.prices
+  positive_temperature = 1.0
+  positive_top_p       = 0.9
+  negative_temperature = 1.0
+  negative_top_p       = 0.95
+  max_inputs           = 276000
+  seed                 = var.seed
+}
+
+# Table 2's scratch row: the same number of triplets as the partial set.
+stage "scratch_eq" {
+  uses  = "synth.mix"
+  a     = stage.scratch.triplets
+  max_a = local.partial_size
+}
+
+# SynCSE-scratch + SimCSE_NLI: the two sets merged (Table 2); Table 14 adds
+# growing shares of the scratch set.
+stage "scratch_nli" {
+  uses       = "synth.mix"
+  a          = stage.nli.triplets
+  b          = stage.scratch.triplets
+  sample_b   = true
+  b_fraction = 1.0
+  seed       = var.seed
+}
+
+# ---- Table 8: naive generation (no genres or topics, one fixed prompt and
+# one fixed example; fixed prompt and exemplars for the labels) --------------
+
+stage "naive_sentences" {
+  uses               = "synth.sentences"
+  examples           = stage.wiki.sentences
+  provider           = var.llm_provider
+  base_url           = var.llm_base_url
+  model              = var.llm_model
+  api_key_env        = var.llm_api_key_env
+  concurrency        = var.llm_concurrency
+  prices             = local.prices
+  genres             = ["any"]
+  topics_per_call    = 0
+  prompts            = ["Devise {count} distinct and diverse sentences. Vary the length of the sentences, ranging from concise phrases of 3-5 words to longer sentences containing 20-40 words."]
+  caption_prompts    = []
+  fixed              = true
+  calls_per_genre    = 1100
+  sentences_per_call = 20
+  seed               = var.seed
+}
+
+stage "naive" {
+  uses        = "synth.annotate"
+  input       = stage.naive_sentences.sentences
+  exemplars   = stage.nli.triplets
+  provider    = var.llm_provider
+  base_url    = var.llm_base_url
+  model       = var.llm_model
+  api_key_env = var.llm_api_key_env
+  concurrency = var.llm_concurrency
+  prices      = local.prices
+  fixed       = true
+  max_inputs  = local.naive_size
+  seed        = var.seed
+}
+
+stage "scratch_22k" {
+  uses  = "synth.mix"
+  a     = stage.scratch.triplets
+  max_a = local.naive_size
+}
+
+# ---- training: supervised SimCSE on each set (RoBERTa-base) ------------------
+#
+# train.simcse_sup's defaults are SimCSE's supervised settings, which SynCSE
+# keeps (its README: batch 512, lr 5e-5 for base): lr 5e-5, batch 512, max
+# length 32, temperature 0.05, hard negatives, 3 epochs, [CLS] with the MLP
+# head. Every set is evaluated on dev (STS-B dev + SICK-R dev, their
+# Spearman averaged) every 125 updates and the best checkpoint kept.
+
+stage "unsup_simcse" {
+  uses           = "train.simcse_unsup"
+  data           = stage.wiki.sentences
+  dev            = stage.dev.pairs
+  hf_checkpoint  = var.roberta
+  from_scratch   = false
+  learning_rate  = 1e-5
+  batch_size     = 512
+  max_length     = 32
+  temperature    = 0.05
+  epochs         = 1
+  eval_every     = 125
+  pooling        = "cls"
+  mlp_only_train = true
+  seed           = var.seed
+}
+
+stage "sup_nli" {
+  uses          = "train.simcse_sup"
+  data          = stage.nli.triplets
+  dev           = stage.dev.pairs
+  hf_checkpoint = var.roberta
+  from_scratch  = false
+  eval_every    = 125
+  seed          = var.seed
+}
+
+stage "train_partial" {
+  uses          = "train.simcse_sup"
+  data          = stage.partial.triplets
+  dev           = stage.dev.pairs
+  hf_checkpoint = var.roberta
+  from_scratch  = false
+  eval_every    = 125
+  seed          = var.seed
+}
+
+stage "train_scratch" {
+  uses          = "train.simcse_sup"
+  data          = stage.scratch_eq.triplets
+  dev           = stage.dev.pairs
+  hf_checkpoint = var.roberta
+  from_scratch  = false
+  eval_every    = 125
+  seed          = var.seed
+}
+
+stage "train_scratch_nli" {
+  uses          = "train.simcse_sup"
+  data          = stage.scratch_nli.triplets
+  dev           = stage.dev.pairs
+  hf_checkpoint = var.roberta
+  from_scratch  = false
+  eval_every    = 125
+  seed          = var.seed
+}
+
+stage "train_naive" {
+  uses          = "train.simcse_sup"
+  data          = stage.naive.triplets
+  dev           = stage.dev.pairs
+  hf_checkpoint = var.roberta
+  from_scratch  = false
+  eval_every    = 125
+  seed          = var.seed
+}
+
+stage "train_scratch_22k" {
+  uses          = "train.simcse_sup"
+  data          = stage.scratch_22k.triplets
+  dev           = stage.dev.pairs
+  hf_checkpoint = var.roberta
+  from_scratch  = false
+  eval_every    = 125
+  seed          = var.seed
+}
+
+# ---- evaluation ---------------------------------------------------------------
+
+stage "eval_unsup" {
+  uses    = "evaluate.sts"
+  encoder = stage.unsup_simcse.model
+  data    = stage.sts.pairs
+}
+
+stage "eval_sup" {
+  uses    = "evaluate.sts"
+  encoder = stage.sup_nli.model
+  data    = stage.sts.pairs
+}
+
+stage "eval_partial" {
+  uses    = "evaluate.sts"
+  encoder = stage.train_partial.model
+  data    = stage.sts.pairs
+}
+
+stage "eval_scratch" {
+  uses    = "evaluate.sts"
+  encoder = stage.train_scratch.model
+  data    = stage.sts.pairs
+}
+
+stage "eval_scratch_nli" {
+  uses    = "evaluate.sts"
+  encoder = stage.train_scratch_nli.model
+  data    = stage.sts.pairs
+}
+
+stage "eval_naive" {
+  uses    = "evaluate.sts"
+  encoder = stage.train_naive.model
+  data    = stage.sts.pairs
+}
+
+stage "eval_scratch_22k" {
+  uses    = "evaluate.sts"
+  encoder = stage.train_scratch_22k.model
+  data    = stage.sts.pairs
+}
+
+stage "rerank_unsup" {
+  uses    = "evaluate.rerank"
+  encoder = stage.unsup_simcse.model
+  data    = stage.rerank.queries
+}
+
+stage "rerank_sup" {
+  uses    = "evaluate.rerank"
+  encoder = stage.sup_nli.model
+  data    = stage.rerank.queries
+}
+
+stage "rerank_partial" {
+  uses    = "evaluate.rerank"
+  encoder = stage.train_partial.model
+  data    = stage.rerank.queries
+}
+
+stage "rerank_scratch" {
+  uses    = "evaluate.rerank"
+  encoder = stage.train_scratch.model
+  data    = stage.rerank.queries
+}
+
+stage "rerank_scratch_nli" {
+  uses    = "evaluate.rerank"
+  encoder = stage.train_scratch_nli.model
+  data    = stage.rerank.queries
+}
+
+# ---- Table 2 (RoBERTa-base rows) ---------------------------------------------
+
+expect "t2_unsup_simcse" {
+  for_each = {
+    STS12   = 70.16, STS13 = 81.77, STS14 = 73.24, STS15 = 81.36, STS16 = 80.65,
+    "STS-B" = 80.22, "SICK-R" = 68.56, Avg = 76.57
+  }
+  row       = "unsup-SimCSE (Table 2)"
+  column    = each.key
+  value     = stage.eval_unsup.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "t2_partial" {
+  for_each = {
+    STS12   = 76.11, STS13 = 84.49, STS14 = 79.61, STS15 = 85.26, STS16 = 82.60,
+    "STS-B" = 83.94, "SICK-R" = 81.57, Avg = 81.94
+  }
+  row       = "SynCSE-partial (Table 2)"
+  column    = each.key
+  value     = stage.eval_partial.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "t2_scratch" {
+  for_each = {
+    STS12   = 74.61, STS13 = 83.76, STS14 = 77.89, STS15 = 85.09, STS16 = 82.28,
+    "STS-B" = 82.71, "SICK-R" = 78.88, Avg = 80.75
+  }
+  row       = "SynCSE-scratch (Table 2)"
+  column    = each.key
+  value     = stage.eval_scratch.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+# sup-SimCSE as SimCSE reports it (the paper's row marked with a dagger).
+expect "t2_sup_simcse" {
+  for_each = {
+    STS12   = 76.53, STS13 = 85.21, STS14 = 80.95, STS15 = 86.03, STS16 = 82.57,
+    "STS-B" = 85.83, "SICK-R" = 80.50, Avg = 82.52
+  }
+  row       = "sup-SimCSE (Table 2)"
+  column    = each.key
+  value     = stage.eval_sup.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "t2_scratch_nli" {
+  for_each = {
+    STS12   = 76.79, STS13 = 84.93, STS14 = 80.14, STS15 = 86.28, STS16 = 83.38,
+    "STS-B" = 85.75, "SICK-R" = 81.02, Avg = 82.61
+  }
+  row       = "SynCSE-scratch + SimCSE_NLI (Table 2)"
+  column    = each.key
+  value     = stage.eval_scratch_nli.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+# ---- Table 3: reranking. The SemEval-2016 CQA set stands in for AskUbuntu;
+# the paper column shows AskUbuntu's MAP, a different dataset: for reference.
+
+expect "t3_unsup" {
+  row       = "unsup-SimCSE (Table 3)"
+  column    = "CQA MAP (AskU.)"
+  value     = stage.rerank_unsup.metrics.map
+  paper     = 52.78
+  tolerance = 1.0
+}
+
+expect "t3_partial" {
+  row       = "SynCSE-partial (Table 3)"
+  column    = "CQA MAP (AskU.)"
+  value     = stage.rerank_partial.metrics.map
+  paper     = 53.95
+  tolerance = 1.0
+}
+
+expect "t3_scratch" {
+  row       = "SynCSE-scratch (Table 3)"
+  column    = "CQA MAP (AskU.)"
+  value     = stage.rerank_scratch.metrics.map
+  paper     = 53.27
+  tolerance = 1.0
+}
+
+expect "t3_sup" {
+  row       = "sup-SimCSE (Table 3)"
+  column    = "CQA MAP (AskU.)"
+  value     = stage.rerank_sup.metrics.map
+  paper     = 52.55
+  tolerance = 1.0
+}
+
+expect "t3_scratch_nli" {
+  row       = "SynCSE-scratch + SimCSE_NLI (Table 3)"
+  column    = "CQA MAP (AskU.)"
+  value     = stage.rerank_scratch_nli.metrics.map
+  paper     = 52.74
+  tolerance = 1.0
+}
+
+# ---- Table 4: other synthetic datasets ---------------------------------------
+
+expect "t4_gense" {
+  for_each = {
+    STS12   = 72.09, STS13 = 85.24, STS14 = 79.84, STS15 = 83.25, STS16 = 82.88,
+    "STS-B" = 83.24, "SICK-R" = 75.33, Avg = 80.27
+  }
+  row     = "GenSE (Table 4)"
+  column  = each.key
+  paper   = each.value
+  pending = "waits for the GenSE experiment: supervised SimCSE on GenSE's own synthetic triplets, as many as SynCSE-partial's"
+}
+
+expect "t4_dino" {
+  for_each = {
+    STS12   = 70.27, STS13 = 81.26, STS14 = 71.25, STS15 = 80.49, STS16 = 77.18,
+    "STS-B" = 77.82, "SICK-R" = 68.09, Avg = 75.20
+  }
+  row     = "DINO (Table 4)"
+  column  = each.key
+  paper   = each.value
+  pending = "the paper's value, from DINO's paper as SynCSE reports it: DINO makes scored pairs, not triplets"
+}
+
+# ---- Table 8: naive generation vs SynCSE-scratch on 22k examples --------------
+
+expect "t8_naive" {
+  for_each = {
+    STS12   = 64.65, STS13 = 75.86, STS14 = 62.94, STS15 = 72.79, STS16 = 71.61,
+    "STS-B" = 72.76, "SICK-R" = 71.57, Avg = 70.31
+  }
+  row       = "Naive Generation (Table 8)"
+  column    = each.key
+  value     = stage.eval_naive.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "t8_scratch" {
+  for_each = {
+    STS12   = 70.89, STS13 = 83.79, STS14 = 76.48, STS15 = 83.28, STS16 = 81.97,
+    "STS-B" = 82.36, "SICK-R" = 76.14, Avg = 79.27
+  }
+  row       = "SynCSE-scratch, 22k (Table 8)"
+  column    = each.key
+  value     = stage.eval_scratch_22k.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+# ---- Table 13: cost per 1,000 sentences, in dollars (the paper per sentence:
+# unlabeled 0.00007, positive 0.00067, hard negative 0.00076, all 0.0015).
+
+expect "t13_unlabeled" {
+  row       = "cost per 1,000 sentences, $ (Table 13)"
+  column    = "unlabeled"
+  value     = stage.scratch_sentences.metrics.cost_per_1k_sentences
+  paper     = 0.07
+  tolerance = 0.3
+}
+
+expect "t13_labels" {
+  for_each  = { "positive" = ["positive_cost_per_1k_inputs", 0.67], "hard negative" = ["negative_cost_per_1k_inputs", 0.76] }
+  row       = "cost per 1,000 sentences, $ (Table 13)"
+  column    = each.key
+  value     = stage.scratch.metrics[each.value[0]]
+  paper     = each.value[1]
+  tolerance = 0.3
+}
+
+# ---- Tables 5, 6, 7 and 9: not reproducible here -----------------------------
+#
+# Declared so that the report says so, with the paper's key numbers.
+
+expect "t5_not_here" {
+  for_each = { "ZeroGen" = 64.41, "SynCSE-scratch" = 79.73 }
+  row      = "${each.key}, 46,311 pairs (Table 5)"
+  column   = "Avg"
+  paper    = each.value
+  pending  = "not reproducible here: needs ZeroGen's released entailment / not-entailment pairs"
+}
+
+expect "t6_not_here" {
+  for_each = { "BIOSSES" = 80.12, "StackOverflow" = 43.22 }
+  row      = "SynCSE-scratch, 37k domain sentences (Table 6)"
+  column   = each.key
+  paper    = each.value
+  pending  = "not reproducible here: BIOSSES and StackOverflowDupQuestions are not in the data directory"
+}
+
+expect "t7_not_here" {
+  row     = "SynCSE-partial, transfer tasks (Table 7)"
+  column  = "Avg"
+  paper   = 87.52
+  pending = "not reproducible here: the SentEval transfer sets (MR, CR, SUBJ, MPQA, SST-2, TREC, MRPC) are not in the data directory"
+}
+
+expect "t9_not_here" {
+  row     = "ethically unsafe sentences, % of 100 (Table 9)"
+  column  = "Avg of 5 annotators"
+  paper   = 0.4
+  pending = "not reproducible here: needs five human annotators"
+}
+
+# ---- Table 14: SimCSE_NLI plus growing shares of the SynCSE-scratch set ------
+#
+# The copy lost the table's column headers (the amounts). Its first column
+# (82.04) is sup-SimCSE on NLI alone as SynCSE reproduced it (Table 2) and its
+# last (82.61) the whole scratch set added (Table 2's scratch + NLI row): those
+# two line up with shares 0 and 1. The four in between (82.10, 82.73, 82.58,
+# 82.75) have no recoverable amounts; the grid adds a fifth of the set more
+# at each step.
+ablation "amount" {
+  title   = "Table 14: SimCSE_NLI + a share of SynCSE-scratch (Avg STS)"
+  vary    = { "stage.scratch_nli.b_fraction" = [0, 0.2, 0.4, 0.6, 0.8, 1] }
+  report  = [stage.eval_scratch_nli.metrics.avg]
+  columns = ["Avg. STS"]
+  paper   = { "0" = [82.04], "1" = [82.61] }
+}

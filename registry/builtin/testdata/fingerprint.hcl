@@ -1,0 +1,279 @@
+# Every built-in stage type on a tiny fixed input (fingerprint_test.go): the
+# digest of each output is recorded in fingerprints.json, so a change to what
+# a stage writes without a bump of its Version fails the test instead of
+# serving stale cached results. Tiny settings keep the whole file to seconds.
+
+experiment "fingerprint" {
+  title = "stage fingerprints"
+}
+
+stage "sts" {
+  uses  = "data.sts"
+  tasks = ["stsb"]
+  split = "dev"
+}
+
+stage "sts_sentences" {
+  uses   = "data.sts_sentences"
+  tasks  = ["stsb"]
+  splits = ["dev"]
+}
+
+stage "nli" {
+  uses  = "data.nli"
+  files = ["snli_dev"]
+}
+
+stage "wiki" {
+  uses  = "data.sentences"
+  limit = 300
+}
+
+stage "news" {
+  uses  = "data.documents"
+  limit = 40
+}
+
+stage "rerank" {
+  uses = "data.rerank"
+}
+
+stage "triplet_sentences" {
+  uses     = "data.triplet_sentences"
+  triplets = stage.nli.triplets
+  columns  = ["anchor"]
+}
+
+stage "glove" {
+  uses = "encode.glove_avg"
+}
+
+stage "tfidf" {
+  uses         = "encode.tfidf"
+  corpus       = stage.wiki.sentences
+  max_features = 500
+}
+
+stage "vectors" {
+  uses = "encode.file"
+  path = "fingerprint_vectors.jsonl"
+}
+
+stage "mask_rake" {
+  uses   = "text.mask_phrases"
+  input  = stage.wiki.sentences
+  method = "rake"
+  top_k  = 2
+}
+
+stage "mask_np" {
+  uses   = "text.mask_phrases"
+  input  = stage.wiki.sentences
+  method = "np"
+}
+
+stage "eda" {
+  uses                = "text.eda"
+  input               = stage.mask_rake.pairs
+  synonym_replacement = 0.2
+  random_deletion     = 0.1
+  random_swap         = 0.1
+  seed                = 7
+}
+
+stage "unsup" {
+  uses          = "train.simcse_unsup"
+  data          = stage.wiki.sentences
+  dev           = stage.sts.pairs
+  layers        = 1
+  hidden        = 16
+  heads         = 2
+  intermediate  = 32
+  max_position  = 40
+  vocab         = "train"
+  vocab_size    = 300
+  batch_size    = 8
+  max_steps     = 3
+  eval_every    = 3
+  pooling       = "mean"
+  learning_rate = 1e-3
+  seed          = 7
+}
+
+stage "sup" {
+  uses          = "train.simcse_sup"
+  data          = stage.nli.triplets
+  init          = stage.unsup.model
+  batch_size    = 8
+  max_steps     = 2
+  max_triplets  = 40
+  pooling       = "mean"
+  learning_rate = 1e-3
+  seed          = 7
+}
+
+stage "paser" {
+  uses           = "train.paser"
+  data           = stage.mask_rake.pairs
+  layers         = 1
+  hidden         = 16
+  heads          = 2
+  intermediate   = 32
+  max_position   = 40
+  vocab          = "train"
+  vocab_size     = 300
+  decoder_layers = 1
+  batch_size     = 8
+  max_steps      = 2
+  pooling        = "mean"
+  learning_rate  = 1e-3
+  seed           = 7
+}
+
+stage "paser_sup" {
+  uses          = "train.paser_sup"
+  triplets      = stage.nli.triplets
+  masked        = stage.mask_rake.pairs
+  init          = stage.paser.model
+  batch_size    = 8
+  max_steps     = 2
+  max_triplets  = 40
+  pooling       = "mean"
+  learning_rate = 1e-3
+  seed          = 7
+}
+
+stage "eval_sts" {
+  uses    = "evaluate.sts"
+  encoder = stage.sup.model
+  data    = stage.sts.pairs
+}
+
+stage "eval_rerank" {
+  uses    = "evaluate.rerank"
+  encoder = stage.tfidf.encoder
+  data    = stage.rerank.queries
+}
+
+stage "eval_retrieval" {
+  uses    = "evaluate.retrieval"
+  encoder = stage.glove.encoder
+  data    = stage.news.documents
+}
+
+stage "eval_density" {
+  uses    = "evaluate.cosine_density"
+  encoder = stage.paser_sup.model
+  data    = stage.sts.pairs
+}
+
+# The synth.* stages ask a loopback chat-completions server that the test
+# starts (its address in var.llm_url); its answers are a fixed function of
+# each request.
+variable "llm_url" {
+  default = "http://127.0.0.1:1/v1"
+}
+
+stage "synth_sentences" {
+  uses                = "synth.sentences"
+  examples            = stage.wiki.sentences
+  caption_examples    = stage.triplet_sentences.sentences
+  base_url            = var.llm_url
+  model               = "fingerprint"
+  api_key_env         = ""
+  requests_per_minute = 0
+  tokens_per_minute   = 0
+  genres              = ["fiction", "short image captions"]
+  calls_per_genre     = 2
+  seed                = 7
+}
+
+stage "synth_annotate" {
+  uses                = "synth.annotate"
+  input               = stage.synth_sentences.sentences
+  exemplars           = stage.nli.triplets
+  base_url            = var.llm_url
+  model               = "fingerprint"
+  api_key_env         = ""
+  requests_per_minute = 0
+  tokens_per_minute   = 0
+  seed                = 7
+}
+
+stage "synth_mix" {
+  uses     = "synth.mix"
+  a        = stage.nli.triplets
+  b        = stage.synth_annotate.triplets
+  max_a    = 5
+  sample_b = true
+  seed     = 7
+}
+
+stage "fewshot_split" {
+  uses       = "data.fewshot_split"
+  documents  = stage.news.documents
+  validation = 8
+  test       = 8
+  labels     = 10
+  seed       = 7
+}
+
+stage "conpono_pairs" {
+  uses      = "annotate.conpono"
+  documents = stage.news.documents
+  window    = 1
+}
+
+stage "ict_pairs" {
+  uses      = "annotate.ict"
+  documents = stage.news.documents
+  window    = 1
+}
+
+stage "infonce" {
+  uses          = "train.infonce"
+  data          = stage.conpono_pairs.pairs
+  validation    = stage.fewshot_split.validation
+  layers        = 1
+  hidden        = 16
+  heads         = 2
+  intermediate  = 32
+  max_position  = 40
+  vocab         = "train"
+  vocab_size    = 300
+  batch_size    = 8
+  max_steps     = 3
+  eval_every    = 3
+  pooling       = "mean"
+  similarity    = "cosine"
+  temperature   = 0.05
+  learning_rate = 1e-3
+  seed          = 7
+}
+
+stage "idc_pairs" {
+  uses      = "annotate.idc"
+  model     = stage.infonce.model
+  documents = stage.news.documents
+}
+
+stage "idc_kmeans_pairs" {
+  uses      = "annotate.idc_kmeans"
+  model     = stage.infonce.model
+  documents = stage.news.documents
+  clusters  = 4
+  seed      = 7
+}
+
+stage "headline" {
+  uses          = "train.headline"
+  data          = stage.fewshot_split.labeled
+  validation    = stage.fewshot_split.validation
+  init          = stage.infonce.model
+  batch_size    = 4
+  epochs        = 1
+  max_sentences = 2
+  pooling       = "mean"
+  learning_rate = 1e-3
+  seed          = 7
+}

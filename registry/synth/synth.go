@@ -1,0 +1,305 @@
+// Package synth holds the synth.* stage types: SynCSE's synthetic data
+// (Zhang, Lan and He 2023) written by a language model -- unlabeled
+// sentences from scratch over genres x topics (synth.sentences), positives
+// and hard negatives for given sentences (synth.annotate) -- and the mixing
+// of triplet sets (synth.mix, for SynCSE-scratch + NLI and the data-amount
+// table).
+//
+// The stages are adapters: internal/syncse plans every chat call and reads
+// the answers, internal/llm sends the calls. Every request goes through the
+// request cache the runner provides (registry.Env.Requests), keyed by its
+// content, so a stage that re-runs -- its parameters changed, an upstream
+// stage re-ran, a grid grew, a crash interrupted it -- sends only requests
+// never answered before. Parameters that cannot change an answer (base
+// URL, limits, timeouts, prices) are still parameters, so changing one
+// re-runs the stage: it then sends nothing, writes the same bytes, and
+// everything downstream stays cached.
+//
+// The API key is read from the environment variable the `api_key_env`
+// parameter names, when the first uncached request is about to be sent (a
+// run answered wholly from the cache needs no key); it is never logged,
+// stored, hashed or written into an artifact.
+//
+// Artifacts: the data files hold only what readers need (sentences.jsonl,
+// triplets.jsonl); provenance.jsonl beside them holds, row for row, where
+// each row came from (prompt, exemplars or genre and topics, call index,
+// request keys); metrics.json in the metrics output counts requests,
+// tokens, cost, malformed answers and filtered rows. None of them records
+// whether an answer came from the cache, so a re-run writes identical bytes.
+package synth
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"repro/internal/llm"
+	"repro/internal/llm/chatapi"
+	"repro/internal/rows"
+	"repro/registry"
+)
+
+// Register adds the synth.* stage types to r.
+func Register(r *registry.Registry) {
+	r.Add(sentencesType())
+	r.Add(annotateType())
+	r.Add(mixType())
+}
+
+// Price is one row of a price table: dollars per 1,000 tokens.
+type Price struct {
+	InputPer1K  float64 `cty:"input_per_1k"`
+	OutputPer1K float64 `cty:"output_per_1k"`
+}
+
+// LLM are the parameters that say which model answers and how requests are
+// sent; every stage that sends requests has them.
+type LLM struct {
+	Provider          string           `cty:"provider" doc:"openai: any server speaking the OpenAI chat-completions API (OpenAI, vLLM, llama.cpp, Ollama, LM Studio)"`
+	BaseURL           string           `cty:"base_url" doc:"the API root; requests go to BASE_URL/chat/completions"`
+	Model             string           `cty:"model" doc:"model name as the server knows it (part of every request key)"`
+	APIKeyEnv         string           `cty:"api_key_env" doc:"NAME of the environment variable holding the API key (upper case, e.g. OPENAI_API_KEY; \"\": send none, as local servers need none); the key is read only when a request must be sent and never stored"`
+	Stream            bool             `cty:"stream" doc:"read answers as server-sent events instead of one JSON body"`
+	Concurrency       int              `cty:"concurrency" doc:"requests in flight at once"`
+	RequestsPerMinute float64          `cty:"requests_per_minute" doc:"the server's request rate limit (0: none)"`
+	TokensPerMinute   float64          `cty:"tokens_per_minute" doc:"the server's token rate limit, prompt plus expected answer (0: none)"`
+	TimeoutSeconds    float64          `cty:"timeout_seconds" doc:"longest wait for one answer before the attempt is abandoned and retried"`
+	MaxRetries        int              `cty:"max_retries" doc:"further attempts after a 429, a 5xx, a timeout, a malformed or truncated answer (401/403/404/400 stop at once)"`
+	Prices            map[string]Price `cty:"prices" doc:"price table, model -> {input_per_1k, output_per_1k} in dollars (a dated model such as gpt-3.5-turbo-0301 takes its family's row): for progress, plans and repro cache requests"`
+}
+
+// DefaultLLM is the paper's setting (Appendix C: gpt-3.5-turbo-0301 through
+// OpenAI's API; Appendix D's prices) with OpenAI's tier-1 rate limits of
+// the time for gpt-3.5-turbo.
+func DefaultLLM() LLM {
+	return LLM{
+		Provider: "openai", BaseURL: "https://api.openai.com/v1", Model: "gpt-3.5-turbo-0301", APIKeyEnv: "OPENAI_API_KEY",
+		Concurrency: 8, RequestsPerMinute: 3500, TokensPerMinute: 60000, TimeoutSeconds: 60, MaxRetries: 6,
+		Prices: map[string]Price{"gpt-3.5-turbo": {InputPer1K: 0.0015, OutputPer1K: 0.002}},
+	}
+}
+
+func (p *LLM) check() error {
+	switch {
+	case p.Provider != "openai":
+		return fmt.Errorf("provider: %q is not a provider (openai)", p.Provider)
+	case strings.TrimSpace(p.Model) == "":
+		return fmt.Errorf("model: empty")
+	case p.Concurrency <= 0:
+		return fmt.Errorf("concurrency: %d must be positive", p.Concurrency)
+	case p.RequestsPerMinute < 0 || p.TokensPerMinute < 0:
+		return fmt.Errorf("requests_per_minute and tokens_per_minute must not be negative (0: no limit)")
+	case !(p.TimeoutSeconds > 0):
+		return fmt.Errorf("timeout_seconds: %v must be positive", p.TimeoutSeconds)
+	case p.MaxRetries < 0:
+		return fmt.Errorf("max_retries: %d is negative", p.MaxRetries)
+	}
+	if p.APIKeyEnv != "" && !envName.MatchString(p.APIKeyEnv) {
+		return fmt.Errorf("api_key_env: not an environment variable name: give the NAME of the variable holding the key, never the key")
+	}
+	for m, pr := range p.Prices {
+		if pr.InputPer1K < 0 || pr.OutputPer1K < 0 {
+			return fmt.Errorf("prices[%q]: negative price", m)
+		}
+	}
+	if _, err := chatapi.New(chatapi.Config{BaseURL: p.BaseURL}); err != nil {
+		return fmt.Errorf("base_url: %v", err)
+	}
+	return nil
+}
+
+func (p *LLM) price() (llm.Price, bool) {
+	table := map[string]llm.Price{}
+	for m, pr := range p.Prices {
+		table[m] = llm.Price{InputPer1K: pr.InputPer1K, OutputPer1K: pr.OutputPer1K}
+	}
+	return llm.PriceOf(table, p.Model)
+}
+
+// missingKey stands in for a provider whose key variable is unset: the
+// batch stops at the first request that must be sent, with a message
+// naming the variable (and not before: cached answers need no key).
+type missingKey struct{ name string }
+
+func (missingKey) Kind() string { return chatapi.Kind }
+func (m missingKey) Complete(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, llm.Fatal(fmt.Errorf("environment variable %s (api_key_env) is not set: it must hold the API key for the requests not yet in the cache", m.name))
+}
+
+func (p *LLM) provider() (llm.Provider, error) {
+	key := ""
+	if p.APIKeyEnv != "" {
+		key = os.Getenv(p.APIKeyEnv)
+		if key == "" {
+			return missingKey{p.APIKeyEnv}, nil
+		}
+	}
+	return chatapi.New(chatapi.Config{BaseURL: p.BaseURL, APIKey: key, Stream: p.Stream})
+}
+
+// client builds the llm.Client of a stage run: the request cache of env,
+// the stage's limits, and progress reports with the running cost.
+func (p *LLM) client(env *registry.Env) (*llm.Client, error) {
+	prov, err := p.provider()
+	if err != nil {
+		return nil, err
+	}
+	c := &llm.Client{
+		Provider: prov,
+		Limits: llm.Limits{
+			Concurrency: p.Concurrency, RequestsPerMinute: p.RequestsPerMinute, TokensPerMinute: p.TokensPerMinute,
+			Timeout: time.Duration(p.TimeoutSeconds * float64(time.Second)), MaxRetries: p.MaxRetries,
+		},
+		Log: logger(env),
+	}
+	if p.MaxRetries == 0 {
+		c.Limits.MaxRetries = -1
+	}
+	if env.Requests != nil {
+		c.Cache = storeCache{env.Requests}
+	}
+	price, priced := p.price()
+	c.Progress = func(pr llm.Progress) {
+		if env.Progress == nil {
+			return
+		}
+		status := fmt.Sprintf("sent %d, cached %d", pr.Sent, pr.Cached)
+		if priced {
+			status += fmt.Sprintf(", $%.4f this run", price.Cost(pr.SentPromptTokens, pr.SentCompletionTokens))
+		} else {
+			status += fmt.Sprintf(", %d tokens this run", pr.SentPromptTokens+pr.SentCompletionTokens)
+		}
+		if pr.Retries > 0 {
+			status += fmt.Sprintf(", %d retries", pr.Retries)
+		}
+		env.Progress.Update(pr.Done, pr.Total, status)
+	}
+	return c, nil
+}
+
+// logger is env.Log, or a logger that discards when there is none.
+func logger(env *registry.Env) *slog.Logger {
+	if env.Log != nil {
+		return env.Log
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// storeCache adapts the runner's request store to llm.Cache.
+type storeCache struct{ s registry.RequestStore }
+
+func (c storeCache) Get(ctx context.Context, key string) (llm.Response, bool, error) {
+	b, ok, err := c.s.LookupRequest(ctx, key)
+	if err != nil || !ok {
+		return llm.Response{}, false, err
+	}
+	var r llm.Response
+	if err := json.Unmarshal(b, &r); err != nil {
+		return llm.Response{}, false, fmt.Errorf("stored answer %s: %w", key[:12], err)
+	}
+	return r, true, nil
+}
+
+func (c storeCache) Put(ctx context.Context, r llm.Record) error {
+	b, err := json.Marshal(r.Response)
+	if err != nil {
+		return err
+	}
+	return c.s.PutRequest(ctx, registry.StoredRequest{
+		Key: r.Key, Provider: r.Provider, Model: r.Model, Request: r.Request, Response: b,
+		PromptTokens: r.Response.Usage.PromptTokens, CompletionTokens: r.Response.Usage.CompletionTokens, Duration: r.Duration,
+	})
+}
+
+// usage sums the tokens and cost of answers.
+type usage struct {
+	prompt, completion int64
+}
+
+func (u *usage) add(r llm.Response) {
+	u.prompt += int64(r.Usage.PromptTokens)
+	u.completion += int64(r.Usage.CompletionTokens)
+}
+
+func (p *LLM) metrics(m map[string]float64, prefix string, u usage) {
+	m[prefix+"prompt_tokens"] = float64(u.prompt)
+	m[prefix+"completion_tokens"] = float64(u.completion)
+	if price, ok := p.price(); ok {
+		m[prefix+"cost"] = price.Cost(u.prompt, u.completion)
+	}
+}
+
+// estimate fills the model and price part of a RequestEstimate.
+func (p *LLM) estimate() *registry.RequestEstimate {
+	e := &registry.RequestEstimate{Provider: p.Provider, Model: p.Model}
+	if pr, ok := p.price(); ok {
+		e.InputPer1K, e.OutputPer1K, e.Priced = pr.InputPer1K, pr.OutputPer1K, true
+	}
+	return e
+}
+
+func sampling(t, topP, presence, frequency float64, maxTokens int) (llm.Sampling, error) {
+	s := llm.Sampling{Temperature: t, TopP: topP, PresencePenalty: presence, FrequencyPenalty: frequency, MaxTokens: maxTokens}
+	return s, s.Check()
+}
+
+// readSentences reads a sentences input; an empty sentence is an error
+// naming its row.
+func readSentences(env *registry.Env, port string) ([]string, error) {
+	a, err := env.Input(port)
+	if err != nil {
+		return nil, err
+	}
+	path := a.Path(registry.FileSentences)
+	ss, err := rows.Read[rows.Sentence](path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", port, err)
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		if strings.TrimSpace(s.Text) == "" {
+			return nil, fmt.Errorf("%s: %s: row %d: empty sentence", port, path, i+1)
+		}
+		out[i] = s.Text
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: %s: no sentences", port, path)
+	}
+	return out, nil
+}
+
+func readTriplets(env *registry.Env, port string) ([]rows.Triplet, error) {
+	a, err := env.Input(port)
+	if err != nil {
+		return nil, err
+	}
+	path := a.Path(registry.FileTriplets)
+	ts, err := rows.Read[rows.Triplet](path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", port, err)
+	}
+	for i, t := range ts {
+		if strings.TrimSpace(t.Anchor) == "" || strings.TrimSpace(t.Positive) == "" {
+			return nil, fmt.Errorf("%s: %s: row %d: empty anchor or positive", port, path, i+1)
+		}
+	}
+	return ts, nil
+}
+
+func writeMetrics(env *registry.Env, m map[string]float64) error {
+	b, err := json.MarshalIndent(m, "", "  ") // encoding/json sorts map keys
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(env.Output("metrics"), registry.FileMetrics), append(b, '\n'), 0o644)
+}
+
+// FileProvenance is the provenance file beside the rows of a synthetic
+// artifact: one JSON object per row, in row order.
+const FileProvenance = "provenance.jsonl"

@@ -1,0 +1,536 @@
+package synth
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"repro/internal/llm/llmtest"
+	"repro/internal/rows"
+	"repro/internal/syncse"
+	"repro/registry"
+)
+
+// memStore is a registry.RequestStore in memory.
+type memStore struct {
+	mu sync.Mutex
+	m  map[string]registry.StoredRequest
+}
+
+func newMemStore() *memStore { return &memStore{m: map[string]registry.StoredRequest{}} }
+
+func (s *memStore) LookupRequest(_ context.Context, key string) ([]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.m[key]
+	return r.Response, ok, nil
+}
+
+func (s *memStore) PutRequest(_ context.Context, r registry.StoredRequest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[r.Key]; !ok {
+		s.m[r.Key] = r
+	}
+	return nil
+}
+
+// stage is one stage type set up for tests: parameters are its defaults
+// with overrides, inputs are files written to temporary artifacts.
+type stage struct {
+	t      *testing.T
+	typ    *registry.StageType
+	set    map[string]cty.Value
+	inputs map[string]registry.Artifact
+	store  registry.RequestStore
+	seed   int64
+}
+
+func newStage(t *testing.T, name string, srv *llmtest.Server) *stage {
+	r := registry.New()
+	Register(r)
+	st, ok := r.Lookup(name)
+	if !ok {
+		t.Fatalf("%s not registered", name)
+	}
+	s := &stage{t: t, typ: st, set: map[string]cty.Value{}, inputs: map[string]registry.Artifact{}, store: newMemStore(), seed: 42}
+	if srv != nil {
+		s.set["base_url"] = cty.StringVal(srv.BaseURL())
+		s.set["model"] = cty.StringVal("test-model")
+		s.set["api_key_env"] = cty.StringVal("")
+		s.set["concurrency"] = cty.NumberIntVal(4)
+		s.set["requests_per_minute"] = cty.NumberIntVal(0)
+		s.set["tokens_per_minute"] = cty.NumberIntVal(0)
+	}
+	return s
+}
+
+func (s *stage) input(port, file string, rs any) {
+	dir := s.t.TempDir()
+	var err error
+	switch v := rs.(type) {
+	case []rows.Sentence:
+		err = rows.Write(filepath.Join(dir, file), v)
+	case []rows.Triplet:
+		err = rows.Write(filepath.Join(dir, file), v)
+	}
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.inputs[port] = registry.Artifact{Dir: dir, Digest: port}
+}
+
+func (s *stage) env() *registry.Env {
+	ps, err := s.typ.ParamSchema()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	attrs := map[string]cty.Value{}
+	for _, p := range ps {
+		attrs[p.Name] = p.Default
+		if v, ok := s.set[p.Name]; ok {
+			attrs[p.Name] = v
+		}
+	}
+	params, err := s.typ.DecodeParams(cty.ObjectVal(attrs))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	outs := map[string]string{}
+	for _, p := range s.typ.Outputs {
+		outs[p.Name] = s.t.TempDir()
+	}
+	return &registry.Env{Params: params, Inputs: s.inputs, Outputs: outs, Seed: s.seed, Requests: s.store}
+}
+
+// run runs the stage and returns its output directories.
+func (s *stage) run() (map[string]string, error) {
+	env := s.env()
+	return env.Outputs, s.typ.Call(context.Background(), env)
+}
+
+func (s *stage) mustRun() map[string]string {
+	s.t.Helper()
+	out, err := s.run()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return out
+}
+
+func strs(ss ...string) cty.Value {
+	vs := make([]cty.Value, len(ss))
+	for i, x := range ss {
+		vs[i] = cty.StringVal(x)
+	}
+	return cty.ListVal(vs)
+}
+
+func sentences(n int, f string) []rows.Sentence {
+	out := make([]rows.Sentence, n)
+	for i := range out {
+		out[i] = rows.Sentence{Text: fmt.Sprintf(f, i)}
+	}
+	return out
+}
+
+func read(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// listAnswer answers a sentence request with a numbered list (a function of
+// all its messages): about every fifth call refuses (no list), items repeat across calls, one is too long.
+func listAnswer(r *llmtest.ChatRequest) string {
+	last := r.Last()
+	if strings.Contains(last, "naive") {
+		return "1. Naive one.\n2. Naive two."
+	}
+	h := 0
+	for _, m := range r.Messages {
+		for _, c := range m.Content {
+			h = h*31 + int(c)
+		}
+	}
+	if h%5 == 0 {
+		return "I am sorry, but I cannot help with that."
+	}
+	var b strings.Builder
+	b.WriteString("Here are the sentences:\n")
+	for i := 1; i <= 4; i++ {
+		fmt.Fprintf(&b, "%d. Sentence %d of answer %d.\n", i, i, h)
+	}
+	b.WriteString("5. The same sentence in every answer.\n")
+	b.WriteString("6. " + strings.Repeat("word ", 40) + "\n")
+	return b.String()
+}
+
+func TestSentences(t *testing.T) {
+	srv := llmtest.New()
+	defer srv.Close()
+	srv.Answer = listAnswer
+	s := newStage(t, "synth.sentences", srv)
+	s.set["genres"] = strs("fiction", "letters", "short image captions")
+	s.set["calls_per_genre"] = cty.NumberIntVal(5)
+	s.input("examples", registry.FileSentences, sentences(50, "Example sentence number %d here."))
+	out := s.mustRun()
+	if n := srv.Count(); n != 15 {
+		t.Fatalf("%d requests, want 3 genres x 5 calls", n)
+	}
+	for _, r := range srv.Received() {
+		b := r.Body
+		if *b.Temperature != 1.3 || *b.TopP != 1.0 || *b.PresencePenalty != 0.3 || *b.FrequencyPenalty != 0.3 || b.Model != "test-model" {
+			t.Fatalf("sampling on the wire: %s", r.Raw)
+		}
+		if r.Authorization != "" {
+			t.Fatal("a key was sent with api_key_env empty")
+		}
+		if len(b.Messages) != 3 || !strings.Contains(b.Messages[2].Content, "20") {
+			t.Fatalf("not the one-shot format: %s", r.Raw)
+		}
+	}
+	ss, err := rows.Read[rows.Sentence](filepath.Join(out["sentences"], registry.FileSentences))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type prov struct {
+		Genre   string `json:"genre"`
+		Request string `json:"request"`
+	}
+	var ps []map[string]any
+	if ps, err = rows.Read[map[string]any](filepath.Join(out["sentences"], FileProvenance)); err != nil || len(ps) != len(ss) {
+		t.Fatalf("provenance: %d rows for %d sentences (%v)", len(ps), len(ss), err)
+	}
+	metrics := string(read(t, filepath.Join(out["metrics"], registry.FileMetrics)))
+	var mal int
+	fmt.Sscanf(metrics[strings.Index(metrics, `"malformed_answers"`)+len(`"malformed_answers": `):], "%d", &mal)
+	// 15 calls: the refusals are malformed, each list has 4 own items, a
+	// repeated one (kept once) and a too-long one (dropped).
+	wantSentences := (15-mal)*4 + 1
+	if len(ss) != wantSentences || !strings.Contains(metrics, fmt.Sprintf(`"too_long": %d`, 15-mal)) {
+		t.Fatalf("%d sentences (%d malformed answers), want %d\n%s", len(ss), mal, wantSentences, metrics)
+	}
+	for _, x := range ss {
+		if syncse.Words(x.Text) > 32 {
+			t.Fatalf("a sentence over 32 words kept: %q", x.Text)
+		}
+	}
+
+	// A re-run sends nothing and writes the same bytes; so does a change of
+	// a parameter that cannot change an answer.
+	s.set["concurrency"] = cty.NumberIntVal(1)
+	s.set["timeout_seconds"] = cty.NumberIntVal(5)
+	out2 := s.mustRun()
+	if srv.Count() != 15 {
+		t.Fatalf("the re-run sent %d requests", srv.Count()-15)
+	}
+	for _, f := range []string{"sentences/" + registry.FileSentences, "sentences/" + FileProvenance, "metrics/" + registry.FileMetrics} {
+		port, name, _ := strings.Cut(f, "/")
+		if !bytes.Equal(read(t, filepath.Join(out[port], name)), read(t, filepath.Join(out2[port], name))) {
+			t.Errorf("%s differs on a re-run", f)
+		}
+	}
+	// A wider grid sends only the new calls.
+	s.set["calls_per_genre"] = cty.NumberIntVal(7)
+	s.set["genres"] = strs("fiction", "letters", "short image captions", "travelogue")
+	s.mustRun()
+	if n := srv.Count() - 15; n != 3*2+7 {
+		t.Fatalf("the wider grid sent %d requests, want %d", n, 3*2+7)
+	}
+}
+
+// Table 8's naive generation: the same messages every call, each call its
+// own request; a provider that always refuses fails the stage clearly.
+func TestSentencesNaiveAndNothingParsed(t *testing.T) {
+	srv := llmtest.New()
+	defer srv.Close()
+	srv.Answer = listAnswer
+	s := newStage(t, "synth.sentences", srv)
+	s.set["genres"] = strs("any")
+	s.set["topics_per_call"] = cty.NumberIntVal(0)
+	s.set["prompts"] = strs("Write {count} naive sentences.")
+	s.set["fixed"] = cty.True
+	s.set["calls_per_genre"] = cty.NumberIntVal(3)
+	s.input("examples", registry.FileSentences, sentences(50, "Example sentence number %d here."))
+	out := s.mustRun()
+	rs := srv.Received()
+	if len(rs) != 3 || string(rs[0].Raw) != string(rs[1].Raw) {
+		t.Fatalf("%d requests; naive requests should be identical on the wire", len(rs))
+	}
+	ss, _ := rows.Read[rows.Sentence](filepath.Join(out["sentences"], registry.FileSentences))
+	if len(ss) != 2 {
+		t.Fatalf("%d sentences, want 2 (identical answers deduplicated)", len(ss))
+	}
+
+	srv.Answer = func(*llmtest.ChatRequest) string { return "No." }
+	s.store = newMemStore()
+	_, err := s.run()
+	if err == nil || !strings.Contains(err.Error(), "no sentence survived") || !strings.Contains(err.Error(), "3 malformed") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// labelAnswer answers labelling calls: positives "P: input" (quoted),
+// negatives "Not input", an empty answer for inputs containing "blank".
+func labelAnswer(r *llmtest.ChatRequest) string {
+	in := r.Last()
+	if strings.Contains(in, "blank") {
+		return "   "
+	}
+	for _, p := range syncse.PositivePrompts {
+		if r.Messages[0].Content == p {
+			return `"P: ` + in + `"`
+		}
+	}
+	return "Here is one:\nNot " + in
+}
+
+func nli(n int) []rows.Triplet {
+	out := make([]rows.Triplet, n)
+	for i := range out {
+		out[i] = rows.Triplet{Anchor: fmt.Sprintf("Premise %d.", i), Positive: fmt.Sprintf("Entailed %d.", i), Negative: fmt.Sprintf("Contradicted %d.", i)}
+	}
+	return out
+}
+
+func TestAnnotate(t *testing.T) {
+	srv := llmtest.New()
+	defer srv.Close()
+	srv.Answer = labelAnswer
+	s := newStage(t, "synth.annotate", srv)
+	inputs := []rows.Sentence{{Text: "Premise 3."}, {Text: "A dog runs."}, {Text: "A blank one."}, {Text: strings.Repeat("long ", 33)}, {Text: "A dog runs."}}
+	s.input("input", registry.FileSentences, inputs)
+	s.input("exemplars", registry.FileTriplets, nli(40))
+	out := s.mustRun()
+	if n := srv.Count(); n != 2*4 {
+		t.Fatalf("%d requests, want 8 (4 distinct inputs x 2 labels; the repeated input's requests are the same)", n)
+	}
+	for _, r := range srv.Received() {
+		b := r.Body
+		pos := b.Messages[0].Content == syncse.PositivePrompts[0] || b.Messages[0].Content == syncse.PositivePrompts[1] ||
+			b.Messages[0].Content == syncse.PositivePrompts[2] || b.Messages[0].Content == syncse.PositivePrompts[3]
+		wantTopP := 0.95
+		if pos {
+			wantTopP = 0.9
+		}
+		if len(b.Messages) != 12 || b.Messages[0].Role != "system" || *b.Temperature != 1.0 || *b.TopP != wantTopP {
+			t.Fatalf("request %s", r.Raw)
+		}
+		for i := 1; i < 11; i += 2 {
+			if b.Messages[i].Role != "user" || b.Messages[i+1].Role != "assistant" {
+				t.Fatalf("not a multi-turn few-shot chat: %s", r.Raw)
+			}
+			if b.Messages[i].Content == b.Last() {
+				t.Fatalf("the input's own triplet shown as an exemplar: %s", r.Raw)
+			}
+		}
+	}
+	ts, err := rows.Read[rows.Triplet](filepath.Join(out["triplets"], registry.FileTriplets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []rows.Triplet{
+		{Anchor: "Premise 3.", Positive: "P: Premise 3.", Negative: "Not Premise 3."},
+		{Anchor: "A dog runs.", Positive: "P: A dog runs.", Negative: "Not A dog runs."},
+	}
+	if !reflect.DeepEqual(ts, want) {
+		t.Fatalf("triplets %+v", ts)
+	}
+	m := string(read(t, filepath.Join(out["metrics"], registry.FileMetrics)))
+	for _, w := range []string{`"malformed_positive": 1`, `"malformed_negative": 1`, `"too_long": 1`, `"repeated": 1`, `"unlabelled": 1`, `"triplets": 2`, `"requests": 10`} {
+		if !strings.Contains(m, w) {
+			t.Errorf("metrics lack %s:\n%s", w, m)
+		}
+	}
+
+	// tries = 2 asks again only for the malformed answers, as new requests.
+	s.set["tries"] = cty.NumberIntVal(2)
+	s.mustRun()
+	if n := srv.Count(); n != 8+2 {
+		t.Fatalf("tries=2 sent %d more requests, want 2", n-8)
+	}
+	// Editing one negative prompt re-sends only the negatives that chose it.
+	neg := append([]string{}, syncse.NegativePrompts...)
+	neg[2] = "Contradict the sentence."
+	s.set["negative_prompts"] = strs(neg...)
+	s.set["tries"] = cty.NumberIntVal(1)
+	before := srv.Count()
+	s.mustRun()
+	for _, r := range srv.Received()[before:] {
+		if r.Body.Messages[0].Content != "Contradict the sentence." {
+			t.Fatalf("a request that did not choose the edited prompt was sent again: %s", r.Body.Messages[0].Content)
+		}
+	}
+}
+
+// The key is read from the variable api_key_env names, only when a request
+// must be sent; it reaches the server and nothing else.
+func TestAPIKey(t *testing.T) {
+	srv := llmtest.New()
+	defer srv.Close()
+	srv.Answer = labelAnswer
+	s := newStage(t, "synth.annotate", srv)
+	s.set["api_key_env"] = cty.StringVal("REPRO_TEST_LLM_KEY")
+	s.input("input", registry.FileSentences, []rows.Sentence{{Text: "A cat sleeps."}})
+	s.input("exemplars", registry.FileTriplets, nli(30))
+	os.Unsetenv("REPRO_TEST_LLM_KEY")
+	_, err := s.run()
+	if err == nil || !strings.Contains(err.Error(), "REPRO_TEST_LLM_KEY") || srv.Count() != 0 {
+		t.Fatalf("no key: error %v, %d requests sent", err, srv.Count())
+	}
+	t.Setenv("REPRO_TEST_LLM_KEY", "sk-secret-123")
+	out := s.mustRun()
+	for _, r := range srv.Received() {
+		if r.Authorization != "Bearer sk-secret-123" {
+			t.Fatalf("Authorization %q", r.Authorization)
+		}
+	}
+	// Every answer is cached now: no key needed.
+	os.Unsetenv("REPRO_TEST_LLM_KEY")
+	out2 := s.mustRun()
+	for _, dir := range []string{out["triplets"], out["metrics"], out2["triplets"]} {
+		filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() && bytes.Contains(read(t, p), []byte("sk-secret")) {
+				t.Errorf("%s holds the key", p)
+			}
+			return nil
+		})
+	}
+	for _, r := range s.store.(*memStore).m {
+		if bytes.Contains(r.Request, []byte("sk-secret")) || bytes.Contains(r.Response, []byte("sk-secret")) || strings.Contains(r.Key, "sk-secret") {
+			t.Error("the request store holds the key")
+		}
+	}
+	// A rejected key stops the stage at once with a message naming the variable.
+	srv.Script = func(int, *llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Status: 401, Error: "Incorrect API key provided"}
+	}
+	t.Setenv("REPRO_TEST_LLM_KEY", "sk-wrong")
+	s.store = newMemStore()
+	before := srv.Count()
+	_, err = s.run()
+	if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "api_key_env") || strings.Contains(err.Error(), "sk-wrong") {
+		t.Fatalf("401: %v", err)
+	}
+	if n := srv.Count() - before; n > 4 {
+		t.Fatalf("%d requests after a 401", n)
+	}
+}
+
+func TestEstimates(t *testing.T) {
+	srv := llmtest.New()
+	defer srv.Close()
+	srv.Answer = labelAnswer
+	s := newStage(t, "synth.annotate", srv)
+	s.set["max_inputs"] = cty.NumberIntVal(100)
+	e, err := s.typ.Requests(context.Background(), s.env())
+	if err != nil || e.Exact || e.Requests != 200 || e.PromptTokens == 0 || !strings.Contains(e.Note, "not computed") {
+		t.Fatalf("estimate without inputs: %+v, %v", e, err)
+	}
+	s.set["max_inputs"] = cty.NumberIntVal(0)
+	s.input("input", registry.FileSentences, sentences(10, "Input sentence %d."))
+	s.input("exemplars", registry.FileTriplets, nli(30))
+	e, _ = s.typ.Requests(context.Background(), s.env())
+	if !e.Exact || e.Requests != 20 || e.Cached != 0 || e.Model != "test-model" || e.Priced {
+		t.Fatalf("estimate: %+v", e)
+	}
+	s.mustRun()
+	e, _ = s.typ.Requests(context.Background(), s.env())
+	if e.Cached != 20 || e.PromptTokens != 0 {
+		t.Fatalf("after the run: %+v", e)
+	}
+	// The paper's model and prices: an estimate with a cost.
+	p := newStage(t, "synth.sentences", nil)
+	e, err = p.typ.Requests(context.Background(), p.env())
+	if err != nil || !e.Exact || e.Requests != 21*660 || !e.Priced || e.Cost() <= 0 {
+		t.Fatalf("paper estimate: %+v %v", e, err)
+	}
+	// Table 13 prices 1,000 sentences at about $1.5 in all; the sentence
+	// calls are a small part: the estimate's order of magnitude must agree.
+	perSentence := e.Cost() / float64(e.Requests*20)
+	if perSentence < 0.00002 || perSentence > 0.0005 {
+		t.Errorf("estimated cost per generated sentence $%.6f (the paper: $0.00007)", perSentence)
+	}
+}
+
+func TestMix(t *testing.T) {
+	s := newStage(t, "synth.mix", nil)
+	s.input("a", registry.FileTriplets, nli(5))
+	b := make([]rows.Triplet, 20)
+	for i := range b {
+		b[i] = rows.Triplet{Anchor: fmt.Sprint("b", i), Positive: "p", Negative: "n"}
+	}
+	s.input("b", registry.FileTriplets, b)
+	s.set["sample_b"] = cty.True
+	s.set["max_b"] = cty.NumberIntVal(4)
+	small, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	s.set["max_b"] = cty.NumberIntVal(10)
+	large, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	if len(small) != 9 || len(large) != 15 || !reflect.DeepEqual(small, large[:9]) || reflect.DeepEqual(large[5:9], b[:4]) {
+		t.Fatalf("nested samples: %d, %d", len(small), len(large))
+	}
+	s.set["max_b"] = cty.NumberIntVal(0)
+	s.set["b_fraction"] = cty.NumberFloatVal(0.25)
+	quarter, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	s.set["b_fraction"] = cty.NumberIntVal(0)
+	none, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	if len(quarter) != 10 || !reflect.DeepEqual(quarter, large[:10]) || len(none) != 5 {
+		t.Fatalf("b_fraction: %d and %d triplets", len(quarter), len(none))
+	}
+	s.set["max_b"] = cty.NumberIntVal(30)
+	if _, err := s.run(); err == nil {
+		t.Error("max_b beyond b accepted")
+	}
+}
+
+func TestBadParameters(t *testing.T) {
+	srv := llmtest.New()
+	defer srv.Close()
+	cases := []struct {
+		typ, param string
+		v          cty.Value
+		want       string
+	}{
+		{"synth.annotate", "provider", cty.StringVal("anthropic"), "provider"},
+		{"synth.annotate", "base_url", cty.StringVal("localhost:8000"), "base_url"},
+		{"synth.annotate", "api_key_env", cty.StringVal("sk-abc def"), "NAME"},
+		{"synth.annotate", "api_key_env", cty.StringVal("sk-proj-0123456789abcdef"), "never the key"},
+		{"synth.annotate", "api_key_env", cty.StringVal("0f3a9c2b7d"), "NAME"},
+		{"synth.annotate", "positive_top_p", cty.NumberFloatVal(1.5), "top_p"},
+		{"synth.annotate", "pool_size", cty.NumberIntVal(5), "pool_size"},
+		{"synth.annotate", "tries", cty.NumberIntVal(0), "tries"},
+		{"synth.sentences", "temperature", cty.NumberFloatVal(2.5), "temperature"},
+		{"synth.sentences", "topics_per_call", cty.NumberIntVal(99), "topics_per_call"},
+		{"synth.sentences", "prompts", strs("Write sentences about {topic9}."), "topic9"},
+		{"synth.sentences", "concurrency", cty.NumberIntVal(0), "concurrency"},
+	}
+	for _, c := range cases {
+		s := newStage(t, c.typ, srv)
+		s.set[c.param] = c.v
+		s.input("input", registry.FileSentences, sentences(5, "Input %d."))
+		s.input("examples", registry.FileSentences, sentences(50, "Example %d is a sentence."))
+		s.input("exemplars", registry.FileTriplets, nli(30))
+		_, err := s.run()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s=%v: error %v, want one mentioning %q", c.typ, c.param, c.v.GoString(), err, c.want)
+		}
+		if c.param == "api_key_env" && strings.Contains(err.Error(), c.v.AsString()) {
+			t.Errorf("the error repeats what may be a key: %v", err)
+		}
+	}
+	if srv.Count() != 0 {
+		t.Errorf("bad parameters still sent %d requests", srv.Count())
+	}
+}
