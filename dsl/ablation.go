@@ -365,3 +365,37 @@ func quoteList(names []string) string {
 	}
 	return listOrNone(q)
 }
+
+// share evaluates an optional `min_agreement`: a share in (0, 1]; 0 when
+// absent or wrong (reported).
+func (e *evaluator) share(a *hcl.Attribute) float64 {
+	if a == nil {
+		return 0
+	}
+	v := e.num(hcl.Attributes{"min_agreement": a}, "min_agreement", math.NaN())
+	if math.IsNaN(v) {
+		return 0
+	}
+	if !(v > 0 && v <= 1) {
+		e.errorf(a.Expr.Range(), "Invalid min_agreement",
+			"min_agreement is the share of the paper's pairwise orderings that must agree: a number in (0, 1], such as 0.8; got %v.", v)
+		return 0
+	}
+	return v
+}
+
+// minAgreement sets out.MinAgreement: the ablation's own, else the
+// experiment's, which applies only to ablations with paper values.
+func (e *evaluator) minAgreement(ab *ablationBlock, out *Ablation, experiment float64) {
+	if ab.minAgreement == nil {
+		if len(out.Paper) > 0 {
+			out.MinAgreement = experiment
+		}
+		return
+	}
+	out.MinAgreement = e.share(ab.minAgreement)
+	if out.MinAgreement > 0 && ab.paper == nil {
+		e.errorf(ab.minAgreement.NameRange, "min_agreement without paper values",
+			"Ablation %q declares no `paper` values to agree with; add them or remove min_agreement.", ab.name)
+	}
+}

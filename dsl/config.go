@@ -56,6 +56,10 @@ type Experiment struct {
 	Title string
 	Table string
 	Paper string // citation or file under ../shared/papers
+	// MinAgreement is the experiment's `min_agreement`: the share of the
+	// paper's orderings an ablation with paper values must reproduce
+	// (0: no minimum), unless the ablation declares its own.
+	MinAgreement float64
 }
 
 // Variant is one cell of an ablation grid (or the single default pipeline).
@@ -156,7 +160,11 @@ type Ablation struct {
 	// Figure is the plot to draw of Report[0] against the single numeric
 	// axis; nil when the block has no `figure`.
 	Figure *Figure
-	Range  hcl.Range
+	// MinAgreement is the share of the paper's pairwise orderings of the
+	// cells that ours must reproduce for `repro check` to pass (the
+	// ablation's `min_agreement`, else the experiment's; 0: none).
+	MinAgreement float64
+	Range        hcl.Range
 }
 
 // Figure describes an ablation's line plot (e.g. PaSeR's decoder-depth

@@ -29,10 +29,11 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "expect", LabelNames: []string{"name"}},
 	{Type: "profile", LabelNames: []string{"name"}},
 	{Type: "ablation", LabelNames: []string{"name"}},
+	{Type: "module", LabelNames: []string{"name"}},
 }}
 
 var experimentSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "title"}, {Name: "table"}, {Name: "paper"}, {Name: "seed"},
+	{Name: "title"}, {Name: "table"}, {Name: "paper"}, {Name: "seed"}, {Name: "min_agreement"},
 }}
 
 var variableSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
@@ -69,7 +70,7 @@ var profileRepeatSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Nam
 var ablationSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "title"}, {Name: "vary"}, {Name: "report"},
-		{Name: "paper"}, {Name: "figure"}, {Name: "columns"},
+		{Name: "paper"}, {Name: "figure"}, {Name: "columns"}, {Name: "min_agreement"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "variant", LabelNames: []string{"name"}}},
 }
@@ -93,6 +94,8 @@ type module struct {
 	profOrder  []string
 	ablations  map[string]*ablationBlock
 	ablOrder   []string
+	calls      map[string]*moduleCall // module blocks (module.go)
+	callOrder  []string
 }
 
 // topItem is a top-level stage or repeat block.
@@ -159,8 +162,8 @@ type ablationBlock struct {
 	report   []hcl.Expression
 	// Evaluated only when the ablation is expanded (ablation.go): their
 	// checks need the grid's evaluated values.
-	paper, figure, columns *hcl.Attribute
-	rng                    hcl.Range
+	paper, figure, columns, minAgreement *hcl.Attribute
+	rng                                  hcl.Range
 }
 
 type axisDecl struct {
@@ -176,14 +179,15 @@ type variantDecl struct {
 }
 
 type decoder struct {
-	reg   *registry.Registry
-	m     *module
-	diags hcl.Diagnostics
-	order int
+	reg    *registry.Registry
+	m      *module
+	diags  hcl.Diagnostics
+	order  int
+	loader *Loader // reads module files; nil: module blocks are an error
 }
 
-func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Registry) (*module, hcl.Diagnostics) {
-	d := &decoder{reg: reg, m: &module{
+func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Registry, l *Loader) (*module, hcl.Diagnostics) {
+	d := &decoder{reg: reg, loader: l, m: &module{
 		filename:  filename,
 		src:       src,
 		variables: map[string]*variableBlock{},
@@ -192,6 +196,7 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 		repeats:   map[string]*repeatBlock{},
 		profiles:  map[string]*profileBlock{},
 		ablations: map[string]*ablationBlock{},
+		calls:     map[string]*moduleCall{},
 	}}
 	content, diags := body.Content(rootSchema)
 	d.diags = append(d.diags, diags...)
@@ -212,6 +217,8 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 			if r := d.repeat(b); r != nil {
 				d.m.items = append(d.m.items, topItem{repeat: r})
 			}
+		case "module":
+			d.moduleCall(b)
 		}
 	}
 	for _, b := range content.Blocks {
@@ -678,6 +685,7 @@ func (d *decoder) ablation(b *hcl.Block) {
 	ab.paper = content.Attributes["paper"]
 	ab.figure = content.Attributes["figure"]
 	ab.columns = content.Attributes["columns"]
+	ab.minAgreement = content.Attributes["min_agreement"]
 }
 
 // pathKey reads an override path written as a string ("stage.a.b") or as a

@@ -49,6 +49,15 @@
 // reads the best round, and repeat.R.round[N] cannot be read from outside
 // (which rounds run is known only at run time). See until.go.
 //
+// # Modules
+//
+// A `module "M" { source = "./file.hcl" }` block makes the stages of another
+// file usable as module.M.STAGE.OUTPUT, so that a stage several experiments
+// share (the pretrained mini encoders) is declared once. Only the module
+// stages the including file reaches become instances ("module.M.STAGE"); the
+// selected profile propagates by name; diagnostics point into the file at
+// fault. See module.go.
+//
 // # Expectations
 //
 // An expect block is one cell of a paper's table: `value` (a metrics

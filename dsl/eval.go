@@ -38,6 +38,15 @@ type evaluator struct {
 	resolving map[string]bool
 	stages    []*Stage
 	stageIdx  map[string]int
+
+	// Modules (module.go): the profile that propagates into them, the
+	// prefix of this file's instance names ("" for the loaded file,
+	// "module.M." inside module M), the evaluated module blocks, and the
+	// module stage instances referenced from here.
+	profile  string
+	prefix   string
+	children map[string]*evaluator
+	modUsed  map[string]bool
 }
 
 // scope is where a reference is written: at top level (repeat nil), or in
@@ -54,9 +63,13 @@ func (sc scope) instance(s *stageBlock) string {
 	return fmt.Sprintf("%s[%d].%s", s.repeat.name, sc.round, s.name)
 }
 
-func evaluate(m *module, ovrs []override) *evaluator {
+// evaluate evaluates m under ovrs; profile is the selected profile (for
+// modules) and prefix goes before every instance name. The stages are in
+// instantiation order until finish orders them.
+func evaluate(m *module, ovrs []override, profile, prefix string) *evaluator {
 	e := &evaluator{
 		m: m, ovr: map[string]override{}, vars: map[string]cty.Value{},
+		profile: profile, prefix: prefix, children: map[string]*evaluator{}, modUsed: map[string]bool{},
 		rounds: map[*repeatBlock]int{}, labels: map[string]cty.Value{},
 		params: map[*stageBlock]cty.Value{}, paramsBad: map[*stageBlock]bool{},
 		seeds: map[*stageBlock]int64{}, res: map[*stageBlock]registry.Resources{}, reported: map[string]bool{}, resolving: map[string]bool{}, stageIdx: map[string]int{},
@@ -66,6 +79,7 @@ func evaluate(m *module, ovrs []override) *evaluator {
 	}
 	e.variables()
 	e.locals()
+	e.modules()
 	if m.experiment != nil {
 		if a, ok := m.experiment.attrs["seed"]; ok {
 			e.seed, _ = e.int(a.Expr, "experiment seed", false)
@@ -89,7 +103,6 @@ func evaluate(m *module, ovrs []override) *evaluator {
 		}
 		e.checkCarry(r)
 	}
-	e.stages = e.toposort()
 	return e
 }
 
@@ -241,7 +254,7 @@ func (e *evaluator) checkVars(expr hcl.Expression, what string) bool {
 				e.errorf(t.SourceRange(), "Invalid reference", "Write each.key or each.value.")
 				ok = false
 			}
-		case "stage", "repeat", "previous":
+		case "stage", "repeat", "previous", "module":
 			e.errorf(t.SourceRange(), "Reference not allowed here",
 				"%s cannot refer to stage outputs; only a stage's inputs (and expect values) can.", what)
 			ok = false
@@ -475,7 +488,7 @@ func (e *evaluator) instantiate(s *stageBlock, sc scope) {
 		e.res[s] = res
 	}
 	st := &Stage{
-		Name: sc.instance(s), Type: s.typ, Params: params, Inputs: map[string]Ref{},
+		Name: e.prefix + sc.instance(s), Type: s.typ, Params: params, Inputs: map[string]Ref{},
 		Seed: e.seedOf(s), Range: s.defRange, Block: s.name, Round: sc.round, Resources: res,
 	}
 	if s.repeat != nil {
@@ -588,7 +601,7 @@ func steps(t hcl.Traversal) ([]step, bool) {
 	return out, true
 }
 
-const refForms = "stage.NAME.OUTPUT, previous.NAME, repeat.NAME.last.NAME or repeat.NAME.round[N].NAME"
+const refForms = "stage.NAME.OUTPUT, previous.NAME, repeat.NAME.last.NAME, repeat.NAME.round[N].NAME or module.NAME.STAGE.OUTPUT"
 
 // resolve turns a reference expression into the instance output it names
 // in scope sc, with that output's kind. allowPath permits keys after the
@@ -675,7 +688,10 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		if !ok {
 			return fail(rng, "Invalid reference", "Keys after an output are names, such as stage.eval.metrics.stsb.")
 		}
-		return Ref{Stage: sc.instance(s), Output: port.Name, Path: path}, port.Kind, true
+		return Ref{Stage: e.prefix + sc.instance(s), Output: port.Name, Path: path}, port.Kind, true
+
+	case "module":
+		return e.resolveModule(parts, rng)
 
 	case "previous":
 		r := sc.repeat

@@ -292,6 +292,8 @@ func (e *evaluator) staticHead(root string, parts []step, dyn []bool) bool {
 	switch root {
 	case "stage":
 		static = 2 // NAME.OUTPUT
+	case "module":
+		static = 3 // NAME.STAGE.OUTPUT
 	case "repeat":
 		static = 3 // NAME.last.X
 		if len(parts) > 1 && parts[1].name == "round" && !parts[1].isIdx {

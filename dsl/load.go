@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -30,6 +31,9 @@ const MaxVariants = 4096
 type Loader struct {
 	Registry *registry.Registry
 	files    map[string]*hcl.File
+	// stack holds the absolute paths of the module files being decoded,
+	// outermost first (stackNames as written), to report include cycles.
+	stack, stackNames []string
 }
 
 // NewLoader returns a loader for stage types in reg.
@@ -91,7 +95,11 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 	if diags.HasErrors() || f == nil {
 		return nil, diags
 	}
-	m, dd := decodeModule(filename, src, f.Body, l.Registry)
+	if abs, err := filepath.Abs(filename); err == nil {
+		l.stack, l.stackNames = []string{abs}, []string{filename}
+		defer func() { l.stack, l.stackNames = nil, nil }()
+	}
+	m, dd := decodeModule(filename, src, f.Body, l.Registry, l)
 	diags = append(diags, dd...)
 	dec := &decoder{reg: l.Registry, m: m}
 	if m.experiment == nil {
@@ -223,8 +231,8 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 			ovrs = append(ovrs, a.choices[cell[i]].overrides...)
 		}
 		ovrs = append(ovrs, fixed...)
-		e := evaluate(m, ovrs)
-		v := &Variant{Label: e.labels, Stages: e.stages, Graph: e.graph(), Name: cellName(m, axes, cell, e.labels)}
+		e := evaluate(m, ovrs, opts.Profile, "")
+		v := &Variant{Label: e.labels, Name: cellName(m, axes, cell, e.labels)}
 		cfg.Variants = append(cfg.Variants, v)
 		evals = append(evals, e)
 		cellList = append(cellList, cell)
@@ -237,7 +245,8 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		}
 	}
 	if x := m.experiment; x != nil {
-		cfg.Experiment = Experiment{Name: x.name, Title: e0.str(x.attrs, "title"), Table: e0.str(x.attrs, "table"), Paper: e0.str(x.attrs, "paper")}
+		cfg.Experiment = Experiment{Name: x.name, Title: e0.str(x.attrs, "title"), Table: e0.str(x.attrs, "table"), Paper: e0.str(x.attrs, "paper"),
+			MinAgreement: e0.share(x.attrs["min_agreement"])}
 	}
 	seenExpect := map[string]hcl.Range{}
 	for _, x := range m.expects {
@@ -278,8 +287,23 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 			cfg.Ablation.Vary = append(cfg.Ablation.Vary, ax)
 		}
 		e0.ablationExtras(ablation, cfg.Ablation)
+		e0.minAgreement(ablation, cfg.Ablation, cfg.Experiment.MinAgreement)
 	}
-	for _, e := range evals {
+	// Module stages reached only from the table (expect values, ablation
+	// reports) run too; then each variant's stages are ordered.
+	var extra []string
+	for _, x := range cfg.Expects {
+		extra = append(extra, x.Value.Stage)
+	}
+	if cfg.Ablation != nil {
+		for _, r := range cfg.Ablation.Report {
+			extra = append(extra, r.Stage)
+		}
+	}
+	for i, e := range evals {
+		e.finish(extra)
+		cfg.Variants[i].Stages = e.stages
+		cfg.Variants[i].Graph = e.graph() // stages and until loops (until.go)
 		diags = append(diags, e.diags...)
 	}
 	diags = dedupe(diags)

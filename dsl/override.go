@@ -149,7 +149,7 @@ func flagValue(filename, text string, pos hcl.Pos) hcl.Expression {
 			return expr
 		}
 		switch st.Traversal.RootName() {
-		case "var", "local", "stage", "repeat":
+		case "var", "local", "stage", "repeat", "module":
 			return expr
 		}
 	}

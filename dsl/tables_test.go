@@ -249,3 +249,47 @@ ablation "g" {
 		t.Errorf("name = %q", cfg.Variants[1].Name)
 	}
 }
+
+func TestMinAgreement(t *testing.T) {
+	src := []byte(`experiment "x" {
+  min_agreement = 0.6
+}
+stage "corpus" {
+  uses = "data.sentences"
+  path = "x"
+}
+stage "mask" {
+  uses  = "text.mask"
+  input = stage.corpus.sentences
+}
+stage "train" {
+  uses = "train.encoder"
+  data = stage.mask.pairs
+}
+stage "eval" {
+  uses  = "evaluate.sts"
+  model = stage.train.model
+}
+ablation "own" {
+  vary          = { "stage.mask.top_k" = [1, 2] }
+  report        = [stage.eval.metrics.avg]
+  paper         = { "1" = [70], "2" = [72] }
+  min_agreement = 0.9
+}
+ablation "inherits" {
+  vary   = { "stage.mask.top_k" = [1, 2] }
+  report = [stage.eval.metrics.avg]
+  paper  = { "1" = [70], "2" = [72] }
+}
+ablation "nopaper" {
+  vary   = { "stage.mask.top_k" = [1, 2] }
+  report = [stage.eval.metrics.avg]
+}
+`)
+	for name, want := range map[string]float64{"own": 0.9, "inherits": 0.6, "nopaper": 0} {
+		cfg := mustLoad(t, "x.hcl", src, Options{Ablation: name})
+		if cfg.Experiment.MinAgreement != 0.6 || cfg.Ablation.MinAgreement != want {
+			t.Errorf("%s: experiment %v, ablation %v; want 0.6 and %v", name, cfg.Experiment.MinAgreement, cfg.Ablation.MinAgreement, want)
+		}
+	}
+}

@@ -102,6 +102,7 @@ func (x *Experiment) BuildReport(look Lookup) *report.Report {
 	if cfg.Ablation != nil {
 		abl.Name = cfg.Ablation.Name
 	}
+
 	for i, v := range cfg.Variants {
 		row := report.AblRow{Label: v.Name, Paper: paper[v.Name]}
 		if row.Label == "" {
@@ -115,6 +116,10 @@ func (x *Experiment) BuildReport(look Lookup) *report.Report {
 			row.Values = append(row.Values, val)
 		}
 		abl.Rows = append(abl.Rows, row)
+	}
+	// How far our grid orders its cells as the paper's does.
+	if abl.Agreement = report.AgreementOf(abl); abl.Agreement != nil && cfg.Ablation != nil {
+		abl.Agreement.Min = cfg.Ablation.MinAgreement
 	}
 	r.Ablation = abl
 	return r

@@ -21,6 +21,7 @@ const (
 func newCheckCmd() *cobra.Command {
 	var lf loadFlags
 	var reportFile string
+	var ablations bool
 	cmd := &cobra.Command{
 		Use:   "check FILE.hcl... [--profile P]",
 		Short: "Compare recorded results with the paper (paper profile) or the recorded baseline under results/ (other profiles)",
@@ -29,8 +30,14 @@ judges every table cell: in the paper profile against the paper's value and the 
 block's tolerance; in another profile against the baseline recorded in
 results/<experiment>.<profile>.json. It prints each failing cell.
 
+An ablation grid (--ablation NAME, or every declared one with --ablations) is judged by its
+agreement with the paper: the share of the paper's pairwise orderings of its cells that ours
+reproduces, against the ablation's (or experiment's) min_agreement; --ablations ends with a
+summary line for the experiment.
+
 Exit status: 0 every cell within tolerance; 1 an error (no results, no baseline, a
-missing value, a bad file); 2 a regression (a value out of tolerance).`,
+missing value, a bad file); 2 a regression (a value out of tolerance, an agreement below
+its minimum).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if reportFile != "" && len(args) != 1 {
@@ -39,7 +46,12 @@ missing value, a bad file); 2 a regression (a value out of tolerance).`,
 			worst := checkOK
 			out := cmd.OutOrStdout()
 			for _, file := range args {
-				code := checkFile(cmd, out, file, &lf, reportFile)
+				var code int
+				if ablations {
+					code = checkAblations(cmd, out, file, &lf)
+				} else {
+					code = checkFile(cmd, out, file, &lf, reportFile)
+				}
 				if code == checkRegression || (code == checkError && worst == checkOK) {
 					worst = code
 				}
@@ -52,6 +64,7 @@ missing value, a bad file); 2 a regression (a value out of tolerance).`,
 	}
 	lf.register(cmd)
 	cmd.Flags().StringVar(&reportFile, "report", "", "judge this report (JSON from `repro results --json`) instead of the latest recorded one")
+	cmd.Flags().BoolVar(&ablations, "ablations", false, "judge the recorded grid of every declared ablation by its agreement with the paper, and print a summary line")
 	return cmd
 }
 
@@ -76,16 +89,15 @@ func checkFile(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags, re
 		}
 		return checkError
 	}
+	if rep.Ablation != nil && len(rep.Cells) == 0 {
+		return checkAblation(out, file, rep)
+	}
 	bl, err := x.LoadBaseline()
 	if p := x.Profile; p != "" {
 		if err != nil {
 			fmt.Fprintf(out, "%s: ERROR no baseline for profile %s: %v (record one with `repro baseline %s --profile %s`)\n", file, p, err, file, p)
 			return checkError
 		}
-	}
-	if rep.Ablation != nil && len(rep.Cells) == 0 {
-		fmt.Fprintf(out, "%s: ERROR the recorded report is an ablation grid; check judges the main table (run without --ablation)\n", file)
-		return checkError
 	}
 	code := checkOK
 	failing := 0

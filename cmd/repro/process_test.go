@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +18,16 @@ import (
 // below can run, kill and race real repro processes.
 func TestMain(m *testing.M) {
 	if os.Getenv("REPRO_TEST_AS_CLI") == "1" {
+		// REPRO_TEST_FSIZE limits the size of any file this process writes
+		// (RLIMIT_FSIZE; Go ignores SIGXFSZ, so a write past it fails with
+		// EFBIG): a full disk without needing a mount.
+		if v := os.Getenv("REPRO_TEST_FSIZE"); v != "" {
+			n, _ := strconv.ParseUint(v, 10, 64)
+			if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+				fmt.Fprintln(os.Stderr, "setrlimit:", err)
+				os.Exit(3)
+			}
+		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -54,7 +67,12 @@ func TestKillDuringRun(t *testing.T) {
 	// Whatever was finished stays finished: the plan's "will run" stages are
 	// exactly those the next run runs.
 	_, plan, _ := repro(t, "plan", file, "--set", "stage.tfidf.max_features=900")
-	willRun := strings.Count(plan, "will run") - 1 // minus the summary line
+	willRun := 0 // rows whose STATUS is "will run" (a WHY may say it too)
+	for _, l := range strings.Split(plan, "\n") {
+		if f := strings.Fields(l); len(f) >= 5 && f[3] == "will" && f[4] == "run" {
+			willRun++
+		}
+	}
 	code, out, errs := repro(t, "run", file, "--set", "stage.tfidf.max_features=900")
 	if code != 0 {
 		t.Fatalf("final run: exit %d\n%s%s", code, out, errs)
@@ -64,12 +82,19 @@ func TestKillDuringRun(t *testing.T) {
 	}
 }
 
-// TestTwoProcessesOneCache runs the same pipeline in two processes at once:
-// both finish, and every stage is computed exactly once.
+// TestTwoProcessesOneCache runs the same pipeline in two, then (on a fresh
+// cache) three processes at once: all finish, and every stage is computed
+// exactly once.
 func TestTwoProcessesOneCache(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) { concurrentColdRuns(t, n) })
+	}
+}
+
+func concurrentColdRuns(t *testing.T, n int) {
 	file := workspace(t)
-	var outs [2]bytes.Buffer
-	cmds := make([]*exec.Cmd, 2)
+	outs := make([]bytes.Buffer, n)
+	cmds := make([]*exec.Cmd, n)
 	for i := range cmds {
 		cmds[i] = cliCmd(t, "run", file)
 		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
@@ -82,9 +107,12 @@ func TestTwoProcessesOneCache(t *testing.T) {
 			t.Fatalf("process %d: %v\n%s", i, err, outs[i].String())
 		}
 	}
-	done := strings.Count(outs[0].String(), "done     ") + strings.Count(outs[1].String(), "done     ")
+	done := 0
+	for i := range outs {
+		done += strings.Count(outs[i].String(), "done     ")
+	}
 	if done != 4 {
-		t.Errorf("the 4 stages were computed %d times in all:\n--- 1\n%s\n--- 2\n%s", done, outs[0].String(), outs[1].String())
+		t.Errorf("the 4 stages were computed %d times in all by %d processes", done, n)
 	}
 	_, ls, _ := repro(t, "cache", "ls")
 	if !strings.Contains(ls, "4 run(s)") {
@@ -92,5 +120,60 @@ func TestTwoProcessesOneCache(t *testing.T) {
 	}
 	if code, vout, _ := repro(t, "cache", "verify"); code != 0 {
 		t.Errorf("cache verify: exit %d\n%s", code, vout)
+	}
+}
+
+// TestInterrupt sends SIGINT to a running `repro run`: it stops with exit
+// code 130 saying finished stages are cached, the cache verifies, and the
+// next run completes only the rest.
+func TestInterrupt(t *testing.T) {
+	file := workspace(t)
+	// A slow stage to interrupt: evaluation in tiny batches.
+	cmd := cliCmd(t, "run", file, "--set", "stage.eval.batch_size=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(out.String(), "running  eval") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(out.String(), "interrupted; finished stages are cached") {
+		t.Fatalf("after SIGINT: %v\n%s", err, out.String())
+	}
+	if code, vout, _ := repro(t, "cache", "verify"); code != 0 {
+		t.Fatalf("cache verify after SIGINT: exit %d\n%s", code, vout)
+	}
+	code, again, _ := repro(t, "run", file, "--set", "stage.eval.batch_size=1")
+	if code != 0 || strings.Count(again, "done     ") != 1 || !strings.Contains(again, "done     eval") {
+		t.Errorf("the next run should run only eval (exit %d):\n%s", code, again)
+	}
+}
+
+// TestDiskFull runs with every file this process writes limited in size,
+// so storing an output fails as on a full disk: the run fails naming the
+// error, nothing half-written is cached, and with room again the run
+// completes.
+func TestDiskFull(t *testing.T) {
+	file := workspace(t)
+	// Room for the index and the small artifacts, not for the TF-IDF
+	// encoder (about a megabyte of vocabulary and idf).
+	cmd := cliCmd(t, "run", file)
+	cmd.Env = append(cmd.Env, "REPRO_TEST_FSIZE=200000")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "file too large") {
+		t.Fatalf("run on a full disk: %v\n%s", err, out)
+	}
+	if code, vout, _ := repro(t, "cache", "verify"); code != 0 {
+		t.Fatalf("cache verify after a full disk: exit %d\n%s", code, vout)
+	}
+	code, again, errs := repro(t, "run", file)
+	if code != 0 || !strings.Contains(again, "done     eval") || !strings.Contains(again, "54.75") {
+		t.Errorf("run with room again: exit %d\n%s%s", code, again, errs)
 	}
 }

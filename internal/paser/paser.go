@@ -9,6 +9,7 @@ import (
 	"github.com/nlpodyssey/spago/mat"
 	"github.com/nlpodyssey/spago/nn"
 
+	"repro/internal/mlm"
 	"repro/internal/model/tokenizer"
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
@@ -283,46 +284,18 @@ func (m *Model) GenerativeLoss(batch []Example, rng *rand.Rand) (mat.Tensor, err
 	return loss.TokenCE(logits, labels)
 }
 
-// maskForMLM applies BERT's 80/10/10 masking to a copy of seqs, drawing
-// from rng, and returns the corrupted batch and the labels (original id
-// at drawn positions, IgnoreIndex elsewhere), flattened [B*T].
+// maskForMLM applies BERT's 80/10/10 masking (repro/internal/mlm.Mask,
+// token level) to a copy of seqs, drawing from rng, and returns the
+// corrupted batch and the labels (original id at drawn positions,
+// IgnoreIndex elsewhere), flattened [B*T].
 func (m *Model) maskForMLM(seqs [][]int, rng *rand.Rand) (transformer.Batch, []int, error) {
-	b, err := transformer.NewBatch(seqs, m.Encoder.Config.PadID)
+	v := mlm.Vocab{Size: m.Encoder.Config.VocabSize, Mask: m.special.MASK, Pad: m.Encoder.Config.PadID,
+		Special: map[int]bool{m.special.CLS: true, m.special.SEP: true, m.special.PAD: true}}
+	mk := mlm.BERT()
+	mk.Prob = m.Config.MLMProb
+	b, labels, err := mlm.Mask(seqs, v, mk, rng)
 	if err != nil {
-		return b, nil, err
-	}
-	special := func(id int) bool {
-		return id == m.special.CLS || id == m.special.SEP || id == m.special.PAD
-	}
-	labels := make([]int, len(b.IDs))
-	var candidates []int
-	drawn := 0
-	v := m.Encoder.Config.VocabSize
-	corrupt := func(p int) {
-		labels[p] = b.IDs[p]
-		switch r := rng.Float64(); {
-		case r < 0.8:
-			b.IDs[p] = m.special.MASK
-		case r < 0.9:
-			b.IDs[p] = rng.IntN(v)
-		}
-	}
-	for p := range b.IDs {
-		labels[p] = loss.IgnoreIndex
-		if p%b.T >= b.Lens[p/b.T] || special(b.IDs[p]) {
-			continue
-		}
-		candidates = append(candidates, p)
-		if rng.Float64() < m.Config.MLMProb {
-			corrupt(p)
-			drawn++
-		}
-	}
-	if drawn == 0 {
-		if len(candidates) == 0 {
-			return b, nil, fmt.Errorf("paser: MLM: the batch has no token to mask (only special tokens)")
-		}
-		corrupt(candidates[rng.IntN(len(candidates))])
+		return b, nil, fmt.Errorf("paser: MLM: %w", err)
 	}
 	return b, labels, nil
 }

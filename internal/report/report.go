@@ -56,6 +56,9 @@ type Ablation struct {
 	Title   string   `json:"title"`
 	Columns []string `json:"columns"`
 	Rows    []AblRow `json:"rows"`
+	// Agreement with the paper's orderings (agreement.go); nil when no
+	// row has paper values.
+	Agreement *Agreement `json:"agreement,omitempty"`
 }
 
 // AblRow is one variant of an ablation.
@@ -371,6 +374,9 @@ func WriteAblationText(w io.Writer, a *Ablation) {
 	if hasPaper {
 		fmt.Fprintln(w, "cells: ours (paper)")
 	}
+	if a.Agreement != nil {
+		fmt.Fprintf(w, "agreement: %s\n", a.Agreement)
+	}
 }
 
 // WriteMarkdown writes the table as a paper-shaped grid (rows x columns,
@@ -428,6 +434,9 @@ func WriteMarkdown(w io.Writer, r *Report) {
 				vs[i] = cellText(v, rw.Paper, i)
 			}
 			fmt.Fprintf(w, "| %s | %s |\n", rw.Label, strings.Join(vs, " | "))
+		}
+		if a.Agreement != nil {
+			fmt.Fprintf(w, "\nAgreement: %s.\n", a.Agreement)
 		}
 	}
 	writeNotes(w, r.Notes)

@@ -32,4 +32,5 @@ var families = []func(*registry.Registry){
 	text.Register,
 	train.Register,
 	train.RegisterPaSeR,
+	train.RegisterMLM,
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"repro/internal/dataset"
 	"repro/internal/rows"
@@ -26,6 +27,7 @@ func Register(r *registry.Registry) {
 	r.Add(nliType())
 	r.Add(sentencesType())
 	r.Add(documentsType())
+	r.Add(corpusType())
 	r.Add(rerankType())
 	r.Add(tripletSentencesType())
 	r.Add(fewShotSplitType())
@@ -166,7 +168,7 @@ func nliType() *registry.StageType {
 
 // SentencesParams are data.sentences's parameters.
 type SentencesParams struct {
-	Source string `cty:"source" doc:"wiki (SimCSE wiki1m, first 11,914 lines), brown (Brown Corpus sentences, tokens joined by spaces) or bbc (BBC News body sentences, duplicate articles left out)"`
+	Source string `cty:"source" doc:"wiki (SimCSE wiki1m, first 11,914 lines), bbc (BBC News article sentences, duplicate articles left out) or brown (Brown Corpus sentences, tokens joined by spaces)"`
 	Limit  int    `cty:"limit" doc:"keep only the first N sentences (0: all)"`
 }
 
@@ -175,43 +177,15 @@ func sentencesType() *registry.StageType {
 		Name:    "data.sentences",
 		Version: 1,
 		Doc: "A plain sentence corpus in file order. Wiki lines are kept as they are (duplicates included, as in SimCSE's file); " +
-			"Brown sentences are their tokens joined by single spaces, with the corpus's quote tokens written as a plain double quote; " +
-			"BBC sentences are the bodies of the 2,089 articles left after the 136 duplicates (headlines are not included).",
+			"BBC sentences are those of the 2,089 articles that are not duplicates, headlines left out; " +
+			"Brown sentences are their tokens joined by single spaces, with the corpus's quote tokens written as a plain double quote.",
 		Params:  SentencesParams{Source: "wiki"},
 		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*SentencesParams)
-			c := catalogue()
-			var texts []string
-			switch p.Source {
-			case "wiki":
-				ls, err := c.Wiki()
-				if err != nil {
-					return err
-				}
-				texts = ls
-			case "brown":
-				docs, err := c.Brown()
-				if err != nil {
-					return err
-				}
-				for _, d := range docs {
-					for _, s := range d.Sentences {
-						texts = append(texts, s.Text())
-					}
-				}
-			case "bbc":
-				docs, err := c.BBC()
-				if err != nil {
-					return err
-				}
-				for _, d := range docs {
-					if d.DupOf == "" {
-						texts = append(texts, d.Sentences...)
-					}
-				}
-			default:
-				return fmt.Errorf("source: unknown corpus %q (choose wiki, brown or bbc)", p.Source)
+			texts, err := sourceSentences(catalogue(), p.Source)
+			if err != nil {
+				return err
 			}
 			if p.Limit > 0 && p.Limit < len(texts) {
 				texts = texts[:p.Limit]
@@ -223,6 +197,41 @@ func sentencesType() *registry.StageType {
 			return rows.Write(filepath.Join(env.Output("sentences"), registry.FileSentences), out)
 		},
 	}
+}
+
+// Sentence sources of data.sentences and data.corpus.
+var sentenceSources = []string{"wiki", "bbc", "brown"}
+
+// sourceSentences reads one sentence source in file order.
+func sourceSentences(c *dataset.Catalogue, source string) ([]string, error) {
+	var texts []string
+	switch source {
+	case "wiki":
+		return c.Wiki()
+	case "bbc":
+		docs, err := c.BBC()
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			if d.DupOf == "" {
+				texts = append(texts, d.Sentences...)
+			}
+		}
+	case "brown":
+		docs, err := c.Brown()
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			for _, s := range d.Sentences {
+				texts = append(texts, s.Text())
+			}
+		}
+	default:
+		return nil, fmt.Errorf("source: unknown corpus %q (choose from %s)", source, strings.Join(sentenceSources, ", "))
+	}
+	return texts, nil
 }
 
 // DocumentsParams are data.documents's parameters.

@@ -75,7 +75,7 @@ func mustRead[T any](t *testing.T, path string) []T {
 func TestTypesAreVersioned(t *testing.T) {
 	r := registry.New()
 	Register(r)
-	if len(r.Names()) != 8 {
+	if len(r.Names()) != 9 {
 		t.Errorf("types %v", r.Names())
 	}
 	for _, n := range r.Names() {
@@ -88,6 +88,8 @@ func TestTypesAreVersioned(t *testing.T) {
 			wantInputs = 1
 		case "data.fewshot_split":
 			wantInputs, wantOutputs = 1, 5
+		case "data.corpus":
+			wantOutputs = 2 // training and held-out sentences
 		}
 		if st.Version < 1 || st.Doc == "" || len(st.Outputs) != wantOutputs || len(st.Inputs) != wantInputs || st.Family() != "data" {
 			t.Errorf("%s: %+v", n, st)

@@ -66,7 +66,7 @@ func (p *NLIParams) Validate() error {
 // Validate checks the source and the limit.
 func (p *SentencesParams) Validate() error {
 	var c registry.Checks
-	c.OneOf("source", p.Source, "wiki", "brown", "bbc")
+	c.OneOf("source", p.Source, sentenceSources...)
 	c.Add(p.Limit >= 0, "limit", "%d is negative (0 means all)", p.Limit)
 	return c.Result()
 }
@@ -95,5 +95,18 @@ func (p *TripletSentencesParams) Validate() error {
 	for _, col := range p.Columns {
 		c.OneOf("columns", col, "anchor", "positive", "negative")
 	}
+	return c.Result()
+}
+
+// Validate checks the sources and the counts.
+func (p *CorpusParams) Validate() error {
+	var c registry.Checks
+	c.Add(len(p.Sources) > 0, "sources", "empty list (choose from %s)", strings.Join(sentenceSources, ", "))
+	for i, src := range p.Sources {
+		c.OneOf("sources", src, sentenceSources...)
+		c.Add(!contains(p.Sources[:i], src), "sources", "%s listed twice", src)
+	}
+	c.NonNegative("min_words", p.MinWords)
+	c.NonNegative("dev_size", p.DevSize)
 	return c.Result()
 }

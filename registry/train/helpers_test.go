@@ -77,6 +77,7 @@ func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (
 	t.Helper()
 	r := registry.New()
 	Register(r)
+	RegisterMLM(r)
 	st, ok := r.Lookup(s.name)
 	if !ok {
 		t.Fatalf("%s not registered", s.name)
@@ -99,9 +100,19 @@ func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := t.TempDir()
+	// Each output port gets parent/PORT; the model's directory is returned
+	// (the others are its siblings).
+	parent := t.TempDir()
+	outs := map[string]string{}
+	for _, p := range st.Outputs {
+		outs[p.Name] = filepath.Join(parent, p.Name)
+		if err := os.Mkdir(outs[p.Name], 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := outs["model"]
 	pr := &progress{hook: hook}
-	env := &registry.Env{Params: params, Inputs: s.inputs, Outputs: map[string]string{"model": out},
+	env := &registry.Env{Params: params, Inputs: s.inputs, Outputs: outs,
 		Work: s.work, Seed: s.seed, Progress: pr, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	return out, pr, st.Call(ctx, env)
 }

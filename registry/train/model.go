@@ -23,6 +23,10 @@ import (
 const (
 	VocabBERT  = "bert-base-uncased" // the catalogue's vocab.txt
 	VocabTrain = "train"             // a WordPiece vocabulary trained on the training sentences
+	// VocabBPE is a byte-level BPE vocabulary trained on the training
+	// sentences, with RoBERTa's special tokens and shape (positions offset
+	// by the padding id, one segment type, layer-norm epsilon 1e-5).
+	VocabBPE = "bpe"
 )
 
 // Architecture is the parameter group, embedded in the Params of the
@@ -38,8 +42,8 @@ type Architecture struct {
 	Heads        int    `cty:"heads" doc:"from scratch: attention heads"`
 	Intermediate int    `cty:"intermediate" doc:"from scratch: feed-forward size"`
 	MaxPosition  int    `cty:"max_position" doc:"from scratch: position embeddings (longest sentence encoded)"`
-	Vocab        string `cty:"vocab" doc:"from scratch: \"bert-base-uncased\" (the catalogue's vocab.txt) or \"train\" (WordPiece trained on the data)"`
-	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\": vocabulary size"`
+	Vocab        string `cty:"vocab" doc:"from scratch: \"bert-base-uncased\" (the catalogue's vocab.txt), \"train\" (WordPiece trained on the data) or \"bpe\" (byte-level BPE trained on the data: a RoBERTa-shaped model)"`
+	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\" or \"bpe\": vocabulary size"`
 	GloVeInit    bool   `cty:"glove_init" doc:"from scratch: initialise whole-word embeddings from GloVe (leading columns)"`
 	GloVe        string `cty:"glove" doc:"word-vector dataset used by glove_init"`
 }
@@ -178,8 +182,21 @@ func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*pooled.Model, 
 		if m, err = pooled.New(cfg, tok, spec.Pooling, seed); err != nil {
 			return nil, err
 		}
+	case VocabBPE:
+		tok, err := pooled.TrainBPEVocab(corpus, spec.VocabSize)
+		if err != nil {
+			return nil, fmt.Errorf("vocab: %w", err)
+		}
+		// RoBERTa numbers positions from padding_idx + 1.
+		cfg.PositionOffset = tok.Special().PAD + 1
+		cfg.MaxPosition += cfg.PositionOffset
+		cfg.TypeVocab = 1
+		cfg.LayerNormEps = 1e-5
+		if m, err = pooled.New(cfg, tok, spec.Pooling, seed); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, fmt.Errorf("vocab: %q is not a vocabulary source (want %q or %q)", spec.Vocab, VocabBERT, VocabTrain)
+		return nil, fmt.Errorf("vocab: %q is not a vocabulary source (want %q, %q or %q)", spec.Vocab, VocabBERT, VocabTrain, VocabBPE)
 	}
 	if spec.GloVe != "" {
 		v, err := catalogue().GloVe(spec.GloVe)
@@ -318,6 +335,18 @@ type LoopSpec struct {
 	Patience     int // evaluations without improvement before stopping (0: never)
 }
 
+// config is the trainer's configuration for l in env (its work directory
+// and seed).
+func (l LoopSpec) config(env *registry.Env) trainer.Config {
+	return trainer.Config{
+		Epochs: l.Epochs, MaxSteps: l.MaxSteps, BatchSize: l.BatchSize, Accumulate: l.Accumulation,
+		// The epoch's last, short batch is kept (HF's loop does too).
+		LR: l.LearningRate, Warmup: l.Warmup, WeightDecay: l.WeightDecay, MaxGradNorm: l.GradClip,
+		EvalEvery: l.EvalEvery, Patience: l.Patience,
+		Work: env.Work, Seed: uint64(env.Seed),
+	}
+}
+
 func (l LoopSpec) check() error {
 	var c registry.Checks
 	l.validate(&c)
@@ -370,27 +399,27 @@ func FitEval(ctx context.Context, env *registry.Env, params []trainer.Param, n i
 	if loop.BatchSize > n {
 		return nil, fmt.Errorf("batch_size: %d is larger than the %d training examples", loop.BatchSize, n)
 	}
+	tr := &trainer.Trainer{Params: params, N: n, Step: step, Eval: eval, Config: loop.config(env)}
+	return runTrainer(ctx, env, tr, nil)
+}
+
+// runTrainer runs tr with progress shown through env.Progress and logged
+// to env.Log (every 50 updates, every evaluation and the last update).
+// show formats an evaluation's metric for people ("dev 78.12" by
+// default); it also receives the best metric so far.
+func runTrainer(ctx context.Context, env *registry.Env, tr *trainer.Trainer, show func(metric, best float64) string) (*trainer.Result, error) {
 	log := env.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	tr := &trainer.Trainer{
-		Params: params,
-		N:      n,
-		Step:   step,
-		Config: trainer.Config{
-			Epochs: loop.Epochs, MaxSteps: loop.MaxSteps, BatchSize: loop.BatchSize, Accumulate: loop.Accumulation,
-			// The epoch's last, short batch is kept (HF's loop does too).
-			LR: loop.LearningRate, Warmup: loop.Warmup, WeightDecay: loop.WeightDecay, MaxGradNorm: loop.GradClip,
-			EvalEvery: loop.EvalEvery, Patience: loop.Patience,
-			Work: env.Work, Seed: uint64(env.Seed),
-		},
+	if show == nil {
+		show = func(m, best float64) string { return fmt.Sprintf("dev %.2f (best %.2f)", m, best) }
 	}
-	tr.Eval = eval
+	next := tr.OnStep
 	tr.OnStep = func(p trainer.Progress) {
 		status := fmt.Sprintf("loss %.4f", p.Loss)
 		if !math.IsNaN(p.Metric) {
-			status += fmt.Sprintf(" dev %.2f (best %.2f)", p.Metric, p.Best)
+			status += " " + show(p.Metric, p.Best)
 		}
 		// The runner's display computes the ETA from the reported steps.
 		if env.Progress != nil {
@@ -398,6 +427,9 @@ func FitEval(ctx context.Context, env *registry.Env, params []trainer.Param, n i
 		}
 		if p.Evaluated || p.Step == p.Total || p.Step%50 == 0 {
 			log.Info("train", "step", p.Step, "total", p.Total, "loss", p.Loss, "lr", p.LR, "grad_norm", p.GradNorm, "dev", p.Metric, "best", p.Best)
+		}
+		if next != nil {
+			next(p)
 		}
 	}
 	res, err := tr.Run(ctx)

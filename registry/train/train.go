@@ -1,7 +1,10 @@
 // Package train holds the train.* stage types: SimCSE's unsupervised
 // (train.simcse_unsup) and supervised (train.simcse_sup) objectives over a
 // repro/internal/encoder/pooled sentence encoder, trained by the shared loop of
-// repro/internal/trainer and written as a "transformer" encoder artifact.
+// repro/internal/trainer and written as a "transformer" encoder artifact;
+// PaSeR's (paser.go); and masked-LM pretraining (train.mlm, mlm.go), whose
+// artifact is that same kind of encoder with its MLM head, the `init` the
+// mini profiles start from.
 //
 // Design choices:
 //

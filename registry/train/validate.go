@@ -29,9 +29,12 @@ func (a Architecture) validate(c *registry.Checks) {
 		return
 	}
 	checkShape(c, a.Layers, a.Hidden, a.Heads, a.Intermediate, a.MaxPosition)
-	c.OneOf("vocab", a.Vocab, VocabBERT, VocabTrain)
-	if a.Vocab == VocabTrain {
+	c.OneOf("vocab", a.Vocab, VocabBERT, VocabTrain, VocabBPE)
+	switch a.Vocab {
+	case VocabTrain:
 		c.Add(a.VocabSize >= 100, "vocab_size", "%d is too small for a trained vocabulary (need at least 100)", a.VocabSize)
+	case VocabBPE:
+		c.Add(a.VocabSize >= 300, "vocab_size", "%d is too small for a byte-level BPE vocabulary (need at least 300: 5 special tokens and 256 bytes come first)", a.VocabSize)
 	}
 	if a.GloVeInit {
 		d, ok := dataset.Lookup(a.GloVe)

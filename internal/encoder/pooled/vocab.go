@@ -3,6 +3,7 @@ package pooled
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"repro/internal/dataset"
 	"repro/internal/model/tokenizer"
@@ -36,23 +37,51 @@ func TrainVocab(sentences []string, size int) (*tokenizer.WordPiece, error) {
 	return t, nil
 }
 
+// TrainBPEVocab learns a byte-level BPE vocabulary of size entries from the
+// sentences, RoBERTa's special tokens first (tokenizer.TrainBPE).
+func TrainBPEVocab(sentences []string, size int) (*tokenizer.BPE, error) {
+	t, err := tokenizer.TrainBPE(sentences, tokenizer.BPETrainOptions{VocabSize: size})
+	if err != nil {
+		return nil, fmt.Errorf("encoder: %w", err)
+	}
+	return t, nil
+}
+
 // InitGloVe copies word vectors into the word embeddings of every
-// whole-word vocabulary entry that has one (not "##" continuations, not
-// [SPECIAL] tokens) and returns how many were copied. The vectors fill the
+// whole-word vocabulary entry that has one (WordPiece: not "##"
+// continuations, not [SPECIAL] tokens; byte-level BPE: a space and a word,
+// looked up lower-cased) and returns how many were copied. The vectors fill the
 // leading columns when the hidden size is larger (see the package doc).
 func (m *Model) InitGloVe(v *dataset.Vectors) (int, error) {
-	wp, ok := m.Tokenizer.(*tokenizer.WordPiece)
-	if !ok {
-		return 0, fmt.Errorf("encoder: GloVe initialisation needs a WordPiece vocabulary, the model has %T", m.Tokenizer)
-	}
 	if v.Dim > m.Encoder.Config.Hidden {
 		return 0, fmt.Errorf("encoder: GloVe vectors have %d dimensions, more than the hidden size %d", v.Dim, m.Encoder.Config.Hidden)
 	}
-	vocab := wp.Tokens()
-	want := make(map[string]bool, len(vocab))
-	for _, tok := range vocab {
-		if !strings.HasPrefix(tok, "##") && !(strings.HasPrefix(tok, "[") && strings.HasSuffix(tok, "]")) {
-			want[tok] = true
+	// keys[id] is the GloVe word an entry stands for ("" = none).
+	var keys []string
+	switch t := m.Tokenizer.(type) {
+	case *tokenizer.WordPiece:
+		keys = append([]string(nil), t.Tokens()...)
+		for i, tok := range keys {
+			if strings.HasPrefix(tok, "##") || (strings.HasPrefix(tok, "[") && strings.HasSuffix(tok, "]")) {
+				keys[i] = ""
+			}
+		}
+	case *tokenizer.BPE:
+		// Byte-level pieces that are a space and a whole word ("Ġcat"):
+		// GloVe 6B is lower-cased, so "ĠCat" shares "cat"'s vector.
+		keys = make([]string, t.Size())
+		for i := range keys {
+			if w, ok := strings.CutPrefix(t.Token(i), "\u0120"); ok && isWord(w) {
+				keys[i] = strings.ToLower(w)
+			}
+		}
+	default:
+		return 0, fmt.Errorf("encoder: GloVe initialisation needs a WordPiece or byte-level BPE vocabulary, the model has %T", m.Tokenizer)
+	}
+	want := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		if k != "" {
+			want[k] = true
 		}
 	}
 	vectors := make(map[string][]float32, len(want))
@@ -61,9 +90,23 @@ func (m *Model) InitGloVe(v *dataset.Vectors) (int, error) {
 			vectors[w] = v.Vector(i)
 		}
 	}
-	n, err := m.Encoder.InitWordEmbeddings(vocab, vectors)
+	n, err := m.Encoder.InitWordEmbeddings(keys, vectors)
 	if err != nil {
 		return n, fmt.Errorf("encoder: %w", err)
 	}
 	return n, nil
+}
+
+// isWord reports whether s is letters only (a whole word, not a number or
+// punctuation).
+func isWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
 }

@@ -122,11 +122,23 @@ func TrainWordPiece(sentences []string, o TrainOptions) ([]string, error) {
 	sort.Strings(cont)
 	vocab = append(vocab, initial...)
 	vocab = append(vocab, cont...)
+	vocab, _ = learnMerges(ws, st, vocab, o.VocabSize, o.MinFrequency, func(a, b string) string {
+		return a + strings.TrimPrefix(b, "##")
+	})
+	return vocab, nil
+}
+
+// learnMerges is the merge loop of BPE training, shared by TrainWordPiece
+// and TrainBPE: the most frequent adjacent pair of symbols in ws (ties by
+// the pair's strings) is merged into join(a, b) in every word, until vocab
+// holds size entries or no pair occurs minFreq times. It returns vocab
+// with the new symbols appended and the merges made, in order.
+func learnMerges(ws []trainWord, st *symtab, vocab []string, size, minFreq int, join func(a, b string) string) ([]string, [][2]string) {
 	inVocab := map[string]bool{}
 	for _, v := range vocab {
 		inVocab[v] = true
 	}
-
+	var merges [][2]string
 	// Pair statistics, with the words each pair occurs in.
 	pc := map[uint64]int{}
 	where := map[uint64]map[int]struct{}{}
@@ -154,16 +166,17 @@ func TrainWordPiece(sentences []string, o TrainOptions) ([]string, error) {
 	}
 	heap.Init(h)
 
-	for len(vocab) < o.VocabSize && h.Len() > 0 {
+	for len(vocab) < size && h.Len() > 0 {
 		top := heap.Pop(h).(pairItem)
 		if cur := pc[top.key]; cur != top.count {
 			continue // stale entry; the current count was pushed when it changed
 		}
-		if top.count < o.MinFrequency {
+		if top.count < minFreq {
 			break
 		}
 		a, b := int(top.key>>32), int(uint32(top.key))
-		merged := st.str[a] + strings.TrimPrefix(st.str[b], "##")
+		merges = append(merges, [2]string{st.str[a], st.str[b]})
+		merged := join(st.str[a], st.str[b])
 		mid := st.get(merged)
 		if !inVocab[merged] {
 			vocab = append(vocab, merged)
@@ -210,7 +223,7 @@ func TrainWordPiece(sentences []string, o TrainOptions) ([]string, error) {
 			}
 		}
 	}
-	return vocab, nil
+	return vocab, merges
 }
 
 type trainWord struct {

@@ -150,3 +150,12 @@ func (h *MLMHead) NamedParams() []NamedParam {
 	ps = append(ps, h.LayerNorm.named("cls.predictions.transform.LayerNorm")...)
 	return append(ps, NamedParam{Name: "cls.predictions.bias", Shape: []int{h.Bias.Size()}, Param: h.Bias})
 }
+
+// RoBERTaNamedParams lists the same parameters under HF
+// RobertaForMaskedLM's names (lm_head.dense, lm_head.layer_norm,
+// lm_head.bias; lm_head.decoder.weight is tied to the word embeddings).
+func (h *MLMHead) RoBERTaNamedParams() []NamedParam {
+	ps := h.Transform.named("lm_head.dense")
+	ps = append(ps, h.LayerNorm.named("lm_head.layer_norm")...)
+	return append(ps, NamedParam{Name: "lm_head.bias", Shape: []int{h.Bias.Size()}, Param: h.Bias})
+}

@@ -209,6 +209,30 @@ stage "synth_mix" {
   seed     = 7
 }
 
+stage "corpus" {
+  uses     = "data.corpus"
+  sources  = ["wiki", "brown"]
+  dedupe   = true
+  dev_size = 20
+  seed     = 7
+}
+
+stage "mlm" {
+  uses          = "train.mlm"
+  data          = stage.wiki.sentences
+  layers        = 1
+  hidden        = 16
+  heads         = 2
+  intermediate  = 32
+  max_position  = 40
+  vocab         = "bpe"
+  vocab_size    = 400
+  batch_size    = 8
+  max_steps     = 2
+  learning_rate = 1e-3
+  seed          = 7
+}
+
 stage "fewshot_split" {
   uses       = "data.fewshot_split"
   documents  = stage.news.documents

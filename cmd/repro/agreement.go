@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"repro/internal/report"
+
+	"github.com/spf13/cobra"
+)
+
+// checkAblation judges a recorded ablation grid by its agreement with the
+// paper's orderings (internal/report/agreement.go) against the declared
+// min_agreement: ok (0), nothing to judge or no record (1), below (2).
+func checkAblation(out io.Writer, file string, rep *report.Report) int {
+	a := rep.Ablation
+	if a.Agreement == nil {
+		fmt.Fprintf(out, "%s: ERROR ablation %s has no paper values; check judges an ablation by its agreement with the paper\n", file, a.Name)
+		return checkError
+	}
+	fmt.Fprintf(out, "%s: ablation %s: %s\n", file, a.Name, a.Agreement)
+	if a.Agreement.Below() {
+		return checkRegression
+	}
+	return checkOK
+}
+
+// checkAblations judges the latest recorded report of every ablation the
+// file declares and prints the experiment's summary line.
+func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags) int {
+	x, err := loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
+	if err != nil {
+		fmt.Fprintf(out, "%s: ERROR %v\n", file, err)
+		return checkError
+	}
+	code := checkOK
+	var abls []*report.Ablation
+	for _, name := range x.Config.Ablations {
+		one := *lf
+		one.ablation = name
+		_, rep, err := latestReport(cmd, file, &one)
+		if err != nil || rep.Ablation == nil {
+			fmt.Fprintf(out, "%s: ERROR ablation %s: no recorded grid (run `repro run %s%s --ablation %s`)\n", file, name, file, profileFlag(lf.profile), name)
+			code = checkError
+			continue
+		}
+		abls = append(abls, rep.Ablation)
+		if rep.Ablation.Agreement == nil {
+			fmt.Fprintf(out, "%s: ablation %s: no paper values\n", file, name)
+			continue
+		}
+		if c := checkAblation(out, file, rep); c == checkRegression {
+			code = checkRegression
+		}
+	}
+	report.WriteSummary(out, x.Config.Experiment.Name, lf.profile, report.Summarize(abls))
+	return code
+}
+
+func profileFlag(p string) string {
+	if p == "" {
+		return ""
+	}
+	return " --profile " + p
+}

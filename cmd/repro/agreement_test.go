@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
+)
+
+// TestCheckAgreement: an ablation grid is judged by the share of the
+// paper's orderings it reproduces against min_agreement, one grid at a
+// time or all together with a summary line.
+func TestCheckAgreement(t *testing.T) {
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
+	t.Setenv("CI", "true")
+	root := t.TempDir()
+	file := filepath.Join(root, "experiments", "agreement.hcl")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("testdata/agreement.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("REPRO_CACHE", filepath.Join(root, "cache"))
+
+	code, out, errs := repro(t, "check", file, "--ablations")
+	if code != 1 || !strings.Contains(out, "ablation features: no recorded grid (run `repro run "+file+" --ablation features`)") {
+		t.Errorf("before any run: exit %d\n%s%s", code, out, errs)
+	}
+	for _, ab := range []string{"features", "strict", "nopaper"} {
+		code, out, errs := repro(t, "run", file, "--ablation", ab)
+		if code != 0 {
+			t.Fatalf("run --ablation %s: exit %d\n%s\n%s", ab, code, out, errs)
+		}
+		if ab == "features" && !strings.Contains(out, "agreement: 2 of 3 orderings agree with the paper (67%), Kendall tau-b 0.33; minimum 50%: ok") {
+			t.Errorf("run output lacks the agreement line:\n%s", out)
+		}
+	}
+	for ab, want := range map[string]struct {
+		code int
+		line string
+	}{
+		"features": {0, "ablation features: 2 of 3 orderings agree with the paper (67%), Kendall tau-b 0.33; minimum 50%: ok"},
+		"strict":   {2, "ablation strict: 2 of 3 orderings agree with the paper (67%), Kendall tau-b 0.33; minimum 90%: BELOW"},
+		"nopaper":  {1, "ablation nopaper has no paper values"},
+	} {
+		code, out, _ := repro(t, "check", file, "--ablation", ab)
+		if code != want.code || !strings.Contains(out, want.line) {
+			t.Errorf("check --ablation %s: exit %d (want %d)\n%s", ab, code, want.code, out)
+		}
+	}
+	code, out, _ = repro(t, "check", file, "--ablations")
+	want := "agreement (profile paper): 2 ablations with paper values, 4 of 6 orderings agree (67%), mean Kendall tau-b 0.33; below their minimum: strict"
+	if code != 2 || !strings.Contains(out, want) || !strings.Contains(out, "ablation nopaper: no paper values") {
+		t.Errorf("check --ablations: exit %d\n%s\nwant the line %q", code, out, want)
+	}
+}

@@ -1,0 +1,110 @@
+package data
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+
+	"repro/internal/dataset"
+	"repro/internal/rows"
+	"repro/registry"
+)
+
+// CorpusParams are data.corpus's parameters.
+type CorpusParams struct {
+	Sources    []string `cty:"sources" doc:"sentence sources concatenated in this order: wiki, bbc, brown (as data.sentences reads them)"`
+	Dedupe     bool     `cty:"dedupe" doc:"keep each distinct sentence once (its first occurrence)"`
+	ExcludeSTS bool     `cty:"exclude_sts" doc:"leave out every sentence that also occurs in an STS set (STS12-16, STS-B, SICK-R, all splits): the evaluation text"`
+	MinWords   int      `cty:"min_words" doc:"leave out sentences of fewer whitespace-separated words (fragments such as \"On Tuesday,\")"`
+	DevSize    int      `cty:"dev_size" doc:"sentences drawn (with the seed) into the dev output and left out of sentences; 0 = none"`
+}
+
+func corpusType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "data.corpus",
+		Version: 1,
+		Doc: "Unlabeled pretraining text: the sentences of several sources in order, optionally without repeats, " +
+			"without the STS sets' sentences and without fragments, and a seeded held-out dev split. " +
+			"The stage log counts what each filter dropped.",
+		Params: CorpusParams{Sources: append([]string(nil), sentenceSources...), Dedupe: true, ExcludeSTS: true, MinWords: 3, DevSize: 1000},
+		Outputs: []registry.Port{
+			{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl: the training sentences, in source order"},
+			{Name: "dev", Kind: registry.KindSentences, Doc: "sentences.jsonl: the held-out sentences, in source order"},
+		},
+		Seeded: true,
+		Run: func(ctx context.Context, env *registry.Env) error {
+			p := env.Params.(*CorpusParams)
+			c := catalogue()
+			sts := map[string]bool{}
+			if p.ExcludeSTS {
+				for _, task := range dataset.STSTasks {
+					splits, _ := dataset.STSSplits(task)
+					for _, split := range splits {
+						ps, err := c.STS(task, split)
+						if err != nil {
+							return err
+						}
+						for _, pr := range ps {
+							sts[normSpace(pr.Sentence1)], sts[normSpace(pr.Sentence2)] = true, true
+						}
+					}
+				}
+			}
+			seen := map[string]bool{}
+			var texts []string
+			for i, src := range p.Sources {
+				ss, err := sourceSentences(c, src)
+				if err != nil {
+					return err
+				}
+				var short, repeated, inSTS int
+				for _, s := range ss {
+					n := normSpace(s)
+					switch {
+					case len(strings.Fields(n)) < p.MinWords:
+						short++
+					case p.ExcludeSTS && sts[n]:
+						inSTS++
+					case p.Dedupe && seen[n]:
+						repeated++
+					default:
+						seen[n] = true
+						texts = append(texts, s)
+					}
+				}
+				if env.Log != nil {
+					env.Log.Info("corpus source", "source", src, "sentences", len(ss), "short", short, "in_sts", inSTS, "repeated", repeated)
+				}
+				progress(env, i+1, len(p.Sources), src)
+			}
+			if p.DevSize >= len(texts) {
+				return fmt.Errorf("dev_size: %d leaves no training sentence (the sources give %d)", p.DevSize, len(texts))
+			}
+			dev := map[int]bool{}
+			for _, i := range rand.New(rand.NewPCG(uint64(env.Seed), 0xc0de5)).Perm(len(texts))[:p.DevSize] {
+				dev[i] = true
+			}
+			var train, held []rows.Sentence
+			for i, s := range texts {
+				if dev[i] {
+					held = append(held, rows.Sentence{Text: s})
+				} else {
+					train = append(train, rows.Sentence{Text: s})
+				}
+			}
+			if env.Log != nil {
+				env.Log.Info("corpus", "train", len(train), "dev", len(held))
+			}
+			if err := rows.Write(filepath.Join(env.Output("sentences"), registry.FileSentences), train); err != nil {
+				return err
+			}
+			return rows.Write(filepath.Join(env.Output("dev"), registry.FileSentences), held)
+		},
+	}
+}
+
+// normSpace is SentEval's whitespace normalisation, the form in which the
+// STS files store their sentences.
+func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,291 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/encoder/pooled"
+	"repro/internal/mlm"
+	"repro/internal/model/transformer"
+	"repro/internal/plot"
+	"repro/internal/trainer"
+	"repro/registry"
+)
+
+// MLMParams are train.mlm's parameters. The defaults are BERT's
+// pretraining recipe (Devlin et al. 2019, section 3.1 and appendix A.2:
+// 15% of tokens, 80/10/10, lr 1e-4 with 10,000 warm-up steps and linear
+// decay, weight decay 0.01, dropout 0.1, batches of 256 sequences of 128
+// tokens, about 40 epochs) on BERT-base's shape and vocabulary; the mini
+// profiles set a small shape (experiments/pretrained.hcl).
+type MLMParams struct {
+	LearningRate    float64 `cty:"learning_rate" doc:"peak learning rate (BERT: 1e-4)"`
+	BatchSize       int     `cty:"batch_size" doc:"sentences per batch, grouped by length (BERT: 256 sequences)"`
+	MaxLength       int     `cty:"max_length" doc:"token ids per sentence, special tokens included; longer sentences are truncated (BERT: 128 for 90% of its steps)"`
+	Epochs          int     `cty:"epochs" doc:"passes over the sentences (max_steps > 0 overrides)"`
+	MaxSteps        int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
+	MaskProbability float64 `cty:"mask_probability" doc:"share of the tokens (words, with whole_word) chosen for prediction"`
+	MaskToken       float64 `cty:"mask_token" doc:"share of the chosen tokens replaced by the mask token"`
+	RandomToken     float64 `cty:"random_token" doc:"share of the chosen tokens replaced by a random token (the rest are left as they are)"`
+	WholeWord       bool    `cty:"whole_word" doc:"choose whole words (every piece of a word) instead of single tokens"`
+	DevSentences    int     `cty:"dev_sentences" doc:"evaluate on the first N dev sentences (0: all); their masks are drawn with a fixed seed, the same at every evaluation"`
+	Pooling         string  `cty:"pooling" doc:"pooling written into encoder.json: how the model embeds sentences when it is evaluated as it is (fine-tuning stages set their own)"`
+	Optimisation
+	Dropout float64 `cty:"dropout" doc:"hidden and attention dropout"`
+
+	Architecture
+}
+
+// RegisterMLM adds train.mlm to r.
+func RegisterMLM(r *registry.Registry) {
+	pooled.Register()
+	r.Add(mlmType())
+}
+
+func mlmType() *registry.StageType {
+	opt := DefaultOptimisation()
+	opt.EvalEvery, opt.Warmup, opt.WeightDecay = 1000, 10000, 0.01
+	return &registry.StageType{
+		Name:    "train.mlm",
+		Version: 1,
+		Doc: `Masked-language-model pretraining (BERT's recipe, repro/internal/mlm) of a BERT- or
+RoBERTa-shaped encoder on single sentences: each time a sentence is seen, a fresh draw
+chooses mask_probability of its tokens (or whole words), of which mask_token become the mask
+token, random_token a random token, the rest unchanged; the loss is the cross-entropy of the
+original tokens at the chosen positions. Sentences are batched with others of similar length.
+With dev connected, held-out perplexity and accuracy are measured every eval_every updates and
+the best weights kept. The output is a Hugging Face masked-LM checkpoint (BertForMaskedLM or,
+with vocab = "bpe", RobertaForMaskedLM) that is also an encoder artifact: connect it to a
+training stage's init, as one would load bert-base. pretraining.json and loss.png hold the
+curves; metrics.json the final dev numbers.`,
+		Params: MLMParams{
+			LearningRate: 1e-4, BatchSize: 256, MaxLength: 128, Epochs: 40,
+			MaskProbability: 0.15, MaskToken: 0.8, RandomToken: 0.1, DevSentences: 0, Pooling: string(transformer.PoolMean),
+			Optimisation: opt, Dropout: 0.1, Architecture: DefaultArchitecture(),
+		},
+		Inputs: []registry.Port{
+			{Name: "data", Kind: registry.KindSentences, Doc: "training sentences"},
+			{Name: "dev", Kind: registry.KindSentences, Optional: true, Doc: "held-out sentences: perplexity and accuracy every eval_every updates, best weights kept (absent: the last)"},
+			{Name: "init", Kind: registry.KindEncoder, Optional: true, Doc: "a transformer encoder to continue pretraining (its MLM head too, when the checkpoint has one)"},
+		},
+		Outputs: []registry.Port{
+			{Name: "model", Kind: registry.KindEncoder, Doc: "the pretrained encoder: checkpoint with MLM head + encoder.json + pretraining.json + loss.png"},
+			{Name: "metrics", Kind: registry.KindMetrics, Doc: "metrics.json: dev_perplexity, dev_accuracy (%), dev_loss, train_loss, steps, sentences, tokens"},
+		},
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*MLMParams).externals(), nil },
+		Run:       runMLM,
+	}
+}
+
+// mlmDevSeed fixes the dev set's masks across evaluations and runs.
+const mlmDevSeed = 1
+
+// curvePoint is one line of pretraining.json's curve.
+type curvePoint struct {
+	Step      int       `json:"step"`
+	TrainLoss float64   `json:"train_loss"` // mean over the updates since the previous point
+	LR        float64   `json:"lr"`
+	Dev       *mlm.Eval `json:"dev,omitempty"`
+}
+
+// pretraining is pretraining.json: the run's recipe outcome and curves. No
+// timings, so identical runs write identical bytes.
+type pretraining struct {
+	Sentences int          `json:"sentences"`
+	Tokens    int          `json:"tokens"` // after truncation, special tokens included
+	Batches   int          `json:"batches_per_epoch"`
+	Steps     int          `json:"steps"`
+	BestStep  int          `json:"best_step"` // -1: no dev set, last weights kept
+	Dev       *mlm.Eval    `json:"dev,omitempty"`
+	Curve     []curvePoint `json:"curve"`
+}
+
+func runMLM(ctx context.Context, env *registry.Env) error {
+	p := env.Params.(*MLMParams)
+	mk := p.masking()
+	pool := trainPooling(p.Pooling)
+	loop := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps)
+	sentences, err := ReadSentences(env, "data", 0)
+	if err != nil {
+		return err
+	}
+	var devSents []string
+	if _, ok := env.Inputs["dev"]; ok {
+		if devSents, err = ReadSentences(env, "dev", p.DevSentences); err != nil {
+			return err
+		}
+	}
+	spec := p.Spec(p.Dropout, pool)
+	pm, err := BuildModel(env, spec, sentences)
+	if err != nil {
+		return err
+	}
+	seed := uint64(env.Seed)
+	var m *mlm.Model
+	var from string
+	if a, ok := env.Inputs["init"]; ok {
+		from = a.Dir
+	} else if spec.HFCheckpoint != "" {
+		from = spec.HFCheckpoint
+	}
+	if from != "" {
+		var had bool
+		if m, had, err = mlm.FromEncoder(pm, from, seed); err != nil {
+			return err
+		}
+		if env.Log != nil {
+			env.Log.Info("continuing pretraining", "from", from, "head_restored", had)
+		}
+	} else if m, err = mlm.New(pm.Encoder, pm.Tokenizer, seed); err != nil {
+		return err
+	}
+
+	seqs := pm.Tokenize(sentences, p.MaxLength)
+	lens := make([]int, len(seqs))
+	tokens := 0
+	for i, s := range seqs {
+		lens[i] = len(s)
+		tokens += len(s)
+	}
+	groups, err := mlm.GroupByLength(lens, p.BatchSize, 50, seed)
+	if err != nil {
+		return err
+	}
+	devSeqs := pm.Tokenize(devSents, p.MaxLength)
+	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
+		var in [][]int
+		for _, g := range batch {
+			for _, i := range groups[g] {
+				in = append(in, seqs[i])
+			}
+		}
+		return m.Loss(in, mk, rng)
+	}
+	var params []trainer.Param
+	for _, np := range m.NamedParams() {
+		params = append(params, trainer.Param{Name: np.Name, Param: np.Param})
+	}
+	cfg := loop.config(env)
+	cfg.BatchSize = 1 // one group of batch_size sentences per micro-batch
+	tr := &trainer.Trainer{Params: params, N: len(groups), Step: step, Config: cfg}
+	var lastDev *mlm.Eval
+	if len(devSeqs) > 0 {
+		tr.Eval = func(ctx context.Context) (float64, error) {
+			ev, err := m.Evaluate(ctx, devSeqs, mk, mlmDevSeed, 128)
+			if err != nil {
+				return 0, err
+			}
+			lastDev = &ev
+			return -ev.Loss, nil
+		}
+	}
+	logPath := ""
+	if env.Work != "" {
+		logPath = filepath.Join(env.Work, "steps.jsonl")
+	}
+	steps, err := openStepLog(logPath)
+	if err != nil {
+		return err
+	}
+	defer steps.close()
+	var logErr error
+	tr.OnStep = func(pr trainer.Progress) {
+		line := stepLine{Step: pr.Step, Loss: pr.Loss, LR: pr.LR}
+		if pr.Evaluated && lastDev != nil {
+			d := *lastDev
+			line.Dev = &d
+		}
+		if err := steps.add(line); err != nil && logErr == nil {
+			logErr = err
+		}
+	}
+	res, err := runTrainer(ctx, env, tr, func(metric, best float64) string {
+		return fmt.Sprintf("dev ppl %.2f (best %.2f)", math.Exp(-metric), math.Exp(-best))
+	})
+	if err != nil {
+		return err
+	}
+	if logErr != nil {
+		return fmt.Errorf("step log: %w", logErr)
+	}
+	curve := steps.curve(max(1, min(p.EvalEvery, 50)))
+	hist := pretraining{Sentences: len(seqs), Tokens: tokens, Batches: len(groups), Steps: res.Steps, BestStep: res.BestStep, Curve: curve}
+	metrics := map[string]any{"train_loss": res.LastLoss, "steps": res.Steps, "sentences": len(seqs), "tokens": tokens}
+	if len(devSeqs) > 0 {
+		// The kept weights' dev numbers, measured again (the same masks).
+		ev, err := m.Evaluate(ctx, devSeqs, mk, mlmDevSeed, 128)
+		if err != nil {
+			return err
+		}
+		hist.Dev = &ev
+		metrics["dev_loss"], metrics["dev_perplexity"], metrics["dev_accuracy"] = ev.Loss, ev.Perplexity, 100*ev.Accuracy
+		metrics["dev_tokens"] = ev.Tokens
+	}
+	dir := env.Output("model")
+	if err := m.Save(dir, pool, map[string]any{"trained_by": "train.mlm", "steps": res.Steps, "best_step": res.BestStep}); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(dir, "pretraining.json"), hist); err != nil {
+		return err
+	}
+	if err := lossFigure(filepath.Join(dir, "loss.png"), curve); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), metrics)
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// lossFigure draws the training loss and, where measured, the dev loss
+// against the update.
+func lossFigure(path string, curve []curvePoint) error {
+	train := plot.Series{Name: "train (MLM cross-entropy)"}
+	dev := plot.Series{Name: "dev"}
+	for _, pt := range curve {
+		train.X, train.Y = append(train.X, float64(pt.Step)), append(train.Y, pt.TrainLoss)
+		if pt.Dev != nil {
+			dev.X, dev.Y = append(dev.X, float64(pt.Step)), append(dev.Y, pt.Dev.Loss)
+		}
+	}
+	series := []plot.Series{train}
+	if len(dev.X) > 0 {
+		series = append(series, dev)
+	}
+	if len(train.X) == 0 {
+		return nil
+	}
+	return plot.Line(path, "masked-LM pretraining", "update", "loss (nats per predicted token)", series)
+}
+
+func (p *MLMParams) masking() mlm.Masking {
+	return mlm.Masking{Prob: p.MaskProbability, MaskFrac: p.MaskToken, RandomFrac: p.RandomToken, WholeWord: p.WholeWord}
+}
+
+// Validate checks every parameter of train.mlm.
+func (p *MLMParams) Validate() error {
+	var c registry.Checks
+	if err := p.masking().Check(); err != nil {
+		c.Err(registry.Paramf("mask_probability", "%v (with mask_token and random_token)", err))
+	}
+	checkEncoderInput(&c, p.MaxLength, p.Dropout)
+	c.NonNegative("dev_sentences", p.DevSentences)
+	checkPooling(&c, "pooling", p.Pooling, false)
+	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
+	p.Architecture.validate(&c)
+	return c.Result()
+}
