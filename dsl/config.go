@@ -39,6 +39,8 @@ type Config struct {
 	Variables map[string]cty.Value
 	// Repeats describes each repeat block as evaluated in the first variant.
 	Repeats []*Repeat
+	// Slurm holds the file's and the profile's slurm { } settings.
+	Slurm Slurm
 }
 
 // Repeat is an evaluated repeat block.

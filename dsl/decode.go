@@ -30,6 +30,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "profile", LabelNames: []string{"name"}},
 	{Type: "ablation", LabelNames: []string{"name"}},
 	{Type: "module", LabelNames: []string{"name"}},
+	slurmBlock,
 }}
 
 var experimentSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
@@ -59,6 +60,7 @@ var profileSchema = &hcl.BodySchema{
 		{Type: "stage", LabelNames: []string{"name"}},
 		{Type: "repeat", LabelNames: []string{"name"}},
 		resourcesBlock,
+		slurmBlock,
 	},
 }
 
@@ -96,6 +98,7 @@ type module struct {
 	ablOrder   []string
 	calls      map[string]*moduleCall // module blocks (module.go)
 	callOrder  []string
+	slurm      *slurmDecl // the file's slurm block (slurm.go)
 }
 
 // topItem is a top-level stage or repeat block.
@@ -151,6 +154,7 @@ type expectBlock struct {
 type profileBlock struct {
 	name      string
 	overrides []override
+	slurm     *slurmDecl
 	rng       hcl.Range
 }
 
@@ -219,6 +223,8 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 			}
 		case "module":
 			d.moduleCall(b)
+		case "slurm":
+			d.m.slurm = d.slurmBody(b, d.m.slurm, "a file")
 		}
 	}
 	for _, b := range content.Blocks {
@@ -584,6 +590,8 @@ func (d *decoder) profile(b *hcl.Block) {
 					p.overrides = append(p.overrides, override{target: t, expr: a.Expr, rng: a.NameRange})
 				}
 			}
+		case "slurm":
+			p.slurm = d.slurmBody(sb, p.slurm, "a profile")
 		case "repeat":
 			if _, ok := d.m.repeats[sb.Labels[0]]; !ok {
 				d.errorf(sb.LabelRanges[0], "Unknown repeat block",

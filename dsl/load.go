@@ -239,6 +239,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 	}
 	e0 := evals[0]
 	cfg.Variables = e0.vars
+	cfg.Slurm = e0.slurm(m, opts.Profile)
 	for _, it := range m.items {
 		if r := it.repeat; r != nil {
 			cfg.Repeats = append(cfg.Repeats, &Repeat{Name: r.name, Rounds: e0.rounds[r], Outputs: r.nextOrder, Range: r.defRange})

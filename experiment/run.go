@@ -27,6 +27,8 @@ type RunOptions struct {
 	AnyBackend bool
 	Version    string // repro's version, recorded in provenance
 	Events     func(runner.Event)
+	// Executor runs the stages (nil: in this process, runner.Local).
+	Executor runner.Executor
 }
 
 // Outcome is what a run produced.
@@ -57,7 +59,10 @@ func (x *Experiment) Run(ctx context.Context, st *store.Store, ro RunOptions) (*
 	if _, err := backend.ByName(ro.Backend); err != nil {
 		return nil, fmt.Errorf("--backend: %v", err)
 	}
-	exec := &runner.Local{Store: st, Bind: bindDevice}
+	var exec runner.Executor = &runner.Local{Store: st, Bind: bindDevice}
+	if ro.Executor != nil {
+		exec = ro.Executor
+	}
 	ropts := runner.Options{
 		Jobs: ro.Jobs, Devices: ro.Devices, Backend: ro.Backend, AnyBackend: ro.AnyBackend, Version: ro.Version,
 		Scope: x.Scope, Partial: len(x.Config.Variants) > 1, Events: ro.Events, Executor: exec,

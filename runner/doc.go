@@ -29,8 +29,11 @@
 // The scheduler decides what must run; an Executor runs one stage and
 // reports the objects it stored; the scheduler then records the run (one
 // SQLite transaction). Local, the default, runs stages in this process; a
-// cluster executor runs them as jobs that write into a shared store, while
-// only this coordinating process writes the index.
+// Cluster executor (runner/slurm) runs them as batch jobs that write into a
+// shared store (runner/remote is the job's side), while only this
+// coordinating process writes the index. A Cluster sees each pass's plan
+// first, to submit what will run ahead of its inputs, and its stages take
+// no local device or -j slots.
 //
 // # Keys
 //

@@ -48,6 +48,9 @@ type Outcome struct {
 	Outputs []store.Output
 	// Duration of the stage itself (0: the scheduler's wall time is used).
 	Duration time.Duration
+	// Device and Host say where the stage ran when the executor chose it
+	// (a cluster job); "" keeps the scheduler's device and this host.
+	Device, Host string
 }
 
 // Local runs stages in this process.
@@ -65,6 +68,12 @@ type Local struct {
 	// the scheduler assigned; it selects the tensor backend for it and
 	// returns a function that releases it.
 	Bind func(registry.Device) (release func(), err error)
+	// Requests, when set, is the language-model request cache the stages
+	// get instead of the store's index (a cluster job's journal).
+	Requests registry.RequestStore
+	// LogCopy, when set, also receives everything written to each stage's
+	// log (a cluster job copies it to the job's own log).
+	LogCopy io.Writer
 
 	tensor sync.Mutex
 }
@@ -87,11 +96,15 @@ func (l *Local) Execute(ctx context.Context, job *Job) (*Outcome, error) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
-	logf, err := os.Create(job.Log)
+	lf, err := os.Create(job.Log)
 	if err != nil {
 		return nil, err
 	}
-	defer logf.Close()
+	defer lf.Close()
+	var logf io.Writer = lf
+	if l.LogCopy != nil {
+		logf = io.MultiWriter(lf, l.LogCopy)
+	}
 	fmt.Fprintf(logf, "# stage %s (%s v%d) key %s device %s started %s\n",
 		n.ID, n.Type.Name, n.Type.Version, job.Key, job.Device.Name, time.Now().Format(time.RFC3339))
 	if n.Type.Tensor && l.Bind != nil {
@@ -104,9 +117,11 @@ func (l *Local) Execute(ctx context.Context, job *Job) (*Outcome, error) {
 		}
 		defer release()
 	}
-	requests, err := l.Store.Requests()
-	if err != nil {
-		return nil, err
+	requests := l.Requests
+	if requests == nil {
+		if requests, err = l.Store.Requests(); err != nil {
+			return nil, err
+		}
 	}
 	env := &registry.Env{
 		Requests:  requests,

@@ -14,9 +14,16 @@ import (
 // stage type without externals keeps its keys.
 const externalPrefix = "@"
 
-// externals hashes the files outside the store that n's stage reads (its
-// type's Externals hook) and returns them as input records keyed
-// "@NAME", the file's absolute path in Output.
+// ExternalInputs hashes the files outside the store that n's stage reads
+// (its type's Externals hook) and returns them as input records keyed
+// "@NAME" (the key's input name), the file's absolute path in Output. A
+// cluster job calls it on its own store (opened without the index) to key
+// what it reads itself.
+func ExternalInputs(ctx context.Context, st *store.Store, n *graph.Node) (map[string]store.LastInput, error) {
+	return externals(ctx, st, n)
+}
+
+// externals is ExternalInputs.
 func externals(ctx context.Context, st *store.Store, n *graph.Node) (map[string]store.LastInput, error) {
 	if n.Type.Externals == nil {
 		return nil, nil

@@ -224,6 +224,12 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 	for _, n := range nodes {
 		s.states[n.ID] = &nodeState{node: n, res: NodeResult{ID: n.ID, Type: n.Type.Name, Source: n.Source}, done: make(chan struct{})}
 	}
+	cluster, _ := opts.Executor.(Cluster)
+	if cluster != nil {
+		if err := s.startCluster(ctx, cluster, nodes); err != nil {
+			return nil, err
+		}
+	}
 	for _, n := range nodes {
 		s.em.emit(Event{Kind: EventWaiting, Node: n.ID, Type: n.Type.Name, Status: "inputs"})
 	}
@@ -235,9 +241,15 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 			defer wg.Done()
 			defer close(st.done)
 			s.exec(ctx, st)
+			if cluster != nil {
+				cluster.Release(st.node.ID)
+			}
 		}(s.states[n.ID])
 	}
 	wg.Wait()
+	if cluster != nil {
+		cluster.Stop()
+	}
 	if s.again && ctx.Err() == nil && opts.pass+1 < maxPasses {
 		// The quarantined objects' producers are no longer cached: this
 		// pass recomputes them and runs what waited for them; the rest is
@@ -375,6 +387,11 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 		return
 	}
 
+	if _, ok := s.executor.(Cluster); ok {
+		// The cluster's scheduler places the job: no local device or slots.
+		s.runStage(ctx, st, inputs, params, lr)
+		return
+	}
 	need := n.Needs()
 	device := "cpu"
 	switch {
@@ -534,11 +551,15 @@ func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[stri
 	if out.Duration > 0 {
 		r.Duration = out.Duration
 	}
+	if out.Device != "" {
+		r.Device = out.Device
+	}
 	rec := &store.Run{
 		Key: r.Key, Type: n.Type.Name, NodeID: n.ID, Version: n.Type.Version,
 		Params: params, Inputs: map[string]string{}, Seed: n.Seed, Seeded: n.Type.Seeded,
 		Duration: r.Duration, Device: r.Device, Backend: s.opts.Backend, ReproVersion: s.opts.Version,
 		Partial: s.opts.Partial, Scope: s.opts.Scope, LastInputs: lr.Inputs, Outputs: out.Outputs,
+		Host: out.Host,
 	}
 	for p, in := range lr.Inputs {
 		rec.Inputs[p] = in.Digest

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Installs the system packages repro needs (Debian 12; as root, or with sudo):
-# WordNet's database for PaSeR's synonym replacement. gcc (cgo, for SQLite) and Go
+# WordNet's database for PaSeR's synonym replacement, and Slurm (slurmctld,
+# slurmd, munge, the client tools) for the cluster executor's tests, which
+# start their own throwaway single-node cluster. gcc (cgo, for SQLite) and Go
 # are expected on the machine.
 set -euo pipefail
 need=()
 [ -f /usr/share/wordnet/data.noun ] || need+=(wordnet-base)
 command -v gcc >/dev/null || need+=(gcc)
+[ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/slurmd ] && [ -x /usr/sbin/munged ] && [ -x /usr/bin/sbatch ] \
+  || need+=(slurmctld slurmd munge slurm-client)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -17,6 +17,9 @@
 //	logs/<key>.log        the log of the latest attempt at that key
 //	locks/<key>, locks/gc flock files
 //	quarantine/<digest>.<ns> objects found damaged, with a .why note
+//	logs/slurm-<job>.out  a cluster job's own log (runner/slurm)
+//	slurm/                the cluster coordinator's lock and its jobs' specs,
+//	                      outcomes and request journals (runner/slurm)
 //
 // The index also keeps file_hashes, the stat cache of external inputs
 // (HashPath), and is opened read-only (OpenReadOnly) by commands that only

@@ -148,8 +148,31 @@ func statOf(fi os.FileInfo) statKey {
 
 // fileHash is the BLAKE3 of a file, from the stat cache when the file's
 // stat is unchanged since it was hashed.
+// hashExternalFile is the BLAKE3 of the file at path, whose stat was k before.
+func hashExternalFile(path string, k statKey) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := blake3.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	// A file changing while it is read must not cache the hash of a mix.
+	after, err := f.Stat()
+	if err != nil || statOf(after) != k {
+		return "", fmt.Errorf("%s changed while it was read; try again", path)
+	}
+	return sum, nil
+}
+
 func (c *Store) fileHash(ctx context.Context, path string, fi os.FileInfo) (string, error) {
 	k := statOf(fi)
+	if c.db == nil {
+		return hashExternalFile(path, k)
+	}
 	var sum string
 	var size, mtime, ctime int64
 	var ino, dev uint64
@@ -161,20 +184,9 @@ func (c *Store) fileHash(ctx context.Context, path string, fi os.FileInfo) (stri
 	if err != nil && !errors.Is(err, sql.ErrNoRows) && !c.readOnly {
 		return "", err
 	}
-	f, err := os.Open(path)
+	sum, err = hashExternalFile(path, k)
 	if err != nil {
 		return "", err
-	}
-	defer f.Close()
-	h := blake3.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	sum = hex.EncodeToString(h.Sum(nil))
-	// A file changing while it is read must not cache the hash of a mix.
-	after, err := f.Stat()
-	if err != nil || statOf(after) != k {
-		return "", fmt.Errorf("%s changed while it was read; try again", path)
 	}
 	if !c.readOnly {
 		_, err = c.db.ExecContext(ctx, `INSERT OR REPLACE INTO file_hashes (path, size, mtime_ns, ctime_ns, ino, dev, hash) VALUES (?,?,?,?,?,?,?)`,

@@ -27,7 +27,13 @@ import (
 // appended to a file beside the job, merged into this table by the
 // coordinator with PutRequest -- without any stage changing.
 const requestsSchema = `
-CREATE TABLE IF NOT EXISTS llm_requests (
+CREATE TABLE IF NOT EXISTS llm_requests ` + requestsColumns + `;
+CREATE INDEX IF NOT EXISTS llm_requests_model ON llm_requests(provider, model);
+`
+
+// requestsColumns is the request table's columns (also those of a
+// snapshot, see snapshot.go).
+const requestsColumns = `(
 	key               TEXT PRIMARY KEY,
 	provider          TEXT NOT NULL,
 	model             TEXT NOT NULL,
@@ -37,9 +43,12 @@ CREATE TABLE IF NOT EXISTS llm_requests (
 	completion_tokens INTEGER NOT NULL,
 	duration_ns       INTEGER NOT NULL,
 	created_ns        INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS llm_requests_model ON llm_requests(provider, model);
-`
+)`
+
+// insertRequest stores one answer, keeping the first of a key.
+const insertRequest = `INSERT OR IGNORE INTO llm_requests
+	(key, provider, model, request, response, prompt_tokens, completion_tokens, duration_ns, created_ns)
+	VALUES (?,?,?,?,?,?,?,?,?)`
 
 // requestStore is the registry.RequestStore of a cache.
 type requestStore struct {
@@ -51,6 +60,9 @@ type requestStore struct {
 // created: without the table, every lookup finds nothing, and storing is
 // an error.
 func (c *Store) Requests() (registry.RequestStore, error) {
+	if c.db == nil {
+		return nil, ErrNoIndex
+	}
 	if c.readOnly {
 		ok, err := c.hasRequests()
 		if err != nil {
@@ -100,9 +112,7 @@ func (s *requestStore) PutRequest(ctx context.Context, r registry.StoredRequest)
 	if !validDigest(r.Key) {
 		return fmt.Errorf("request key %q is not 64 hex digits", r.Key)
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO llm_requests
-		(key, provider, model, request, response, prompt_tokens, completion_tokens, duration_ns, created_ns)
-		VALUES (?,?,?,?,?,?,?,?,?)`,
+	_, err := s.db.ExecContext(ctx, insertRequest,
 		r.Key, r.Provider, r.Model, string(r.Request), string(r.Response), r.PromptTokens, r.CompletionTokens,
 		int64(r.Duration), time.Now().UnixNano())
 	return err
@@ -201,9 +211,7 @@ func (c *Store) salvageRequests(ctx context.Context, path string) (int, error) {
 		if !validDigest(key) {
 			continue
 		}
-		if _, err := tx.Exec(`INSERT OR IGNORE INTO llm_requests
-			(key, provider, model, request, response, prompt_tokens, completion_tokens, duration_ns, created_ns)
-			VALUES (?,?,?,?,?,?,?,?,?)`, key, provider, model, req, resp, pt, ct, dur, created); err != nil {
+		if _, err := tx.Exec(insertRequest, key, provider, model, req, resp, pt, ct, dur, created); err != nil {
 			return 0, err
 		}
 		n++

@@ -90,4 +90,14 @@ func openStore(file string) (*store.Store, error) {
 	return st, nil
 }
 
-func defaultRegistry() *registry.Registry { return builtin.Default() }
+func defaultRegistry() *registry.Registry {
+	reg := builtin.Default()
+	if extraStages != nil {
+		extraStages(reg)
+	}
+	return reg
+}
+
+// extraStages, when set (by the tests, for stage types that only they
+// need), adds stage types to the registry every command uses.
+var extraStages func(*registry.Registry)

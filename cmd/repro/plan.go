@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"repro/runner"
+	"repro/runner/slurm"
 	"repro/store"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 func newPlanCmd() *cobra.Command {
 	var lf loadFlags
 	var backendName string
+	var ef execFlags
 	cmd := &cobra.Command{
 		Use:   "plan FILE.hcl",
 		Short: "Show each stage in order, its key, and whether it is cached or will run and why; runs nothing",
@@ -24,6 +26,16 @@ func newPlanCmd() *cobra.Command {
 			x, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
+			}
+			onSlurm, err := ef.slurm()
+			if err != nil {
+				return err
+			}
+			var slurmCfg slurm.Config
+			if onSlurm {
+				if slurmCfg, err = ef.config(x); err != nil {
+					return err
+				}
 			}
 			// Plan writes nothing: a cache that does not exist yet is an
 			// empty one (everything would run), not one to create.
@@ -78,10 +90,14 @@ func newPlanCmd() *cobra.Command {
 			if err := printRequestPlan(cmd.Context(), out, st, x, entries); err != nil {
 				return exitCode(1, "repro plan: %v", err)
 			}
+			if onSlurm {
+				printJobs(out, x, entries, backendName, slurmCfg)
+			}
 			return nil
 		},
 	}
 	lf.register(cmd)
 	cmd.Flags().StringVar(&backendName, "backend", "cpu", "the tensor backend the run would use (part of tensor stages' keys)")
+	ef.register(cmd)
 	return cmd
 }

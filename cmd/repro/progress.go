@@ -141,8 +141,12 @@ func (d *display) redraw() {
 		if !ok {
 			ev = runner.Event{Kind: runner.EventWaiting, Node: id}
 		}
-		fmt.Fprintf(&b, "\x1b[2K%s\n", d.line(ev))
-		n++
+		// A line may hold several (a failed cluster job's log tail): clear
+		// and count each, so the next redraw goes back far enough.
+		for _, l := range strings.Split(d.line(ev), "\n") {
+			fmt.Fprintf(&b, "\x1b[2K%s\n", l)
+			n++
+		}
 	}
 	d.drawn = n
 	io.WriteString(d.w, b.String())

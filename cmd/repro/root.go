@@ -77,6 +77,7 @@ paper's table beside the reproduced one.
 		newCacheCmd(),
 		newBaselineCmd(),
 		newFmtCmd(),
+		newStageExecCmd(),
 	)
 	return root
 }

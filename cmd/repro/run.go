@@ -19,6 +19,7 @@ import (
 func newRunCmd() *cobra.Command {
 	var lf loadFlags
 	var ro runOpts
+	ro.exec = &execFlags{}
 	cmd := &cobra.Command{
 		Use:   "run FILE.hcl",
 		Short: "Run an experiment: every stage not in the cache, then print the paper's table beside ours",
@@ -33,6 +34,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVar(&ro.backend, "backend", "cpu", "tensor backend: cpu, or openblas / cuda in builds with that tag")
 	cmd.Flags().StringSliceVar(&ro.devices, "device", nil, "devices for tensor stages (cpu, cuda:0, ...); default cpu")
 	cmd.Flags().BoolVar(&ro.anyBackend, "any-backend", false, "serve tensor stages from results another backend computed (their bits differ)")
+	ro.exec.register(cmd)
 	return cmd
 }
 
@@ -42,6 +44,7 @@ type runOpts struct {
 	backend    string
 	devices    []string
 	anyBackend bool
+	exec       *execFlags // nil: local
 }
 
 // runExperiment runs file and prints progress and the judged table. It
@@ -63,9 +66,25 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 	defer stop()
 
 	out := cmd.OutOrStdout()
+	var executor runner.Executor
+	if onSlurm, err := ro.exec.slurm(); err != nil {
+		return nil, err
+	} else if onSlurm {
+		ex, err := openSlurm(ctx, out, st, x, ro.exec)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := ex.Close(); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "repro run: slurm: %v\n", err)
+			}
+		}()
+		executor = ex
+	}
 	disp := newDisplay(out, isTerminal(out), x.Graph.IDs())
 	oc, err := x.Run(ctx, st, experiment.RunOptions{
 		Jobs: ro.jobs, Devices: ro.devices, Backend: ro.backend, AnyBackend: ro.anyBackend, Version: version, Events: disp.Event,
+		Executor: executor,
 	})
 	disp.Close()
 	if err != nil {
