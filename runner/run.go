@@ -226,7 +226,7 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 	}
 	cluster, _ := opts.Executor.(Cluster)
 	if cluster != nil {
-		if err := s.startCluster(ctx, cluster, nodes); err != nil {
+		if err := s.startCluster(ctx, cluster, nodes, loops); err != nil {
 			return nil, err
 		}
 	}
