@@ -155,20 +155,25 @@ func Deferred(g *graph.Graph, plan []runner.PlanEntry) map[string]bool {
 		}
 	}
 	out := map[string]bool{}
+	willRun := map[string]bool{}
 	for _, e := range plan {
 		if e.Status != runner.PlanRun {
 			continue
 		}
+		willRun[e.ID] = true
 		for _, r := range e.Reasons {
 			if r.Kind == runner.ReasonUntil {
 				out[e.ID] = true
 			}
 		}
-		if n := g.Node(e.ID); n != nil && len(stopped) > 0 {
-			for _, in := range n.Inputs {
-				if stopped[in.Node] {
-					out[e.ID] = true
-				}
+	}
+	if len(stopped) == 0 {
+		return out
+	}
+	for _, n := range g.Nodes {
+		for _, in := range n.Inputs {
+			if willRun[n.ID] && stopped[in.Node] {
+				out[n.ID] = true
 			}
 		}
 	}
