@@ -141,6 +141,7 @@ type repeatBlock struct {
 	next      map[string]hcl.Expression
 	nextOrder []string
 	stages    []*stageBlock
+	until     *untilDecl // nil: all rounds run
 	defRange  hcl.Range
 }
 
@@ -464,8 +465,7 @@ func (d *decoder) repeat(b *hcl.Block) *repeatBlock {
 		r.rounds = a.Expr
 	}
 	if a, ok := content.Attributes["until"]; ok {
-		d.errorf(a.NameRange, "Not implemented",
-			"`until` (stop when a metric stops improving) is reserved for a later version; set `rounds` instead.")
+		r.until = d.until(a) // until.go
 	}
 	if a, ok := content.Attributes["start"]; ok {
 		r.start, _ = d.objectKeys(a, "start")

@@ -43,8 +43,11 @@
 // raising `rounds` adds instances and leaves earlier rounds' instances
 // (names, parameters, inputs) unchanged. `next` keys without a `start`
 // counterpart are per-round results (metrics) that are never carried.
-// `until` (stop when a metric stops improving) is reserved syntax and reports
-// "Not implemented": it needs run-time values the dsl does not have.
+// `until = { metric = stage.S.metrics.KEY, patience = N }` makes `rounds` the
+// most rounds: after each round the runner reads that round's metric and
+// stops once N rounds in a row have not beaten the best; repeat.R.last then
+// reads the best round, and repeat.R.round[N] cannot be read from outside
+// (which rounds run is known only at run time). See until.go.
 //
 // # Modules
 //

@@ -755,6 +755,10 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		case "last":
 			round = n
 		case "round":
+			if r.until != nil {
+				return fail(parts[1].rng, "Round of a repeat with until",
+					"Repeat %q stops by `until`, so which of its rounds run is known only at run time; read its selected round with repeat.%s.last.NAME.", r.name, r.name)
+			}
 			if len(rest) < 1 || !rest[0].isIdx {
 				return fail(rng, "Invalid reference", "Write repeat.%s.round[N].VALUE with N from 1 to %d.", r.name, n)
 			}

@@ -304,7 +304,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 	for i, e := range evals {
 		e.finish(extra)
 		cfg.Variants[i].Stages = e.stages
-		cfg.Variants[i].Graph = graphOf(e.stages)
+		cfg.Variants[i].Graph = e.graph() // stages and until loops (until.go)
 		diags = append(diags, e.diags...)
 	}
 	diags = dedupe(diags)

@@ -198,3 +198,22 @@ func TestModuleErrorFixtures(t *testing.T) {
 		}
 	}
 }
+
+// TestModuleReferenceFromFlag: --set can connect a module stage, as a
+// profile can.
+func TestModuleReferenceFromFlag(t *testing.T) {
+	cfg := loadFile(t, "testdata/modules/simcse.hcl", Options{Sets: []string{"stage.train.init=module.pre.roberta.model"}})
+	v := cfg.Variants[0]
+	if ref := v.Stage("train").Inputs["init"]; ref.Stage != "module.pre.roberta" {
+		t.Fatalf("init = %+v", ref)
+	}
+	if v.Stage("module.pre.roberta") == nil {
+		t.Errorf("the module stage the flag names is not an instance: %v", stageNames(v))
+	}
+	l := NewLoader(testRegistry())
+	src := mustRead(t, "testdata/modules/simcse.hcl")
+	_, diags := l.LoadSource("testdata/modules/simcse.hcl", src, Options{Sets: []string{"stage.train.init=module.pre.robert.model"}})
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), `no top-level stage "robert". Did you mean "roberta"?`) {
+		t.Errorf("a misspelt module stage in --set: %v", diags)
+	}
+}

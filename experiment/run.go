@@ -82,6 +82,7 @@ func (x *Experiment) Run(ctx context.Context, st *store.Store, ro RunOptions) (*
 		corrupt := 0
 		verified := map[string]bool{}
 		out.Report = x.BuildReport(func(nodeID, output string) (registry.Artifact, string, bool) {
+			nodeID = res.Resolve(nodeID) // repeat.R.last of a block with until: its selected round
 			nr := res.Node(nodeID)
 			if nr == nil {
 				return registry.Artifact{}, "stage " + nodeID + " is not in this run", false
@@ -105,6 +106,7 @@ func (x *Experiment) Run(ctx context.Context, st *store.Store, ro RunOptions) (*
 			break
 		}
 	}
+	out.Report.Notes = loopNotes(out.Result.Loops)
 	if x.Targeted {
 		return out, nil
 	}

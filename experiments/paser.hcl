@@ -27,6 +27,11 @@ variable "bert" {
   default     = ""
 }
 
+# The mini BERT, declared once for every experiment.
+module "pretrained" {
+  source = "./pretrained.hcl"
+}
+
 locals {
   sts_tasks = ["sts12", "sts13", "sts14", "sts15", "sts16", "stsb", "sickr"]
   sts = {
@@ -400,5 +405,26 @@ profile "mini" {
     learning_rate = 5e-4
     max_steps     = 150
     eval_every    = 50
+  }
+}
+
+# ---- ci: the same pipeline on the module's ci pretraining, in minutes --------
+#
+# The ci BERT (2 layers, 200 masked-LM updates on the Wikipedia sentences), a
+# 2-layer decoder, 30 unsupervised and 20 supervised updates.
+profile "ci" {
+  stage "train" {
+    init           = module.pretrained.bert.model
+    decoder_layers = 2
+    learning_rate  = 1e-4
+    max_steps      = 30
+    warmup         = 3
+    eval_every     = 15
+  }
+  stage "train_sup" {
+    decoder_layers = 2
+    learning_rate  = 1e-4
+    max_steps      = 20
+    eval_every     = 10
   }
 }

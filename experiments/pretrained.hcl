@@ -168,7 +168,9 @@ expect "sts_roberta" {
 #
 # The shape of PaSeR's mini encoder (4 layers, width 128, 4 heads, FFN 512),
 # GloVe 100d in the leading columns of the word embeddings of whole words
-# (both vocabularies: "Ġword" BPE pieces take "word"'s vector), sentences of
+# (both vocabularies: "Ġword" BPE pieces take "word"'s vector), scaled by 0.2
+# to BERT-base's embedding norms (~1; GloVe's are ~5, and the tied MLM head
+# and PaSeR's decoder read the embeddings as output weights), sentences of
 # up to 64 tokens in batches of 128 of similar length, 4 epochs (about 3,200
 # updates), lr 1e-3 (small models train at higher rates than BERT-base's
 # 1e-4), 200 warm-up updates, held-out perplexity every 400 updates on 1,000
@@ -182,6 +184,7 @@ profile "mini" {
     intermediate  = 512
     max_position  = 128
     glove_init    = true
+    glove_scale   = 0.2
     learning_rate = 1e-3
     batch_size    = 128
     max_length    = 64
@@ -197,6 +200,7 @@ profile "mini" {
     intermediate  = 512
     max_position  = 128
     glove_init    = true
+    glove_scale   = 0.2
     learning_rate = 1e-3
     batch_size    = 128
     max_length    = 64
@@ -222,6 +226,7 @@ profile "ci" {
     intermediate  = 256
     max_position  = 128
     glove_init    = true
+    glove_scale   = 0.2
     learning_rate = 1e-3
     batch_size    = 64
     max_length    = 48
@@ -237,6 +242,7 @@ profile "ci" {
     intermediate  = 256
     max_position  = 128
     glove_init    = true
+    glove_scale   = 0.2
     learning_rate = 1e-3
     batch_size    = 64
     max_length    = 48

@@ -33,6 +33,11 @@ variable "roberta" {
   default     = ""
 }
 
+# The mini BERT and RoBERTa, declared once for every experiment.
+module "pretrained" {
+  source = "./pretrained.hcl"
+}
+
 locals {
   # table column -> key of evaluate.sts's metrics.json
   sts = {
@@ -295,6 +300,43 @@ profile "mini" {
     learning_rate = 1e-3
     batch_size    = 64
     eval_every    = 69
+  }
+}
+
+# ---- ci: the same pipeline on the ci pretraining, in minutes -----------------
+#
+# The module's ci models (2 layers, 200 updates of masked-LM on the Wikipedia
+# sentences), then 60 unsupervised updates on 3,840 sentences and 60
+# supervised updates on 3,840 triplets.
+profile "ci" {
+  stage "unsup_bert" {
+    init          = module.pretrained.bert.model
+    learning_rate = 1e-4
+    max_sentences = 3840
+    eval_every    = 30
+  }
+  stage "unsup_roberta" {
+    init          = module.pretrained.roberta.model
+    learning_rate = 1e-4
+    batch_size    = 64
+    max_sentences = 3840
+    eval_every    = 30
+  }
+  stage "sup_bert" {
+    init          = module.pretrained.bert.model
+    learning_rate = 1e-4
+    batch_size    = 64
+    max_triplets  = 3840
+    epochs        = 1
+    eval_every    = 30
+  }
+  stage "sup_roberta" {
+    init          = module.pretrained.roberta.model
+    learning_rate = 1e-4
+    batch_size    = 64
+    max_triplets  = 3840
+    epochs        = 1
+    eval_every    = 30
   }
 }
 

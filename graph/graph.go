@@ -65,6 +65,9 @@ type Edge struct {
 // to an earlier node); Validate checks it.
 type Graph struct {
 	Nodes []*Node
+	// Loops are the repeat blocks whose rounds stop when a metric stops
+	// improving (see Loop); their nodes are among Nodes.
+	Loops []*Loop
 }
 
 // Node returns the node with that ID, or nil.
@@ -99,18 +102,29 @@ func (g *Graph) Upstream(targets ...string) (*Graph, error) {
 		want[id] = true
 	}
 	// Walk backwards: graph order is topological, so every user of a node
-	// is seen before the node itself.
-	for i := len(g.Nodes) - 1; i >= 0; i-- {
-		if n := g.Nodes[i]; want[n.ID] {
-			for _, e := range n.Inputs {
-				want[e.Node] = true
+	// is seen before the node itself. A loop is wanted whole (its stopping
+	// rule reads every round), which may want more upstream: walk again.
+	for {
+		for i := len(g.Nodes) - 1; i >= 0; i-- {
+			if n := g.Nodes[i]; want[n.ID] {
+				for _, e := range n.Inputs {
+					want[e.Node] = true
+				}
 			}
+		}
+		if !g.withLoops(want) {
+			break
 		}
 	}
 	out := &Graph{}
 	for _, n := range g.Nodes {
 		if want[n.ID] {
 			out.Nodes = append(out.Nodes, n)
+		}
+	}
+	for _, l := range g.Loops {
+		if want[l.Rounds[0][0]] {
+			out.Loops = append(out.Loops, l)
 		}
 	}
 	return out, nil

@@ -109,5 +109,6 @@ func Merge(variants []*Graph, labels []string) (*Graph, []map[string]string, err
 			merged.Nodes = append(merged.Nodes, &c)
 		}
 	}
+	merged.Loops = mergeLoops(variants, maps, labels)
 	return merged, maps, nil
 }

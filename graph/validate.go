@@ -59,6 +59,7 @@ func (g *Graph) Validate() error {
 		}
 		seen[n.ID] = n
 	}
+	errs = append(errs, g.validateLoops()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid graph:\n  %s", strings.Join(errs, "\n  "))
 	}

@@ -23,6 +23,11 @@ const (
 	// KindDocuments: documents.jsonl, rows {"id", "category", "headline",
 	// "sentences": [str]}.
 	KindDocuments Kind = "documents"
+	// KindDocPairs: pairs.jsonl, rows {"doc": document id, "anchor": str,
+	// "positive": str}: positive pairs from inside one document (InfoCSE's
+	// intra-document clusters, CONPONO neighbours, ICT sentence and
+	// context); pairs of one doc are never each other's negatives.
+	KindDocPairs Kind = "doc_pairs"
 	// KindRerank: queries.jsonl, rows {"id", "query", "positive": [str],
 	// "negative": [str]}.
 	KindRerank Kind = "rerank"

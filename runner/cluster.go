@@ -37,15 +37,18 @@ type Cluster interface {
 // Pass is what one pass of Run will consider.
 type Pass struct {
 	Graph   *graph.Graph // the nodes of the run (narrowed to Options.Targets)
-	Plan    []PlanEntry  // Plan of Graph against the store, in graph order
+	Plan    []PlanEntry  // Plan of Graph (with its loops) against the store, in graph order
 	Backend string       // the run's tensor backend family
 	Scope   string
 	Partial bool
 }
 
-// startCluster plans the pass and hands it to the cluster executor.
-func (s *scheduler) startCluster(ctx context.Context, c Cluster, nodes []*graph.Node) error {
-	g := &graph.Graph{Nodes: nodes}
+// startCluster plans the pass and hands it to the cluster executor. The
+// loops go with the nodes: a round that waits for its loop's decision is
+// planned with a ReasonUntil reason, which the executor must not submit
+// ahead.
+func (s *scheduler) startCluster(ctx context.Context, c Cluster, nodes []*graph.Node, loops []*graph.Loop) error {
+	g := &graph.Graph{Nodes: nodes, Loops: loops}
 	plan, err := Plan(ctx, s.st, g, PlanOptions{Scope: s.opts.Scope, Backend: s.opts.Backend})
 	if err != nil {
 		return err

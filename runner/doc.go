@@ -89,6 +89,16 @@
 // nil after cancellation is also treated as cancelled, since it may have
 // cut its work short.
 //
+// # Rounds decided at run time
+//
+// A graph.Loop (a repeat block with `until`) is decided while the graph
+// runs: a node of round r waits for the decision after round r-1 and does
+// not run once the loop has stopped (StatusStopped, EventStopped; neither
+// an error nor recorded), and a node outside the loop that reads its last
+// round reads the selected (best) round instead. Result.Loops and the
+// EventDecided event say how each loop ended; Plan (PlanDetailed) makes
+// the same decision from what is cached. See until.go.
+//
 // # Events
 //
 // Options.Events receives EventWaiting, EventCached, EventRunning (start,

@@ -26,6 +26,13 @@ const (
 	// EventSkipped: an input's stage failed or was skipped, so this node
 	// could not run.
 	EventSkipped
+	// EventStopped: the node is in a round of a repeat block that its
+	// `until` ended before (Err says why); it is not needed.
+	EventStopped
+	// EventDecided: a repeat block with `until` stopped; Node is the
+	// block's name and Status its decision (values by round, the selected
+	// round), Err set when it could not decide.
+	EventDecided
 )
 
 func (k EventKind) String() string {
@@ -44,6 +51,10 @@ func (k EventKind) String() string {
 		return "failed"
 	case EventSkipped:
 		return "skipped"
+	case EventStopped:
+		return "stopped"
+	case EventDecided:
+		return "decided"
 	}
 	return "unknown"
 }

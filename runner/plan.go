@@ -18,13 +18,17 @@ import (
 type PlanStatus int
 
 const (
-	PlanCached PlanStatus = iota // its key is in the cache
-	PlanRun                      // it would run
+	PlanCached  PlanStatus = iota // its key is in the cache
+	PlanRun                       // it would run
+	PlanStopped                   // it would not run: its repeat block's `until` stops before its round
 )
 
 func (s PlanStatus) String() string {
-	if s == PlanCached {
+	switch s {
+	case PlanCached:
 		return "cached"
+	case PlanStopped:
+		return "not needed"
 	}
 	return "will run"
 }
@@ -45,6 +49,7 @@ const (
 	ReasonMissing                           // same key as the last run, but its result is no longer in the cache (gc?)
 	ReasonExternalChanged                   // the file or directory Name (New: its path) reads differently
 	ReasonExternalError                     // the file or directory Name cannot be read (New: why)
+	ReasonUntil                             // Name: a repeat block with `until`; New: what of its decision the node waits for
 )
 
 // Reason is one cause of a node being stale.
@@ -80,6 +85,8 @@ func (r Reason) String() string {
 		return fmt.Sprintf("file %s (%s) changed (%s -> %s)", r.New, r.Name, short(r.Old), "new content")
 	case ReasonExternalError:
 		return fmt.Sprintf("%s: %s", r.Name, r.New)
+	case ReasonUntil:
+		return fmt.Sprintf("repeat %s: %s", r.Name, r.New)
 	}
 	return "unknown reason"
 }
@@ -125,6 +132,22 @@ type PlanOptions struct {
 }
 
 func Plan(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) ([]PlanEntry, error) {
+	p, err := PlanDetailed(ctx, st, g, po)
+	if err != nil {
+		return nil, err
+	}
+	return p.Entries, nil
+}
+
+// PlanResult is Plan's entries and, for each repeat block with `until`,
+// where its decision stands given what is cached.
+type PlanResult struct {
+	Entries []PlanEntry
+	Loops   []LoopPlan
+}
+
+// PlanDetailed is Plan with the loops' decisions.
+func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) (*PlanResult, error) {
 	scope, fallback := po.Scope, po.Fallback
 	if err := g.Validate(); err != nil {
 		return nil, err
@@ -134,7 +157,7 @@ func Plan(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) 
 		for _, n := range g.Nodes {
 			plan = append(plan, PlanEntry{ID: n.ID, Type: n.Type.Name, Status: PlanRun, Reasons: []Reason{{Kind: ReasonNeverRun}}})
 		}
-		return plan, nil
+		return &PlanResult{Entries: plan, Loops: newLoopPlans(g.Loops).results()}, nil
 	}
 	last, err := st.LastRuns(ctx, scope)
 	if err != nil {
@@ -158,8 +181,17 @@ func Plan(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) 
 	state := map[string]known{}
 	extPaths := map[string]string{} // node ID + "\x00@name" -> path
 	var plan []PlanEntry
+	loops := newLoopPlans(g.Loops)
 	for _, n := range g.Nodes {
 		e := PlanEntry{ID: n.ID, Type: n.Type.Name}
+		if why, stopped := loops.gate(n.ID); stopped {
+			e.Status, e.Reasons = PlanStopped, []Reason{why}
+			state[n.ID] = known{run: true} // nothing downstream outside its loop reads it
+			plan = append(plan, e)
+			continue
+		} else if why.Kind == ReasonUntil {
+			e.Reasons = append(e.Reasons, why)
+		}
 		params, err := graph.CanonicalParams(n.Params)
 		if err != nil {
 			return nil, err
@@ -167,7 +199,11 @@ func Plan(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) 
 		digests := map[string]string{}
 		var upRuns []Reason
 		for _, port := range sortedPorts(n.Inputs) {
-			in := n.Inputs[port]
+			in, why := loops.edge(n.ID, n.Inputs[port])
+			if why != nil {
+				upRuns = append(upRuns, *why)
+				continue
+			}
 			up := state[in.Node]
 			if up.run {
 				upRuns = append(upRuns, Reason{Kind: ReasonInputRuns, Name: port, New: in.Node})
@@ -192,9 +228,9 @@ func Plan(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) 
 		lr := last[n.ID]
 		if len(upRuns) > 0 {
 			e.Status = PlanRun
-			e.Reasons = append(explain(n, params, nil, lr), upRuns...)
+			e.Reasons = append(append(e.Reasons, explain(n, params, nil, lr)...), upRuns...)
 			if lr == nil {
-				e.Reasons = []Reason{{Kind: ReasonNeverRun}}
+				e.Reasons = append([]Reason{{Kind: ReasonNeverRun}}, untilReasons(e.Reasons)...)
 			}
 			state[n.ID] = known{run: true}
 			plan = append(plan, e)
@@ -206,17 +242,18 @@ func Plan(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) 
 			return nil, err
 		}
 		if outs != nil && objectsPresent(outs) {
-			e.Status = PlanCached
+			e.Status, e.Reasons = PlanCached, nil
 			m := map[string]string{}
 			for p, a := range outs {
 				m[p] = a.Digest
 			}
 			state[n.ID] = known{outputs: m}
+			loops.cached(n.ID, outs)
 			plan = append(plan, e)
 			continue
 		}
 		e.Status = PlanRun
-		e.Reasons = explain(n, params, digests, lr)
+		e.Reasons = append(e.Reasons, explain(n, params, digests, lr)...)
 		for i, r := range e.Reasons {
 			if r.Kind == ReasonExternalChanged {
 				e.Reasons[i].New = extPaths[n.ID+"\x00"+externalPrefix+r.Name]
@@ -228,7 +265,7 @@ func Plan(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) 
 		state[n.ID] = known{run: true}
 		plan = append(plan, e)
 	}
-	return plan, nil
+	return &PlanResult{Entries: plan, Loops: loops.results()}, nil
 }
 
 // explain compares a node with its last-run record. digests holds the

@@ -77,10 +77,11 @@ const (
 	StatusRan                   // ran and stored
 	StatusFailed                // failed or cancelled; nothing stored
 	StatusSkipped               // not run: an input failed or was skipped, or the run was cancelled first
+	StatusStopped               // not run, not needed: its repeat block's `until` stopped before its round
 )
 
 func (s Status) String() string {
-	return [...]string{"cached", "ran", "failed", "skipped"}[s]
+	return [...]string{"cached", "ran", "failed", "skipped", "stopped"}[s]
 }
 
 // NodeResult is the outcome of one node.
@@ -101,6 +102,8 @@ type NodeResult struct {
 type Result struct {
 	Nodes []*NodeResult
 	byID  map[string]*NodeResult
+	// Loops says how each repeat block with `until` ended (see until.go).
+	Loops []LoopResult
 }
 
 // Node returns the outcome of the node with that ID, or nil.
@@ -156,6 +159,7 @@ type scheduler struct {
 	cpuTensor chan struct{}
 	gpus      chan string // free GPUs
 	hasGPU    bool
+	loops     []*loopRun // repeat blocks decided at run time (until.go)
 
 	mu       sync.Mutex
 	lastRecs []*store.LastRun // cached nodes, written together at the end
@@ -171,13 +175,13 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	nodes := g.Nodes
+	nodes, loops := g.Nodes, g.Loops
 	if len(opts.Targets) > 0 {
 		sub, err := g.Upstream(opts.Targets...)
 		if err != nil {
 			return nil, err
 		}
-		nodes = sub.Nodes
+		nodes, loops = sub.Nodes, sub.Loops
 	}
 	if opts.Executor == nil {
 		opts.Executor = &Local{Store: st}
@@ -222,13 +226,14 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 	}
 	cluster, _ := opts.Executor.(Cluster)
 	if cluster != nil {
-		if err := s.startCluster(ctx, cluster, nodes); err != nil {
+		if err := s.startCluster(ctx, cluster, nodes, loops); err != nil {
 			return nil, err
 		}
 	}
 	for _, n := range nodes {
 		s.em.emit(Event{Kind: EventWaiting, Node: n.ID, Type: n.Type.Name, Status: "inputs"})
 	}
+	s.startLoops(loops)
 	var wg sync.WaitGroup
 	for _, n := range nodes {
 		wg.Add(1)
@@ -258,7 +263,7 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 		return Run(ctx, st, g, next)
 	}
 
-	res := &Result{byID: map[string]*NodeResult{}}
+	res := &Result{byID: map[string]*NodeResult{}, Loops: s.loopResults()}
 	rerr := &RunError{cancelled: ctx.Err()}
 	for _, n := range nodes {
 		r := &s.states[n.ID].res
@@ -277,7 +282,9 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 	complete := len(rerr.Failed) == 0 && len(rerr.Skipped) == 0 && len(opts.Targets) == 0
 	if complete {
 		for _, n := range nodes {
-			keep = append(keep, n.ID)
+			if s.states[n.ID].res.Status != StatusStopped {
+				keep = append(keep, n.ID)
+			}
 		}
 	}
 	// Use a fresh context: the records of what did finish are worth keeping
@@ -294,12 +301,19 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 	n := st.node
 	r := &st.res
+	if !s.gate(ctx, st) {
+		return // a round its repeat block's `until` did not need
+	}
 	// Wait for every upstream node; their done channels always close.
 	inputs := map[string]registry.Artifact{}
 	digests := map[string]string{}
 	lastInputs := map[string]store.LastInput{}
 	for _, port := range sortedPorts(n.Inputs) {
-		e := n.Inputs[port]
+		e, err := s.edge(ctx, n, n.Inputs[port])
+		if err != nil {
+			s.skip(st, fmt.Errorf("input %q: %v", port, err))
+			return
+		}
 		up := s.states[e.Node]
 		<-up.done
 		if up.res.Status == StatusFailed || up.res.Status == StatusSkipped {

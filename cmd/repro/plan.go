@@ -49,10 +49,11 @@ func newPlanCmd() *cobra.Command {
 			if st != nil {
 				defer st.Close()
 			}
-			entries, err := x.Plan(cmd.Context(), st, backendName)
+			detailed, err := x.PlanDetailed(cmd.Context(), st, backendName)
 			if err != nil {
 				return exitCode(1, "repro plan: %v", err)
 			}
+			entries := detailed.Entries
 			out := cmd.OutOrStdout()
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "STAGE\tTYPE\tKEY\tSTATUS\tWHY")
@@ -72,7 +73,20 @@ func newPlanCmd() *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID, e.Type, key, e.Status, strings.Join(why, "; "))
 			}
 			tw.Flush()
-			fmt.Fprintf(out, "\n%d of %d stage(s) will run; %d cached.\n", run, len(entries), len(entries)-run)
+			stopped := 0
+			for _, e := range entries {
+				if e.Status == runner.PlanStopped {
+					stopped++
+				}
+			}
+			if stopped > 0 {
+				fmt.Fprintf(out, "\n%d of %d stage(s) will run; %d cached; %d not needed (until).\n", run, len(entries), len(entries)-run-stopped, stopped)
+			} else {
+				fmt.Fprintf(out, "\n%d of %d stage(s) will run; %d cached.\n", run, len(entries), len(entries)-run)
+			}
+			for _, l := range detailed.Loops {
+				fmt.Fprintf(out, "repeat %s, %s\n", l.Name, l.String())
+			}
 			if err := printRequestPlan(cmd.Context(), out, st, x, entries); err != nil {
 				return exitCode(1, "repro plan: %v", err)
 			}

@@ -196,6 +196,10 @@ func (d *display) line(ev runner.Event) string {
 		return s
 	case runner.EventSkipped:
 		return fmt.Sprintf("%-8s %s: %v", "skipped", name, ev.Err)
+	case runner.EventStopped:
+		return fmt.Sprintf("%-8s %s: %v", "stopped", name, ev.Err)
+	case runner.EventDecided:
+		return fmt.Sprintf("%-8s repeat %s: %s", "until", ev.Node, ev.Status)
 	}
 	return name
 }

@@ -140,6 +140,9 @@ type Report struct {
 	Time       time.Time `json:"time"`
 	Cells      []Cell    `json:"cells"`
 	Ablation   *Ablation `json:"ablation,omitempty"`
+	// Notes are lines about how the values came about that no cell holds:
+	// where a repeat block's `until` stopped and which round it selected.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Baseline is a recorded result of one profile, under results/.
@@ -327,6 +330,16 @@ func WriteText(w io.Writer, r *Report, js []Judged) {
 	if r.Ablation != nil {
 		WriteAblationText(w, r.Ablation)
 	}
+	writeNotes(w, r.Notes)
+}
+
+func writeNotes(w io.Writer, notes []string) {
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
 }
 
 func verdictText(j Judged) string {
@@ -426,6 +439,7 @@ func WriteMarkdown(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "\nAgreement: %s.\n", a.Agreement)
 		}
 	}
+	writeNotes(w, r.Notes)
 }
 
 // Tolerance is the band a recorded cell allows: three standard deviations

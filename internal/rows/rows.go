@@ -48,6 +48,16 @@ type Document struct {
 	Sentences []string `json:"sentences"`
 }
 
+// DocPair is a positive pair of sentences drawn from one document
+// (InfoCSE's training instances: IDC clusters, CONPONO neighbours, ICT
+// sentence and context). Doc names the document, so that pairs of one
+// document are never each other's in-batch negatives.
+type DocPair struct {
+	Doc      string `json:"doc"`
+	Anchor   string `json:"anchor"`
+	Positive string `json:"positive"`
+}
+
 // RerankQuery is one reranking query with its positive and negative candidates.
 type RerankQuery struct {
 	ID       string   `json:"id"`

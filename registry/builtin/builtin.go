@@ -5,6 +5,7 @@ package builtin
 
 import (
 	"repro/registry"
+	"repro/registry/annotate"
 	"repro/registry/data"
 	"repro/registry/encode"
 	"repro/registry/evaluate"
@@ -24,6 +25,7 @@ func Default() *registry.Registry {
 }
 
 var families = []func(*registry.Registry){
+	annotate.Register,
 	data.Register,
 	encode.Register,
 	evaluate.Register,

@@ -30,6 +30,7 @@ func Register(r *registry.Registry) {
 	r.Add(corpusType())
 	r.Add(rerankType())
 	r.Add(tripletSentencesType())
+	r.Add(fewShotSplitType())
 }
 
 // catalogue is the catalogue stages read; a variable so tests can point it

@@ -75,7 +75,7 @@ func mustRead[T any](t *testing.T, path string) []T {
 func TestTypesAreVersioned(t *testing.T) {
 	r := registry.New()
 	Register(r)
-	if len(r.Names()) != 8 {
+	if len(r.Names()) != 9 {
 		t.Errorf("types %v", r.Names())
 	}
 	for _, n := range r.Names() {
@@ -86,6 +86,8 @@ func TestTypesAreVersioned(t *testing.T) {
 		switch n {
 		case "data.triplet_sentences":
 			wantInputs = 1
+		case "data.fewshot_split":
+			wantInputs, wantOutputs = 1, 5
 		case "data.corpus":
 			wantOutputs = 3 // training, dev and test sentences
 		}
@@ -234,6 +236,13 @@ func TestSentencesDocumentsRerank(t *testing.T) {
 	}
 	if ss := mustRead[rows.Sentence](t, filepath.Join(out, registry.FileSentences)); len(ss) != 57340 {
 		t.Errorf("brown: %d sentences", len(ss))
+	}
+	out, err = run(t, "data.sentences", map[string]cty.Value{"source": cty.StringVal("bbc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss := mustRead[rows.Sentence](t, filepath.Join(out, registry.FileSentences)); len(ss) != 39145 || ss[0].Text != "Quarterly profits at US media giant TimeWarner jumped 76% to $1.13bn (£600m) for the three months to December, from $639m year-earlier." {
+		t.Errorf("bbc: %d sentences, first %q", len(ss), ss[0].Text)
 	}
 	out, err = run(t, "data.documents", nil)
 	if err != nil {

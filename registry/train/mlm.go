@@ -37,6 +37,7 @@ type MLMParams struct {
 	WholeWord       bool    `cty:"whole_word" doc:"choose whole words (every piece of a word) instead of single tokens"`
 	DevSentences    int     `cty:"dev_sentences" doc:"evaluate on the first N dev sentences (0: all); their masks are drawn with a fixed seed, the same at every evaluation"`
 	Pooling         string  `cty:"pooling" doc:"pooling written into encoder.json: how the model embeds sentences when it is evaluated as it is (fine-tuning stages set their own)"`
+	GloVeScale      float64 `cty:"glove_scale" doc:"with glove_init: multiply the GloVe vectors by this (GloVe 6B's norms are about 5, BERT-base's word embeddings about 1; the MLM head, and later a PaSeR decoder, use the embeddings as output weights)"`
 	Optimisation
 	Dropout float64 `cty:"dropout" doc:"hidden and attention dropout"`
 
@@ -67,7 +68,7 @@ training stage's init, as one would load bert-base. pretraining.json and loss.pn
 curves; metrics.json the final dev numbers.`,
 		Params: MLMParams{
 			LearningRate: 1e-4, BatchSize: 256, MaxLength: 128, Epochs: 40,
-			MaskProbability: 0.15, MaskToken: 0.8, RandomToken: 0.1, DevSentences: 0, Pooling: string(transformer.PoolMean),
+			MaskProbability: 0.15, MaskToken: 0.8, RandomToken: 0.1, DevSentences: 0, Pooling: string(transformer.PoolMean), GloVeScale: 1,
 			Optimisation: opt, Dropout: 0.1, Architecture: DefaultArchitecture(),
 		},
 		Inputs: []registry.Port{
@@ -125,6 +126,7 @@ func runMLM(ctx context.Context, env *registry.Env) error {
 		}
 	}
 	spec := p.Spec(p.Dropout, pool)
+	spec.GloVeScale = p.GloVeScale
 	pm, err := BuildModel(env, spec, sentences)
 	if err != nil {
 		return err
@@ -284,6 +286,7 @@ func (p *MLMParams) Validate() error {
 	}
 	checkEncoderInput(&c, p.MaxLength, p.Dropout)
 	c.NonNegative("dev_sentences", p.DevSentences)
+	c.Add(p.GloVeScale > 0, "glove_scale", "%v must be positive", p.GloVeScale)
 	checkPooling(&c, "pooling", p.Pooling, false)
 	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
 	p.Architecture.validate(&c)

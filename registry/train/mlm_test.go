@@ -162,6 +162,7 @@ func TestMLMErrors(t *testing.T) {
 		{map[string]cty.Value{"batch_size": cty.NumberIntVal(1)}, "batch_size: 1"},
 		{map[string]cty.Value{"vocab": cty.StringVal("bpe"), "vocab_size": cty.NumberIntVal(200)}, "vocab_size: 200 is too small for a byte-level BPE"},
 		{map[string]cty.Value{"dev_sentences": cty.NumberIntVal(-1)}, "dev_sentences: -1"},
+		{map[string]cty.Value{"glove_scale": cty.NumberIntVal(0)}, "glove_scale: 0 must be positive"},
 	} {
 		_, _, err := stageRun{name: "train.mlm", set: tinyMLM(tc.set), inputs: map[string]registry.Artifact{"data": d.wiki}}.run(t)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

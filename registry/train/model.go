@@ -91,8 +91,10 @@ type ModelSpec struct {
 	Vocab     string
 	VocabSize int
 	// GloVe names a word-vector dataset to initialise the word embeddings
-	// of whole-word pieces from ("" = none).
-	GloVe string
+	// of whole-word pieces from ("" = none); GloVeScale multiplies its
+	// vectors (0 = 1).
+	GloVe      string
+	GloVeScale float64
 	// FromScratch allows a randomly initialised model when neither init nor
 	// HFCheckpoint is given; without it that is an error, so a paper
 	// setting never silently trains BERT-base from scratch.
@@ -206,7 +208,11 @@ func scratchModel(spec ModelSpec, corpus []string, seed uint64) (*pooled.Model, 
 		if v.Dim > spec.Hidden {
 			return nil, fmt.Errorf("glove_init: %s has %d dimensions, more than hidden %d (GloVe fills the leading columns; use hidden >= %d)", spec.GloVe, v.Dim, spec.Hidden, v.Dim)
 		}
-		if _, err := m.InitGloVe(v); err != nil {
+		scale := spec.GloVeScale
+		if scale == 0 {
+			scale = 1
+		}
+		if _, err := m.InitGloVeScaled(v, float32(scale)); err != nil {
 			return nil, fmt.Errorf("glove_init: %w", err)
 		}
 	}
@@ -300,7 +306,7 @@ func ReadTriplets(env *registry.Env, name string, max int, needNegative bool) ([
 // every 250 updates (SimCSE's), no early stopping, warm-up or weight
 // decay, gradient norm clipped at 1, no accumulation.
 type Optimisation struct {
-	EvalEvery    int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected)"`
+	EvalEvery    int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected); 0 = at the end of each epoch"`
 	Patience     int     `cty:"patience" doc:"stop after this many evaluations without improvement; 0 = never"`
 	Warmup       int     `cty:"warmup" doc:"updates of linear learning-rate warm-up (then linear decay to 0)"`
 	WeightDecay  float64 `cty:"weight_decay" doc:"AdamW decoupled weight decay (not on biases and LayerNorm)"`
@@ -363,7 +369,7 @@ func (l LoopSpec) validate(c *registry.Checks) {
 	c.Add(l.WeightDecay >= 0, "weight_decay", "%v is negative", l.WeightDecay)
 	c.Add(l.GradClip >= 0, "grad_clip", "%v is negative", l.GradClip)
 	c.Positive("accumulation", l.Accumulation)
-	c.Positive("eval_every", l.EvalEvery)
+	c.NonNegative("eval_every", l.EvalEvery) // 0: at the end of each epoch
 	c.NonNegative("patience", l.Patience)
 }
 
@@ -382,16 +388,24 @@ func Fit(ctx context.Context, env *registry.Env, m *pooled.Model, n int, step tr
 // parameters follow the encoder's. enc is what dev evaluates; every
 // parameter in params is restored to its best-evaluated value.
 func FitParams(ctx context.Context, env *registry.Env, params []trainer.Param, enc encoder.Encoder, n int, step trainer.StepFunc, dev *pooled.DevSet, loop LoopSpec) (*trainer.Result, error) {
+	var eval trainer.EvalFunc
+	if dev != nil {
+		eval = func(ctx context.Context) (float64, error) { return dev.Spearman(ctx, enc) }
+	}
+	return FitEval(ctx, env, params, n, step, eval, loop)
+}
+
+// FitEval is FitParams with any model-selection metric (higher is better;
+// nil: no evaluation, the last weights are kept): InfoCSE selects by
+// headline recall on validation documents instead of STS-B dev.
+func FitEval(ctx context.Context, env *registry.Env, params []trainer.Param, n int, step trainer.StepFunc, eval trainer.EvalFunc, loop LoopSpec) (*trainer.Result, error) {
 	if err := loop.check(); err != nil {
 		return nil, err
 	}
 	if loop.BatchSize > n {
 		return nil, fmt.Errorf("batch_size: %d is larger than the %d training examples", loop.BatchSize, n)
 	}
-	tr := &trainer.Trainer{Params: params, N: n, Step: step, Config: loop.config(env)}
-	if dev != nil {
-		tr.Eval = func(ctx context.Context) (float64, error) { return dev.Spearman(ctx, enc) }
-	}
+	tr := &trainer.Trainer{Params: params, N: n, Step: step, Eval: eval, Config: loop.config(env)}
 	return runTrainer(ctx, env, tr, nil)
 }
 
@@ -454,9 +468,17 @@ const FileHistory = "training.json"
 // SaveModel writes m (with evaluation pooling p) and the run's history to
 // the stage's `model` output.
 func SaveModel(env *registry.Env, m *pooled.Model, p transformer.Pooling, stage string, n int, res *trainer.Result) error {
+	// SimCSE encodes evaluation sentences untruncated.
+	return SaveModelLimit(env, m, p, 0, stage, n, res)
+}
+
+// SaveModelLimit is SaveModel for a model that encodes at most maxLength
+// token ids per sentence (0: the model's position limit): InfoCSE
+// truncates every sentence to 32 tokens, in evaluation too.
+func SaveModelLimit(env *registry.Env, m *pooled.Model, p transformer.Pooling, maxLength int, stage string, n int, res *trainer.Result) error {
 	dir := env.Output("model")
 	m.Pooling = p
-	m.MaxLength = 0 // SimCSE encodes evaluation sentences untruncated
+	m.MaxLength = maxLength
 	h := History{Stage: stage, Examples: n, Steps: res.Steps, LastLoss: res.LastLoss, BestStep: res.BestStep,
 		Evaluation: res.History, Stopped: res.Stopped}
 	if !math.IsNaN(res.BestMetric) {

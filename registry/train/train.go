@@ -48,6 +48,8 @@ func Register(r *registry.Registry) {
 	pooled.Register()
 	r.Add(simcseUnsupType())
 	r.Add(simcseSupType())
+	r.Add(infonceType())
+	r.Add(headlineType())
 }
 
 // catalogue resolves the vocabulary and GloVe datasets; tests point it at

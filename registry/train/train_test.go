@@ -92,7 +92,7 @@ func readHistory(t *testing.T, dir string) History {
 func TestRegistered(t *testing.T) {
 	r := registry.New()
 	Register(r)
-	if got := strings.Join(r.Names(), " "); got != "train.simcse_sup train.simcse_unsup" {
+	if got := strings.Join(r.Names(), " "); got != "train.headline train.infonce train.simcse_sup train.simcse_unsup" {
 		t.Fatalf("types %s", got)
 	}
 	for _, n := range r.Names() {
@@ -103,7 +103,11 @@ func TestRegistered(t *testing.T) {
 		if o, ok := st.Output("model"); !ok || o.Kind != registry.KindEncoder {
 			t.Errorf("%s: output model", n)
 		}
-		for _, in := range []string{"dev", "init"} {
+		selection := "dev" // STS-B dev; InfoCSE's types select on validation documents
+		if n == "train.headline" || n == "train.infonce" {
+			selection = "validation"
+		}
+		for _, in := range []string{selection, "init"} {
 			if p, ok := st.Input(in); !ok || !p.Optional {
 				t.Errorf("%s: input %s must be optional", n, in)
 			}

@@ -7,11 +7,14 @@
 // plan says will run into jobs: one per stage, the cells of a grid as job
 // arrays, each job depending on its inputs' jobs (afterok; aftercorr from
 // one array to the next, cell by cell), and all of it is submitted at once,
-// up to Config.Ahead tasks. The scheduler then calls Execute per stage as
-// its inputs are stored; Execute claims that stage's job (or submits one)
-// and waits for its outcome file. A job runs `repro stage-exec SPEC`
-// (package runner/remote): the coordinator never trusts a node's idea of
-// the key, and the node never trusts the coordinator's.
+// up to Config.Ahead tasks -- except what waits for a decision taken at
+// run time (Deferred: the later rounds of repeat ... until and the readers
+// of their result), which is submitted when the runner reaches it. The
+// scheduler then calls Execute per stage as its inputs are stored; Execute
+// claims that stage's job (or submits one) and waits for its outcome file.
+// A job runs `repro stage-exec SPEC` (package runner/remote): the
+// coordinator never trusts a node's idea of the key, and the node never
+// trusts the coordinator's.
 //
 // Design choices:
 //

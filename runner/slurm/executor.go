@@ -285,7 +285,8 @@ func identityOf(static, backend string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Start submits every stage the pass will run (see Layout), claiming jobs
+// Start submits every stage the pass will run (see Layout) except those
+// decided at run time (Deferred: rounds of repeat ... until), claiming jobs
 // an earlier coordinator left running for the same nodes instead of
 // submitting them again. A submission that fails leaves its stages (and
 // what depends on them) to Execute, which submits them one by one and
@@ -325,7 +326,8 @@ func (e *Executor) Start(ctx context.Context, pass *runner.Pass) error {
 		}
 	}
 	e.mu.Unlock()
-	jobs := Layout(pass.Graph, pass.Plan, LayoutOptions{Backend: pass.Backend, Adopted: claimed, MaxArray: e.cfg.MaxArray})
+	jobs := Layout(pass.Graph, pass.Plan, LayoutOptions{Backend: pass.Backend, Adopted: claimed, MaxArray: e.cfg.MaxArray,
+		Later: Deferred(pass.Graph, pass.Plan)})
 	entries := map[string]runner.PlanEntry{}
 	for _, pe := range pass.Plan {
 		entries[pe.ID] = pe

@@ -55,6 +55,10 @@ type joinParams struct {
 	Sep string `cty:"sep"`
 }
 
+type scoreParams struct {
+	Value float64 `cty:"value"` // the metric it writes: {"r5": value}
+}
+
 type askParams struct {
 	Ask    string `cty:"ask"`    // the question looked up
 	Answer string `cty:"answer"` // the question whose answer is stored
@@ -62,7 +66,8 @@ type askParams struct {
 
 // testRegistry holds the stage types of these tests: test.write writes its
 // text (after sleeping, or failing when asked); test.join joins its
-// inputs; test.ask uses the language-model request cache (looks up one key,
+// inputs; test.score writes a metrics artifact (a loop round's
+// validation score); test.ask uses the language-model request cache (looks up one key,
 // stores another), as a request-sending stage does.
 func testRegistry() *registry.Registry {
 	reg := registry.New()
@@ -108,6 +113,15 @@ func testRegistry() *registry.Registry {
 				parts = append(parts, strings.TrimSpace(string(b)))
 			}
 			return os.WriteFile(filepath.Join(env.Output("out"), "data.txt"), []byte(strings.Join(parts, p.Sep)+"\n"), 0o644)
+		},
+	})
+	reg.Add(&registry.StageType{
+		Name: "test.score", Version: 1, Params: scoreParams{},
+		Inputs:  []registry.Port{{Name: "a", Kind: registry.KindSentences}},
+		Outputs: []registry.Port{{Name: "out", Kind: registry.KindMetrics}},
+		Run: func(ctx context.Context, env *registry.Env) error {
+			p := env.Params.(*scoreParams)
+			return os.WriteFile(filepath.Join(env.Output("out"), registry.FileMetrics), []byte(fmt.Sprintf(`{"r5": %g}`, p.Value)), 0o644)
 		},
 	})
 	reg.Add(&registry.StageType{

@@ -139,6 +139,47 @@ type LayoutOptions struct {
 	Later map[string]bool
 }
 
+// Deferred is what a pass must not submit ahead (LayoutOptions.Later):
+// the nodes whose running is decided at run time. They are the rounds of a
+// repeat block with `until` past those whose metrics are cached, and the
+// readers of such a loop's result (runner.ReasonUntil: their input is the
+// round the decision selects), and any node reading a round the decision
+// already stopped (the runner gives it the selected round instead, which a
+// job laid out now would not know of). Execute submits each when the
+// runner reaches it; a round that is never reached is never submitted.
+func Deferred(g *graph.Graph, plan []runner.PlanEntry) map[string]bool {
+	stopped := map[string]bool{}
+	for _, e := range plan {
+		if e.Status == runner.PlanStopped {
+			stopped[e.ID] = true
+		}
+	}
+	out := map[string]bool{}
+	willRun := map[string]bool{}
+	for _, e := range plan {
+		if e.Status != runner.PlanRun {
+			continue
+		}
+		willRun[e.ID] = true
+		for _, r := range e.Reasons {
+			if r.Kind == runner.ReasonUntil {
+				out[e.ID] = true
+			}
+		}
+	}
+	if len(stopped) == 0 {
+		return out
+	}
+	for _, n := range g.Nodes {
+		for _, in := range n.Inputs {
+			if willRun[n.ID] && stopped[in.Node] {
+				out[n.ID] = true
+			}
+		}
+	}
+	return out
+}
+
 // Layout turns the nodes a pass will run into sbatch submissions, in an
 // order in which every job comes after the jobs it depends on:
 //

@@ -11,7 +11,6 @@ stage "init" {
 
 repeat "r" {
   rounds = 2
-  until  = { metric = stage.score.metrics.stsb, patience = 1 } # ERROR: Not implemented
   start  = { model = stage.init.model, extra = stage.docs.documents } # ERROR: start.extra has no counterpart in next
   stage "annotate" {
     uses      = "annotate.idc"

@@ -492,3 +492,56 @@ func TestBERTVocabGloVe(t *testing.T) {
 	}
 	t.Logf("%d vocabulary entries initialised from GloVe", n)
 }
+
+// TestInitGloVeScaledAndBPE: vectors are scaled; byte-level BPE pieces
+// that are a space and a whole word take the lower-cased word's vector.
+func TestInitGloVeScaledAndBPE(t *testing.T) {
+	v := &dataset.Vectors{Words: []string{"dog", "man"}, Dim: 4, Data: []float32{1, 2, 3, 4, 5, 6, 7, 8}}
+	tok, err := tokenizer.NewWordPiece([]string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "man", "dog"}, uncased)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(tinyConfig(), tok, transformer.PoolMean, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.InitGloVeScaled(v, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	w := tensor.Data(m.Encoder.Embeddings.Word)
+	if got := w[5*16 : 5*16+4]; !reflect.DeepEqual(got, []float32{0.5, 1, 1.5, 2}) {
+		t.Errorf("dog scaled by 0.5: %v", got)
+	}
+	if v.Data[0] != 1 {
+		t.Error("the word vectors themselves were changed")
+	}
+	bpe, err := TrainBPEVocab([]string{"The dog and the man", "a dog, a Dog"}, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := tinyConfig()
+	cfg.PositionOffset = 2
+	cfg.MaxPosition += 2
+	mb, err := New(cfg, bpe, transformer.PoolMean, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := mb.InitGloVe(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb := tensor.Data(mb.Encoder.Embeddings.Word)
+	found := 0
+	for id := 0; id < bpe.Size(); id++ {
+		switch bpe.Token(id) {
+		case "\u0120dog", "\u0120Dog":
+			if got := wb[id*16 : id*16+4]; !reflect.DeepEqual(got, []float32{1, 2, 3, 4}) {
+				t.Errorf("%q: %v", bpe.Token(id), got)
+			}
+			found++
+		}
+	}
+	if found == 0 || n < found {
+		t.Errorf("%d Ġdog pieces, %d vectors copied", found, n)
+	}
+}

@@ -52,7 +52,13 @@ func TrainBPEVocab(sentences []string, size int) (*tokenizer.BPE, error) {
 // continuations, not [SPECIAL] tokens; byte-level BPE: a space and a word,
 // looked up lower-cased) and returns how many were copied. The vectors fill the
 // leading columns when the hidden size is larger (see the package doc).
-func (m *Model) InitGloVe(v *dataset.Vectors) (int, error) {
+func (m *Model) InitGloVe(v *dataset.Vectors) (int, error) { return m.InitGloVeScaled(v, 1) }
+
+// InitGloVeScaled is InitGloVe with every vector multiplied by scale: GloVe
+// 6B's vectors have norms around 5, BERT-base's word embeddings around 1,
+// and a masked-LM head or a decoder that ties its output layer to the word
+// embeddings starts with logits that large.
+func (m *Model) InitGloVeScaled(v *dataset.Vectors, scale float32) (int, error) {
 	if v.Dim > m.Encoder.Config.Hidden {
 		return 0, fmt.Errorf("encoder: GloVe vectors have %d dimensions, more than the hidden size %d", v.Dim, m.Encoder.Config.Hidden)
 	}
@@ -87,7 +93,14 @@ func (m *Model) InitGloVe(v *dataset.Vectors) (int, error) {
 	vectors := make(map[string][]float32, len(want))
 	for i, w := range v.Words {
 		if want[w] {
-			vectors[w] = v.Vector(i)
+			vec := v.Vector(i)
+			if scale != 1 {
+				vec = append([]float32(nil), vec...)
+				for j := range vec {
+					vec[j] *= scale
+				}
+			}
+			vectors[w] = vec
 		}
 	}
 	n, err := m.Encoder.InitWordEmbeddings(keys, vectors)

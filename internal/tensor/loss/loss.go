@@ -94,6 +94,57 @@ func InfoNCE(a, p mat.Tensor, temp float32) (mat.Tensor, error) {
 	return tensor.CrossEntropy(sim, diagonalTargets(n)), nil
 }
 
+// maskedOut is added to a logit to take its candidate out of the softmax:
+// exp(x + maskedOut - max) is exactly 0 in float64, and finite values keep
+// infinities out of the graph.
+const maskedOut = -1e30
+
+// InfoNCEMasked is InfoNCE (a [N, D] anchors, p [N, D] positives, target
+// j = i) where candidates of the anchor's own group are no negatives:
+// logit (i, j) is masked out of row i's softmax when groups[i] ==
+// groups[j] and j != i. InfoCSE's positives come in groups (one document's
+// pairs share sentences and topic), and at a batch of 3,200 pairs several
+// of one document meet in a batch: scoring them as negatives would train
+// against true positives. With cosine the vectors are L2-normalised first
+// (SimCSE's cosine / temperature); otherwise it is the inner product of
+// eq. 1, divided by temp.
+func InfoNCEMasked(a, p mat.Tensor, temp float32, cosine bool, groups []int) (mat.Tensor, error) {
+	if err := sameShape("InfoNCE loss", a, p); err != nil {
+		return nil, err
+	}
+	if err := checkTemp("InfoNCE loss", temp); err != nil {
+		return nil, err
+	}
+	n, _ := tensor.Dims(a)
+	if groups != nil && len(groups) != n {
+		return nil, fmt.Errorf("InfoNCE loss: %d groups for %d pairs", len(groups), n)
+	}
+	var sim mat.Tensor
+	if cosine {
+		sim = tensor.CosineMatrix(a, p)
+	} else {
+		sim = tensor.MatMul(a, p, false, true)
+	}
+	if temp != 1 {
+		sim = tensor.Scale(sim, 1/temp)
+	}
+	var mask []float32
+	for i, gi := range groups {
+		for j, gj := range groups {
+			if i != j && gi == gj {
+				if mask == nil {
+					mask = make([]float32, n*n)
+				}
+				mask[i*n+j] = maskedOut
+			}
+		}
+	}
+	if mask != nil {
+		sim = tensor.Add(sim, tensor.New(n, n, mask))
+	}
+	return tensor.CrossEntropy(sim, diagonalTargets(n)), nil
+}
+
 // CosineMSE is the bi-encoder regression of Sentence-BERT that DINO trains
 // with: the mean squared error between cos(a_i, b_i) and labels[i].
 func CosineMSE(a, b mat.Tensor, labels []float32) (mat.Tensor, error) {

@@ -21,6 +21,8 @@ type lossCase struct {
 	Temp    float32     `json:"temp"`
 	Labels  []float32   `json:"labels"`
 	Targets []int       `json:"targets"`
+	Groups  []int       `json:"groups"`
+	Cosine  bool        `json:"cosine"`
 }
 
 // TestAgainstTorch checks each loss's value and input gradients against
@@ -51,6 +53,8 @@ func TestAgainstTorch(t *testing.T) {
 			l, err = SimCSESup(ts[0], ts[1], ts[2], c.Temp)
 		case "infonce", "infonce_temp":
 			l, err = InfoNCE(ts[0], ts[1], c.Temp)
+		case "infonce_masked", "infonce_masked_cosine":
+			l, err = InfoNCEMasked(ts[0], ts[1], c.Temp, c.Cosine, c.Groups)
 		case "cosine_mse":
 			l, err = CosineMSE(ts[0], ts[1], c.Labels)
 		case "token_ce":
@@ -78,8 +82,8 @@ func TestAgainstTorch(t *testing.T) {
 			}
 		}
 	}
-	if len(seen) != 6 {
-		t.Errorf("golden file exercised %d losses, want 6", len(seen))
+	if len(seen) != 8 {
+		t.Errorf("golden file exercised %d losses, want 8", len(seen))
 	}
 }
 
@@ -94,6 +98,31 @@ func TestHandComputed(t *testing.T) {
 	want := math.Log(1 + math.Exp(-1))
 	if got := float64(tensor.Data(l)[0]); math.Abs(got-want) > 1e-6 {
 		t.Fatalf("InfoNCE = %v, want %v", got, want)
+	}
+}
+
+// Without groups, or with every pair in its own group, the masked loss is
+// InfoNCE bit for bit.
+func TestInfoNCEMaskedUnmasked(t *testing.T) {
+	a := tensor.New(3, 2, []float32{1, 0.5, -0.2, 0.3, 0.7, -1})
+	p := tensor.New(3, 2, []float32{0.4, 0.1, 0.9, -0.6, 0.2, 0.8})
+	want, _ := InfoNCE(a, p, 0.5)
+	for _, g := range [][]int{nil, {4, 5, 6}} {
+		got, err := InfoNCEMasked(a, p, 0.5, false, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tensor.Data(got)[0] != tensor.Data(want)[0] {
+			t.Errorf("groups %v: %v, InfoNCE %v", g, tensor.Data(got)[0], tensor.Data(want)[0])
+		}
+	}
+	// One group for everything leaves only the positive: loss 0.
+	got, _ := InfoNCEMasked(a, p, 0.5, false, []int{1, 1, 1})
+	if v := tensor.Data(got)[0]; v != 0 {
+		t.Errorf("all masked: loss %v, want 0", v)
+	}
+	if _, err := InfoNCEMasked(a, p, 0.5, false, []int{1}); err == nil {
+		t.Error("1 group for 3 pairs accepted")
 	}
 }
 

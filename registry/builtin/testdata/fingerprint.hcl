@@ -233,6 +233,75 @@ stage "mlm" {
   seed          = 7
 }
 
+stage "fewshot_split" {
+  uses       = "data.fewshot_split"
+  documents  = stage.news.documents
+  validation = 8
+  test       = 8
+  labels     = 10
+  seed       = 7
+}
+
+stage "conpono_pairs" {
+  uses      = "annotate.conpono"
+  documents = stage.news.documents
+  window    = 1
+}
+
+stage "ict_pairs" {
+  uses      = "annotate.ict"
+  documents = stage.news.documents
+  window    = 1
+}
+
+stage "infonce" {
+  uses          = "train.infonce"
+  data          = stage.conpono_pairs.pairs
+  validation    = stage.fewshot_split.validation
+  layers        = 1
+  hidden        = 16
+  heads         = 2
+  intermediate  = 32
+  max_position  = 40
+  vocab         = "train"
+  vocab_size    = 300
+  batch_size    = 8
+  max_steps     = 3
+  eval_every    = 3
+  pooling       = "mean"
+  similarity    = "cosine"
+  temperature   = 0.05
+  learning_rate = 1e-3
+  seed          = 7
+}
+
+stage "idc_pairs" {
+  uses      = "annotate.idc"
+  model     = stage.infonce.model
+  documents = stage.news.documents
+}
+
+stage "idc_kmeans_pairs" {
+  uses      = "annotate.idc_kmeans"
+  model     = stage.infonce.model
+  documents = stage.news.documents
+  clusters  = 4
+  seed      = 7
+}
+
+stage "headline" {
+  uses          = "train.headline"
+  data          = stage.fewshot_split.labeled
+  validation    = stage.fewshot_split.validation
+  init          = stage.infonce.model
+  batch_size    = 4
+  epochs        = 1
+  max_sentences = 2
+  pooling       = "mean"
+  learning_rate = 1e-3
+  seed          = 7
+}
+
 stage "causal_lm" {
   uses          = "train.causal_lm"
   data          = stage.wiki.sentences

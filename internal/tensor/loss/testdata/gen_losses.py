@@ -50,4 +50,15 @@ cases.append(case("cosine_mse", [rnd(N, D), rnd(N, D)],
 targets = [3, -100, 0, 8, 2, -100]
 cases.append(case("token_ce", [rnd(N, V) * 2],
                   lambda x: F.cross_entropy(x, torch.tensor(targets), ignore_index=-100), targets=targets))
+# InfoCSE's masked InfoNCE: candidates of the anchor's own group (document)
+# other than its positive are no negatives (masked to -inf before softmax).
+groups = [0, 0, 1, 1, 1, 2]
+same = torch.tensor([[groups[i] == groups[j] and i != j for j in range(N)] for i in range(N)])
+cases.append(case("infonce_masked", [rnd(N, D) * 0.5, rnd(N, D) * 0.5],
+                  lambda a, p: F.cross_entropy((a @ p.T).masked_fill(same, float("-inf")), ar),
+                  temp=1.0, groups=groups))
+cases.append(case("infonce_masked_cosine", [rnd(N, D), rnd(N, D)],
+                  lambda a, p: F.cross_entropy(
+                      (F.normalize(a, dim=-1) @ F.normalize(p, dim=-1).T / 0.05).masked_fill(same, float("-inf")), ar),
+                  temp=0.05, groups=groups, cosine=True))
 print(json.dumps({"generator": "torch " + torch.__version__, "cases": cases}, indent=1))

@@ -1,0 +1,186 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"repro/graph"
+	"repro/registry"
+)
+
+// Rounds that stop when a metric stops improving (graph.Loop, the dsl's
+// `until`) are decided while the graph runs. Every round's nodes are in the
+// graph; a node of round r > 1 waits for the decision after round r-1 and,
+// when the loop has stopped, does not run (StatusStopped: not a failure, and
+// nothing is recorded for it). A node outside the loop that reads its last
+// round waits for the loop's selection and reads the selected (best) round
+// instead. Keys need nothing special: they hash input digests, so the
+// reader of a loop's result gets the selected round's.
+
+// LoopResult is how a loop ended in a Run.
+type LoopResult struct {
+	loop *graph.Loop
+	Name string
+	Rule string // graph.Loop.Describe
+	graph.Decision
+	// Err is why the loop could not decide (a round's metric stage failed
+	// or wrote no such metric); its later rounds and readers were skipped.
+	Err error
+}
+
+// loopRun is one loop during a Run. after[r-1] closes once the decision
+// after round r is known; done closes once the selection is final (or the
+// loop failed).
+type loopRun struct {
+	loop  *graph.Loop
+	after []chan struct{}
+	next  int // after[next] is the next to close
+	done  chan struct{}
+	dec   graph.Decision // final once done is closed
+	err   error
+}
+
+// startLoops starts one decider per loop of the run. Each waits for its
+// rounds' metric nodes in turn; their done channels always close, so a
+// decider always finishes.
+func (s *scheduler) startLoops(loops []*graph.Loop) {
+	for _, l := range loops {
+		lr := &loopRun{loop: l, done: make(chan struct{})}
+		for range l.Rounds {
+			lr.after = append(lr.after, make(chan struct{}))
+		}
+		s.loops = append(s.loops, lr)
+		go s.decide(lr)
+	}
+}
+
+func (s *scheduler) decide(lr *loopRun) {
+	l := lr.loop
+	var values []float64
+	finish := func(d graph.Decision, err error) {
+		lr.dec, lr.err = d, err
+		for _, c := range lr.after[lr.next:] {
+			close(c)
+		}
+		close(lr.done)
+		ev := Event{Kind: EventDecided, Node: l.Name, Status: d.String()}
+		if err != nil {
+			ev.Err = err
+			ev.Status = fmt.Sprintf("could not decide: %v", err)
+		}
+		s.em.emit(ev)
+	}
+	for r := 1; r <= len(l.Rounds); r++ {
+		st := s.states[l.MetricNode(r)]
+		<-st.done
+		if st.res.Status != StatusCached && st.res.Status != StatusRan {
+			finish(graph.Decision{Values: values}, fmt.Errorf("round %d's metric stage %s %s", r, st.res.ID, st.res.Status))
+			return
+		}
+		a, ok := st.res.Outputs[l.Output]
+		if !ok {
+			finish(graph.Decision{Values: values}, fmt.Errorf("round %d's metric stage %s stored no output %q", r, st.res.ID, l.Output))
+			return
+		}
+		v, err := registry.MetricAt(a, l.Path)
+		if err != nil {
+			finish(graph.Decision{Values: values}, fmt.Errorf("round %d: %v", r, err))
+			return
+		}
+		values = append(values, v)
+		d := l.Decide(values)
+		if d.Stopped {
+			finish(d, nil)
+			return
+		}
+		lr.dec = d
+		close(lr.after[lr.next])
+		lr.next++
+	}
+}
+
+func (s *scheduler) loopOf(id string) (*loopRun, int, int) {
+	for _, lr := range s.loops {
+		if r, i, ok := lr.loop.Locate(id); ok {
+			return lr, r, i
+		}
+	}
+	return nil, 0, 0
+}
+
+// gate makes a node of round r > 1 of a loop wait for the decision after
+// round r-1. It reports false when the node must not run: the loop stopped
+// before its round (the node is marked stopped) or could not decide (the
+// node is skipped).
+func (s *scheduler) gate(ctx context.Context, st *nodeState) bool {
+	lr, r, _ := s.loopOf(st.node.ID)
+	if lr == nil || r < 2 {
+		return true
+	}
+	select {
+	case <-lr.after[r-2]:
+	case <-ctx.Done():
+		s.skip(st, ctx.Err())
+		return false
+	}
+	select {
+	case <-lr.done:
+		switch {
+		case lr.err != nil:
+			s.skip(st, fmt.Errorf("repeat %s: %v", lr.loop.Name, lr.err))
+			return false
+		case len(lr.dec.Values) < r:
+			st.res.Status = StatusStopped
+			st.res.Err = fmt.Errorf("not needed: repeat %s stopped after round %d (%s); selected round %d",
+				lr.loop.Name, len(lr.dec.Values), lr.dec.Reason, lr.dec.Best)
+			s.em.emit(Event{Kind: EventStopped, Node: st.res.ID, Type: st.res.Type, Err: st.res.Err})
+			return false
+		}
+	default:
+	}
+	return true
+}
+
+// edge resolves an input of node n: an edge from outside a loop into its
+// last round waits for the loop's selection and reads the selected round.
+func (s *scheduler) edge(ctx context.Context, n *graph.Node, e graph.Edge) (graph.Edge, error) {
+	lr, r, _ := s.loopOf(e.Node)
+	if lr == nil || r != len(lr.loop.Rounds) {
+		return e, nil
+	}
+	if own, _, _ := s.loopOf(n.ID); own == lr {
+		return e, nil
+	}
+	select {
+	case <-lr.done:
+	case <-ctx.Done():
+		return e, ctx.Err()
+	}
+	if lr.err != nil {
+		return e, fmt.Errorf("repeat %s: %v", lr.loop.Name, lr.err)
+	}
+	e.Node = lr.loop.Selected(e.Node, lr.dec.Best)
+	return e, nil
+}
+
+// loopResults reports every loop of the run once the run is over.
+func (s *scheduler) loopResults() []LoopResult {
+	var out []LoopResult
+	for _, lr := range s.loops {
+		<-lr.done
+		out = append(out, LoopResult{loop: lr.loop, Name: lr.loop.Name, Rule: lr.loop.Describe(), Decision: lr.dec, Err: lr.err})
+	}
+	return out
+}
+
+// Resolve maps a node of a loop's last round to the node of the round the
+// loop selected (what `repeat.R.last` means once the loop has stopped);
+// other IDs come back unchanged. Reports read values through it.
+func (r *Result) Resolve(id string) string {
+	for _, l := range r.Loops {
+		if l.loop != nil && l.Err == nil && l.Stopped {
+			id = l.loop.Selected(id, l.Best)
+		}
+	}
+	return id
+}
