@@ -42,6 +42,8 @@ type Outcome struct {
 	// --target runs), Figures the PNGs written with it.
 	Markdown string
 	Figures  []string
+	// Excerpts are the stages' samples.md (generated text), in graph order.
+	Excerpts []Excerpt
 	// RunErr is the runner's error when a stage failed or the run was
 	// cancelled (the report is still built from what finished).
 	RunErr error
@@ -123,7 +125,8 @@ func (x *Experiment) Run(ctx context.Context, st *store.Store, ro RunOptions) (*
 			errs = append(errs, err)
 		}
 		out.Figures = figs
-		if md, err := x.writeMarkdown(dir, out.Report, figs); err == nil {
+		out.Excerpts = stageExcerpts(out.Result)
+		if md, err := x.writeMarkdown(dir, out.Report, figs, out.Excerpts); err == nil {
 			out.Markdown = md
 		} else {
 			errs = append(errs, err)
@@ -206,7 +209,7 @@ func profileFlag(p string) string {
 
 // writeMarkdown writes the table as markdown, with links to the figures
 // beside it, for pasting into a README or a review.
-func (x *Experiment) writeMarkdown(dir string, rep *report.Report, figures []string) (string, error) {
+func (x *Experiment) writeMarkdown(dir string, rep *report.Report, figures []string, xs []Excerpt) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n\nprofile: %s\n\n", x.Config.Experiment.Title, x.Config.Experiment.Table, x.ProfileName())
 	if len(x.Overrides) > 0 {
@@ -216,6 +219,7 @@ func (x *Experiment) writeMarkdown(dir string, rep *report.Report, figures []str
 	for _, f := range figures {
 		fmt.Fprintf(&b, "\n![%s](%s)\n", filepath.Base(f), filepath.Base(f))
 	}
+	WriteExcerpts(&b, xs)
 	path := filepath.Join(dir, x.Name()+".md")
 	return path, os.WriteFile(path, []byte(b.String()), 0o644)
 }

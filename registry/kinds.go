@@ -35,6 +35,18 @@ const (
 	// encoder type needs (vectors, safetensors weights, tokenizer files).
 	// Opened with internal/encoder.Open.
 	KindEncoder Kind = "encoder"
+	// KindLanguageModel: a language model as a Hugging Face directory any
+	// tool can open without repro -- config.json (the family's HF keys,
+	// model_type "gpt2"; repro's own fields under "repro"),
+	// model.safetensors, the tokenizer files (vocab.json, merges.txt,
+	// tokenizer_config.json) -- plus training.json (how it was trained).
+	// Opened with internal/model/lm.Open. Not a sentence encoder.
+	KindLanguageModel Kind = "language_model"
+	// KindCompletions: completions.jsonl, rows {"prompt_index", "input",
+	// "prompt", "sample", "seed", "text", "stop_reason", "stop_string",
+	// "tokens", "sampling": {...}} (see rows.Completion), plus samples.md, a
+	// readable excerpt.
+	KindCompletions Kind = "completions"
 	// KindMetrics: metrics.json, a JSON object of numbers (possibly nested
 	// objects of numbers); `stage.S.metrics.a.b` in HCL reads key a, then b.
 	KindMetrics Kind = "metrics"
@@ -51,5 +63,9 @@ const (
 	FileQueries   = "queries.jsonl"
 	FileEncoder   = "encoder.json"
 	FileMetrics   = "metrics.json"
-	FileReport    = "report.md"
+	// FileCompletions is a completions artifact's rows; FileSamples its
+	// markdown excerpt, which the run's report includes.
+	FileCompletions = "completions.jsonl"
+	FileSamples     = "samples.md"
+	FileReport      = "report.md"
 )

@@ -94,6 +94,7 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 	if x.Targeted {
 		fmt.Fprintf(out, "\n--target: a partial run; the saved report and figures are unchanged\n")
 	} else {
+		experiment.WriteExcerpts(out, oc.Excerpts)
 		if oc.Markdown != "" {
 			fmt.Fprintf(out, "\nreport: %s\n", oc.Markdown)
 		}

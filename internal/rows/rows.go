@@ -66,6 +66,36 @@ type RerankQuery struct {
 	Negative []string `json:"negative"`
 }
 
+// Completion is one generated continuation with its provenance: which
+// prompt (and input row) it continues, which of that prompt's samples it
+// is, the seed and sampling parameters it was drawn with, and why it
+// stopped. With the model artifact's digest (the stage's key) it is enough
+// to regenerate the row.
+type Completion struct {
+	PromptIndex int      `json:"prompt_index"`
+	Input       string   `json:"input,omitempty"` // the input row's text, when prompts come from a corpus
+	Prompt      string   `json:"prompt"`
+	Sample      int      `json:"sample"`
+	Seed        int64    `json:"seed"`
+	Text        string   `json:"text"`
+	StopReason  string   `json:"stop_reason"` // eos | stop | length | context
+	StopString  string   `json:"stop_string,omitempty"`
+	Tokens      int      `json:"tokens"` // generated tokens (EOS excluded)
+	Sampling    Sampling `json:"sampling"`
+}
+
+// Sampling records the decoding parameters of a Completion.
+type Sampling struct {
+	Temperature      float64  `json:"temperature"`
+	TopK             int      `json:"top_k"`
+	TopP             float64  `json:"top_p"`
+	PresencePenalty  float64  `json:"presence_penalty"`
+	FrequencyPenalty float64  `json:"frequency_penalty"`
+	MaxNewTokens     int      `json:"max_new_tokens"`
+	Stop             []string `json:"stop,omitempty"`
+	StopAtEOS        bool     `json:"stop_at_eos"`
+}
+
 // Write writes rows as JSONL to path (creating or truncating it).
 func Write[T any](path string, rs []T) error {
 	f, err := os.Create(path)

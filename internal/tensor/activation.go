@@ -279,3 +279,111 @@ func (f *dropoutFn) Backward(gy mat.Tensor) error {
 	accGrad(f.x, gx)
 	return nil
 }
+
+// sqrt(2/pi) and the cubic coefficient of the tanh approximation of GELU.
+const (
+	geluTanhC = 0.7978845608028654
+	geluTanhA = 0.044715
+)
+
+// GELUTanh is the tanh approximation of GELU that GPT-2 uses (Hugging
+// Face's "gelu_new", torch's gelu(approximate="tanh")):
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), in float32 with tanhf.
+// The tanh is kept from the forward pass for the backward pass.
+func GELUTanh(x mat.Tensor) mat.Tensor { return run(&geluTanhFn{x: x}) }
+
+type geluTanhFn struct {
+	x mat.Tensor
+	t []float32 // tanh(sqrt(2/pi) (x + 0.044715 x^3))
+}
+
+func (f *geluTanhFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
+
+func (f *geluTanhFn) Forward() (mat.Tensor, error) {
+	r, c := Dims(f.x)
+	out := Zeros(r, c)
+	X, Y := Data(f.x), Data(out)
+	f.t = make([]float32, len(X))
+	if k, ok := kernels(); ok {
+		k.GELUTanhForward(X, Y, f.t)
+		return wrap(out, f), nil
+	}
+	ParallelFor(len(X), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x := X[i]
+			t := tanhf(geluTanhC * (x + geluTanhA*x*x*x))
+			f.t[i] = t
+			Y[i] = 0.5 * x * (1 + t)
+		}
+	})
+	return wrap(out, f), nil
+}
+
+func (f *geluTanhFn) Backward(gy mat.Tensor) error {
+	if !f.x.RequiresGrad() {
+		return nil
+	}
+	X, G := Data(f.x), Data(gy)
+	gx := make([]float32, len(X))
+	if k, ok := kernels(); ok {
+		k.GELUTanhBackward(X, f.t, G, gx)
+		accGrad(f.x, gx)
+		return nil
+	}
+	ParallelFor(len(X), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x, t := X[i], f.t[i]
+			gx[i] = G[i] * (0.5*(1+t) + 0.5*x*(1-t*t)*geluTanhC*(1+3*geluTanhA*x*x))
+		}
+	})
+	accGrad(f.x, gx)
+	return nil
+}
+
+// ReLU is max(x, 0) elementwise (T5 v1.0's feed-forward activation); its
+// derivative at 0 is taken as 0, as torch's.
+func ReLU(x mat.Tensor) mat.Tensor { return run(&reluFn{x: x}) }
+
+type reluFn struct{ x mat.Tensor }
+
+func (f *reluFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
+
+func (f *reluFn) Forward() (mat.Tensor, error) {
+	r, c := Dims(f.x)
+	out := Zeros(r, c)
+	X, Y := Data(f.x), Data(out)
+	if k, ok := kernels(); ok {
+		k.ReLUForward(X, Y)
+		return wrap(out, f), nil
+	}
+	ParallelFor(len(X), 8192, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if X[i] > 0 {
+				Y[i] = X[i]
+			}
+		}
+	})
+	return wrap(out, f), nil
+}
+
+func (f *reluFn) Backward(gy mat.Tensor) error {
+	if !f.x.RequiresGrad() {
+		return nil
+	}
+	X, G := Data(f.x), Data(gy)
+	gx := make([]float32, len(X))
+	if k, ok := kernels(); ok {
+		k.ReLUBackward(X, G, gx)
+		accGrad(f.x, gx)
+		return nil
+	}
+	ParallelFor(len(X), 8192, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if X[i] > 0 {
+				gx[i] = G[i]
+			}
+		}
+	})
+	accGrad(f.x, gx)
+	return nil
+}

@@ -185,6 +185,48 @@ func (f *concatFn) Backward(gy mat.Tensor) error {
 	return nil
 }
 
+type sliceColsFn struct {
+	x      mat.Tensor
+	lo, hi int
+}
+
+// SliceCols returns columns [lo, hi) of x as a new matrix (the q, k and v
+// parts of a fused projection).
+func SliceCols(x mat.Tensor, lo, hi int) mat.Tensor {
+	if _, c := Dims(x); lo < 0 || hi > c || lo >= hi {
+		panic(fmt.Sprintf("tensor.SliceCols: columns [%d, %d) of a matrix of %d", lo, hi, c))
+	}
+	return run(&sliceColsFn{x: x, lo: lo, hi: hi})
+}
+
+func (f *sliceColsFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
+
+func (f *sliceColsFn) Forward() (mat.Tensor, error) {
+	r, c := Dims(f.x)
+	w := f.hi - f.lo
+	out := Zeros(r, w)
+	X, Y := Data(f.x), Data(out)
+	for i := 0; i < r; i++ {
+		copy(Y[i*w:(i+1)*w], X[i*c+f.lo:i*c+f.hi])
+	}
+	return wrap(out, f), nil
+}
+
+func (f *sliceColsFn) Backward(gy mat.Tensor) error {
+	if !f.x.RequiresGrad() {
+		return nil
+	}
+	r, c := Dims(f.x)
+	w := f.hi - f.lo
+	G := Data(gy)
+	gx := make([]float32, r*c)
+	for i := 0; i < r; i++ {
+		copy(gx[i*c+f.lo:i*c+f.hi], G[i*w:(i+1)*w])
+	}
+	accGrad(f.x, gx)
+	return nil
+}
+
 type gatherFn struct {
 	x   mat.Tensor
 	idx []int

@@ -45,3 +45,31 @@ func erff(x float32) float32 {
 	q = x2*q + -1.42647390514189e-02
 	return p / q
 }
+
+// tanhf is a float32 tanh (Cephes' tanhf: an odd polynomial below
+// |x| = 0.625, 1 - 2/(exp(2|x|)+1) above, +-1 beyond |x| = 9 where tanh
+// rounds to 1 in float32); absolute error about 1e-7. The CUDA kernels
+// compute the same function operation by operation (kernels.h, k_tanhf).
+func tanhf(x float32) float32 {
+	z := x
+	if z < 0 {
+		z = -z
+	}
+	switch {
+	case x != x:
+		return x
+	case z > 9:
+		if x > 0 {
+			return 1
+		}
+		return -1
+	case z >= 0.625:
+		z = 1 - 2/(expf(z+z)+1)
+		if x < 0 {
+			z = -z
+		}
+		return z
+	}
+	s := x * x
+	return ((((-5.70498872745e-3*s+2.06390887954e-2)*s-5.37397155531e-2)*s+1.33314422036e-1)*s-3.33332819422e-1)*s*x + x
+}

@@ -25,3 +25,15 @@ func TestErff(t *testing.T) {
 		}
 	}
 }
+
+func TestTanhf(t *testing.T) {
+	for x := float32(-12); x < 12; x += 0.0009765625 {
+		want := math.Tanh(float64(x))
+		if got := float64(tanhf(x)); math.Abs(got-want) > 2e-7*max(1, math.Abs(want)) {
+			t.Fatalf("tanhf(%v) = %v, want %v", x, got, want)
+		}
+	}
+	if tanhf(0) != 0 || tanhf(100) != 1 || tanhf(-100) != -1 || !math.IsNaN(float64(tanhf(float32(math.NaN())))) {
+		t.Fatal("tanhf edge cases")
+	}
+}

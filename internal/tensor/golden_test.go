@@ -21,6 +21,8 @@ type goldenCase struct {
 	D       int       `json:"D"`
 	KeyLens []int     `json:"key_lens"`
 	Causal  bool      `json:"causal"`
+	Scale   float32   `json:"scale"`
+	Bias    []float32 `json:"bias"`
 	Q       []float32 `json:"q"`
 	K       []float32 `json:"k"`
 	V       []float32 `json:"v"`
@@ -67,7 +69,7 @@ func closeTo(t *testing.T, what string, got []float32, want []float64, tol float
 
 func TestGoldenTorch(t *testing.T) {
 	cases := loadGolden(t)
-	if len(cases) < 8 {
+	if len(cases) < 13 {
 		t.Fatalf("only %d golden cases", len(cases))
 	}
 	for _, c := range cases {
@@ -77,7 +79,32 @@ func TestGoldenTorch(t *testing.T) {
 			q := New(c.B*c.Tq, c.D, c.Q)
 			k := New(c.B*c.Tk, c.D, c.K)
 			v := New(c.B*c.Tk, c.D, c.V)
-			got = Attention(q, k, v, AttentionSpec{Batch: c.B, Heads: c.H, QLen: c.Tq, KLen: c.Tk, KeyLens: c.KeyLens, Causal: c.Causal})
+			spec := AttentionSpec{Batch: c.B, Heads: c.H, QLen: c.Tq, KLen: c.Tk, KeyLens: c.KeyLens, Causal: c.Causal, Scale: c.Scale}
+			var bias *Matrix
+			if c.Bias != nil {
+				bias = New(len(c.Bias)/c.Tk, c.Tk, c.Bias)
+				bias.SetRequiresGrad(true)
+				spec.Bias = bias
+			}
+			got = Attention(q, k, v, spec)
+			if bias != nil {
+				if err := Backward(Sum(Mul(got, New(c.B*c.Tq, c.D, c.A)))); err != nil {
+					t.Fatal(err)
+				}
+				closeTo(t, "attention/"+c.Name+" bias grad", GradData(bias), c.Grad, 2e-5)
+			}
+		case "gelu_tanh":
+			got = GELUTanh(New(c.Rows, c.Cols, c.X))
+		case "relu":
+			got = ReLU(New(c.Rows, c.Cols, c.X))
+		case "rms_norm":
+			x := New(c.Rows, c.Cols, c.X)
+			x.SetRequiresGrad(true)
+			got = RMSNorm(x, New(1, c.Cols, c.G), c.Eps)
+			if err := Backward(Sum(Mul(got, New(c.Rows, c.Cols, c.A)))); err != nil {
+				t.Fatal(err)
+			}
+			closeTo(t, "rms_norm grad", GradData(x), c.Grad, 2e-5)
 		case "layernorm":
 			got = LayerNorm(New(c.Rows, c.Cols, c.X), New(1, c.Cols, c.G), New(1, c.Cols, c.Bv), c.Eps)
 		case "gelu":

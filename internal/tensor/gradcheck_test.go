@@ -111,6 +111,8 @@ func TestGradAttention(t *testing.T) {
 		{name: "causal", tq: 4, tk: 4, spec: AttentionSpec{Batch: 2, Heads: 2, KeyLens: []int{3, 4}, Causal: true}},
 		{name: "cross", tq: 2, tk: 5, spec: AttentionSpec{Batch: 2, Heads: 2, KeyLens: []int{5, 3}}},
 		{name: "dropout", tq: 3, tk: 3, spec: AttentionSpec{Batch: 2, Heads: 2, DropProb: 0.3}, drop: true},
+		{name: "unscaled", tq: 3, tk: 4, spec: AttentionSpec{Batch: 2, Heads: 2, KeyLens: []int{4, 2}, Scale: 1}},
+		{name: "one query", tq: 1, tk: 5, spec: AttentionSpec{Batch: 3, Heads: 2, KeyLens: []int{5, 2, 0}}},
 	}
 	for _, tc := range cases {
 		s := tc.spec
@@ -130,6 +132,47 @@ func TestGradAttention(t *testing.T) {
 	}
 }
 
+// TestGradAttentionBias checks the score bias's gradient (T5's relative
+// position bias), shared by the batch and per sequence, with a scale.
+func TestGradAttentionBias(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 9))
+	const B, H, Tq, Tk, D = 2, 2, 3, 4, 4
+	for _, tc := range []struct {
+		name     string
+		biasRows int
+		causal   bool
+		scale    float32
+	}{
+		{"shared", H * Tq, false, 1},
+		{"per-sequence", B * H * Tq, false, 0},
+		{"shared causal", H * Tq, true, 0.7},
+	} {
+		tq := Tq
+		if tc.causal {
+			tq = Tk
+		}
+		br := tc.biasRows / Tq * tq
+		in := []*Matrix{param(rng, B*tq, D, 1), param(rng, B*Tk, D, 1), param(rng, B*Tk, D, 1), param(rng, br, Tk, 1)}
+		gradCheck(t, "AttentionBias/"+tc.name, in, func(in []*Matrix) mat.Tensor {
+			return Attention(in[0], in[1], in[2], AttentionSpec{Batch: B, Heads: H, QLen: tq, KLen: Tk,
+				KeyLens: []int{Tk, Tk - 1}, Causal: tc.causal, Scale: tc.scale, Bias: in[3]})
+		})
+	}
+}
+
+func TestGradRMSNorm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 10))
+	in := []*Matrix{param(rng, 4, 6, 1), param(rng, 1, 6, 1)}
+	gradCheck(t, "RMSNorm", in, func(in []*Matrix) mat.Tensor { return RMSNorm(in[0], in[1], 1e-6) })
+}
+
+func TestGradAffine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 11))
+	in := []*Matrix{param(rng, 5, 4, 1), param(rng, 4, 3, 1), param(rng, 1, 3, 1)}
+	gradCheck(t, "Affine", in, func(in []*Matrix) mat.Tensor { return Affine(in[0], in[1], in[2]) })
+	gradCheck(t, "Affine(no bias)", in[:2], func(in []*Matrix) mat.Tensor { return Affine(in[0], in[1], nil) })
+}
+
 func TestGradLayerNorm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 5))
 	in := []*Matrix{param(rng, 4, 6, 1), param(rng, 1, 6, 1), param(rng, 1, 6, 1)}
@@ -141,6 +184,9 @@ func TestGradElementwise(t *testing.T) {
 	in := []*Matrix{param(rng, 3, 4, 1), param(rng, 3, 4, 1)}
 	unaries := map[string]func(mat.Tensor) mat.Tensor{
 		"GELU":       GELU,
+		"GELUTanh":   GELUTanh,
+		"ReLU":       ReLU, // N(0,1) values are far enough from 0 for eps 1e-2
+		"SliceCols":  func(x mat.Tensor) mat.Tensor { return SliceCols(x, 1, 3) },
 		"Tanh":       Tanh,
 		"Abs":        Abs, // N(0,1) values are far enough from 0 for eps 1e-2
 		"Scale":      func(x mat.Tensor) mat.Tensor { return Scale(x, -2.5) },

@@ -76,3 +76,79 @@ func RefLayerNormBackward(gy, g, xhat, rstd []float32, rows, cols int) []float32
 // row[:vis], zeros after; vis <= 0 zeroes the row. vis must not exceed
 // len(row).
 func RefMaskedSoftmaxRow(row []float32, vis int) { maskedSoftmaxRow(row, vis) }
+
+// TanhF is the float32 tanh the operators use (Cephes' tanhf).
+func TanhF(x float32) float32 { return tanhf(x) }
+
+// RefGELUTanhForward returns GELUTanh's forward pass over x: y and the tanh
+// t it keeps for the backward pass.
+func RefGELUTanhForward(x []float32) (y, t []float32) {
+	f := &geluTanhFn{x: New(len(x), 1, x)}
+	out, err := f.Forward()
+	if err != nil {
+		panic(err)
+	}
+	return Data(out), f.t
+}
+
+// RefGELUTanhBackward returns GELUTanh's input gradient for output
+// gradient gy, given x and the t of the forward pass.
+func RefGELUTanhBackward(x, t, gy []float32) []float32 {
+	xt := gradLeaf(len(x), 1, x)
+	f := &geluTanhFn{x: xt, t: t}
+	if err := f.Backward(New(len(gy), 1, gy)); err != nil {
+		panic(err)
+	}
+	return GradData(xt)
+}
+
+// RefReLUForward returns ReLU(x).
+func RefReLUForward(x []float32) []float32 {
+	out, err := (&reluFn{x: New(len(x), 1, x)}).Forward()
+	if err != nil {
+		panic(err)
+	}
+	return Data(out)
+}
+
+// RefReLUBackward returns ReLU's input gradient for output gradient gy.
+func RefReLUBackward(x, gy []float32) []float32 {
+	xt := gradLeaf(len(x), 1, x)
+	if err := (&reluFn{x: xt}).Backward(New(len(gy), 1, gy)); err != nil {
+		panic(err)
+	}
+	return GradData(xt)
+}
+
+// RefRMSNormForward returns RMSNorm's forward pass over the rows x cols
+// matrix x: y, the scaled xhat and the per-row factor rstd, the last two as
+// kept for the backward pass.
+func RefRMSNormForward(x, g []float32, rows, cols int, eps float32) (y, xhat, rstd []float32) {
+	f := &rmsNormFn{x: New(rows, cols, x), g: New(cols, 1, g), eps: eps}
+	out, err := f.Forward()
+	if err != nil {
+		panic(err)
+	}
+	return Data(out), f.xhat, f.rstd
+}
+
+// RefRMSNormBackward returns RMSNorm's gradient with respect to x for
+// output gradient gy, given the gain g and the forward pass's xhat and rstd.
+func RefRMSNormBackward(gy, g, xhat, rstd []float32, rows, cols int) []float32 {
+	if len(xhat) != rows*cols || len(rstd) != rows {
+		panic(fmt.Sprintf("tensor.RefRMSNormBackward: xhat %d, rstd %d for %dx%d", len(xhat), len(rstd), rows, cols))
+	}
+	xt := gradLeaf(rows, cols, make([]float32, rows*cols)) // only its shape and flag are read
+	f := &rmsNormFn{x: xt, g: New(cols, 1, g), xhat: xhat, rstd: rstd}
+	if err := f.Backward(New(rows, cols, gy)); err != nil {
+		panic(err)
+	}
+	return GradData(xt)
+}
+
+// RefBiasMaskedSoftmaxRow is Attention's row softmax with a score bias, in
+// place: bias added to row[:vis], then softmax over row[:vis], zeros after.
+func RefBiasMaskedSoftmaxRow(row, bias []float32, vis int) {
+	addBias(row, bias, vis)
+	maskedSoftmaxRow(row, vis)
+}

@@ -103,6 +103,8 @@ type linearFn struct {
 	x, w, b mat.Tensor
 	n, in   int
 	out     int
+	// io says w is stored [in, out] (GPT-2's Conv1D) rather than [out, in].
+	io bool
 }
 
 // Linear returns x * w^T + b for x [N, in], w [out, in] (Hugging Face's
@@ -118,6 +120,22 @@ func Linear(x, w, b mat.Tensor) mat.Tensor {
 		panic(fmt.Sprintf("tensor.Linear: bias has %d values, want %d", b.Size(), out))
 	}
 	return run(&linearFn{x: x, w: w, b: b, n: n, in: in, out: out})
+}
+
+// Affine returns x * w + b for x [N, in], w [in, out] and b of out values
+// (nil for no bias): the layout of GPT-2's Conv1D layers, which Hugging Face
+// stores [in, out]. Keeping that layout makes loading a name map; the bias
+// add is fused into the sgemm's output as in Linear.
+func Affine(x, w, b mat.Tensor) mat.Tensor {
+	n, in := Dims(x)
+	win, out := Dims(w)
+	if win != in {
+		panic(fmt.Sprintf("tensor.Affine: input is %dx%d but weight is %dx%d (want [%d, out])", n, in, win, out, in))
+	}
+	if b != nil && b.Size() != out {
+		panic(fmt.Sprintf("tensor.Affine: bias has %d values, want %d", b.Size(), out))
+	}
+	return run(&linearFn{x: x, w: w, b: b, n: n, in: in, out: out, io: true})
 }
 
 func (f *linearFn) Operands() []mat.Tensor {
@@ -138,7 +156,11 @@ func (f *linearFn) Forward() (mat.Tensor, error) {
 		}
 		beta = 1
 	}
-	sgemm(false, true, f.n, f.out, f.in, 1, Data(f.x), f.in, Data(f.w), f.in, beta, yd, f.out)
+	if f.io {
+		sgemm(false, false, f.n, f.out, f.in, 1, Data(f.x), f.in, Data(f.w), f.out, beta, yd, f.out)
+	} else {
+		sgemm(false, true, f.n, f.out, f.in, 1, Data(f.x), f.in, Data(f.w), f.in, beta, yd, f.out)
+	}
 	return wrap(y, f), nil
 }
 
@@ -146,12 +168,20 @@ func (f *linearFn) Backward(gy mat.Tensor) error {
 	g := Data(gy)
 	if f.x.RequiresGrad() {
 		gx := make([]float32, f.n*f.in)
-		sgemm(false, false, f.n, f.in, f.out, 1, g, f.out, Data(f.w), f.in, 0, gx, f.in)
+		if f.io { // dX = G W^T
+			sgemm(false, true, f.n, f.in, f.out, 1, g, f.out, Data(f.w), f.out, 0, gx, f.in)
+		} else {
+			sgemm(false, false, f.n, f.in, f.out, 1, g, f.out, Data(f.w), f.in, 0, gx, f.in)
+		}
 		accGrad(f.x, gx)
 	}
 	if f.w.RequiresGrad() {
 		gw := make([]float32, f.out*f.in)
-		sgemm(true, false, f.out, f.in, f.n, 1, g, f.out, Data(f.x), f.in, 0, gw, f.in)
+		if f.io { // dW = X^T G, [in, out]
+			sgemm(true, false, f.in, f.out, f.n, 1, Data(f.x), f.in, g, f.out, 0, gw, f.out)
+		} else {
+			sgemm(true, false, f.out, f.in, f.n, 1, g, f.out, Data(f.x), f.in, 0, gw, f.in)
+		}
 		accGrad(f.w, gw)
 	}
 	if f.b != nil && f.b.RequiresGrad() {

@@ -76,18 +76,24 @@ func (f *layerNormFn) Backward(gy mat.Tensor) error {
 		accGrad(f.x, gx)
 	}
 	if f.g.RequiresGrad() {
-		prod := make([]float32, r*c)
-		ParallelFor(r*c, 4096, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				prod[i] = Gy[i] * f.xhat[i]
-			}
-		})
-		accGrad(f.g, colSums(prod, r, c))
+		accGrad(f.g, gainGrad(Gy, f.xhat, r, c))
 	}
 	if f.b.RequiresGrad() {
 		accGrad(f.b, colSums(Gy, r, c))
 	}
 	return nil
+}
+
+// gainGrad is a normalisation's gain gradient: the column sums of
+// gy * xhat (rows x cols).
+func gainGrad(gy, xhat []float32, r, c int) []float32 {
+	prod := make([]float32, r*c)
+	ParallelFor(r*c, 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			prod[i] = gy[i] * xhat[i]
+		}
+	})
+	return colSums(prod, r, c)
 }
 
 // layerNormGradX is LayerNorm's input gradient on the CPU.
@@ -174,4 +180,92 @@ func (f *l2NormFn) Backward(gy mat.Tensor) error {
 	})
 	accGrad(f.x, gx)
 	return nil
+}
+
+type rmsNormFn struct {
+	x, g mat.Tensor
+	eps  float32
+	xhat []float32
+	rstd []float32
+}
+
+// RMSNorm scales each row of x by the reciprocal of its root mean square
+// (no mean subtracted, eps inside the square root, sum of squares in
+// float64) and applies the per-column gain g: T5's layer norm, which has no
+// bias.
+func RMSNorm(x, g mat.Tensor, eps float32) mat.Tensor {
+	_, c := Dims(x)
+	if g.Size() != c {
+		panic(fmt.Sprintf("tensor.RMSNorm: width %d but gain has %d values", c, g.Size()))
+	}
+	return run(&rmsNormFn{x: x, g: g, eps: eps})
+}
+
+func (f *rmsNormFn) Operands() []mat.Tensor { return []mat.Tensor{f.x, f.g} }
+
+func (f *rmsNormFn) Forward() (mat.Tensor, error) {
+	r, c := Dims(f.x)
+	out := Zeros(r, c)
+	X, Y, G := Data(f.x), Data(out), Data(f.g)
+	f.xhat = make([]float32, r*c)
+	f.rstd = make([]float32, r)
+	if k, ok := kernels(); ok {
+		k.RMSNormForward(X, G, r, c, f.eps, Y, f.xhat, f.rstd)
+		return wrap(out, f), nil
+	}
+	ParallelFor(r, 8, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x := X[i*c : (i+1)*c]
+			var ss float64
+			for _, v := range x {
+				ss += float64(v) * float64(v)
+			}
+			rstd := 1 / math.Sqrt(ss/float64(c)+float64(f.eps))
+			f.rstd[i] = float32(rstd)
+			xh, y := f.xhat[i*c:(i+1)*c], Y[i*c:(i+1)*c]
+			for j, v := range x {
+				h := float32(float64(v) * rstd)
+				xh[j] = h
+				y[j] = h * G[j]
+			}
+		}
+	})
+	return wrap(out, f), nil
+}
+
+func (f *rmsNormFn) Backward(gy mat.Tensor) error {
+	r, c := Dims(f.x)
+	Gy, G := Data(gy), Data(f.g)
+	if f.x.RequiresGrad() {
+		gx := make([]float32, r*c)
+		if k, ok := kernels(); ok {
+			k.RMSNormBackward(Gy, G, f.xhat, f.rstd, r, c, gx)
+		} else {
+			rmsNormGradX(Gy, G, f.xhat, f.rstd, r, c, gx)
+		}
+		accGrad(f.x, gx)
+	}
+	if f.g.RequiresGrad() {
+		accGrad(f.g, gainGrad(Gy, f.xhat, r, c))
+	}
+	return nil
+}
+
+// rmsNormGradX is RMSNorm's input gradient on the CPU:
+// rstd * (gy*g - xhat * mean(gy*g*xhat)).
+func rmsNormGradX(Gy, G, xhat, rstd []float32, r, c int, gx []float32) {
+	ParallelFor(r, 8, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			gyr, xh, d := Gy[i*c:(i+1)*c], xhat[i*c:(i+1)*c], gx[i*c:(i+1)*c]
+			var s float32
+			for j, g := range gyr {
+				s += g * G[j] * xh[j]
+			}
+			m := s / float32(c)
+			rs := rstd[i]
+			for j, g := range gyr {
+				d[j] = rs * (g*G[j] - xh[j]*m)
+			}
+		}
+	})
 }

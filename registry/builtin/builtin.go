@@ -9,6 +9,7 @@ import (
 	"repro/registry/data"
 	"repro/registry/encode"
 	"repro/registry/evaluate"
+	"repro/registry/generate"
 	"repro/registry/synth"
 	"repro/registry/text"
 	"repro/registry/train"
@@ -33,4 +34,6 @@ var families = []func(*registry.Registry){
 	train.Register,
 	train.RegisterPaSeR,
 	train.RegisterMLM,
+	train.RegisterLM,
+	generate.Register,
 }

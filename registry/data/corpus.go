@@ -19,19 +19,24 @@ type CorpusParams struct {
 	ExcludeSTS bool     `cty:"exclude_sts" doc:"leave out every sentence that also occurs in an STS set (STS12-16, STS-B, SICK-R, all splits): the evaluation text"`
 	MinWords   int      `cty:"min_words" doc:"leave out sentences of fewer whitespace-separated words (fragments such as \"On Tuesday,\")"`
 	DevSize    int      `cty:"dev_size" doc:"sentences drawn (with the seed) into the dev output and left out of sentences; 0 = none"`
+	TestSize   int      `cty:"test_size" doc:"sentences drawn (with the seed, after dev) into the test output and left out of sentences; 0 = none"`
 }
 
 func corpusType() *registry.StageType {
 	return &registry.StageType{
-		Name:    "data.corpus",
-		Version: 1,
+		Name: "data.corpus",
+		// 2: the test output (test_size); sentences and dev are unchanged
+		// for test_size = 0.
+		Version: 2,
 		Doc: "Unlabeled pretraining text: the sentences of several sources in order, optionally without repeats, " +
-			"without the STS sets' sentences and without fragments, and a seeded held-out dev split. " +
+			"without the STS sets' sentences and without fragments, and seeded held-out dev and test splits " +
+			"(one permutation: its first dev_size positions are dev, the next test_size test). " +
 			"The stage log counts what each filter dropped.",
 		Params: CorpusParams{Sources: append([]string(nil), sentenceSources...), Dedupe: true, ExcludeSTS: true, MinWords: 3, DevSize: 1000},
 		Outputs: []registry.Port{
 			{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl: the training sentences, in source order"},
 			{Name: "dev", Kind: registry.KindSentences, Doc: "sentences.jsonl: the held-out sentences, in source order"},
+			{Name: "test", Kind: registry.KindSentences, Doc: "sentences.jsonl: the test sentences, in source order (empty for test_size = 0)"},
 		},
 		Seeded: true,
 		Run: func(ctx context.Context, env *registry.Env) error {
@@ -79,28 +84,32 @@ func corpusType() *registry.StageType {
 				}
 				progress(env, i+1, len(p.Sources), src)
 			}
-			if p.DevSize >= len(texts) {
-				return fmt.Errorf("dev_size: %d leaves no training sentence (the sources give %d)", p.DevSize, len(texts))
+			if p.DevSize+p.TestSize >= len(texts) {
+				return fmt.Errorf("dev_size + test_size: %d leaves no training sentence (the sources give %d)", p.DevSize+p.TestSize, len(texts))
 			}
-			dev := map[int]bool{}
-			for _, i := range rand.New(rand.NewPCG(uint64(env.Seed), 0xc0de5)).Perm(len(texts))[:p.DevSize] {
-				dev[i] = true
-			}
-			var train, held []rows.Sentence
-			for i, s := range texts {
-				if dev[i] {
-					held = append(held, rows.Sentence{Text: s})
-				} else {
-					train = append(train, rows.Sentence{Text: s})
+			// One permutation: dev is its first dev_size positions (as
+			// before test_size existed), test the next test_size.
+			split := map[int]int{}
+			perm := rand.New(rand.NewPCG(uint64(env.Seed), 0xc0de5)).Perm(len(texts))
+			for k, i := range perm[:p.DevSize+p.TestSize] {
+				split[i] = 1
+				if k >= p.DevSize {
+					split[i] = 2
 				}
 			}
+			var out [3][]rows.Sentence // train, dev, test
+			for i, s := range texts {
+				out[split[i]] = append(out[split[i]], rows.Sentence{Text: s})
+			}
 			if env.Log != nil {
-				env.Log.Info("corpus", "train", len(train), "dev", len(held))
+				env.Log.Info("corpus", "train", len(out[0]), "dev", len(out[1]), "test", len(out[2]))
 			}
-			if err := rows.Write(filepath.Join(env.Output("sentences"), registry.FileSentences), train); err != nil {
-				return err
+			for k, name := range []string{"sentences", "dev", "test"} {
+				if err := rows.Write(filepath.Join(env.Output(name), registry.FileSentences), out[k]); err != nil {
+					return err
+				}
 			}
-			return rows.Write(filepath.Join(env.Output("dev"), registry.FileSentences), held)
+			return nil
 		},
 	}
 }

@@ -12,8 +12,15 @@ import (
 	"repro/registry"
 )
 
-// runCorpus runs data.corpus with seed and returns its two outputs.
+// runCorpus runs data.corpus with seed and returns its train and dev
+// outputs.
 func runCorpus(t *testing.T, seed int64, set map[string]cty.Value) (train, dev []rows.Sentence, err error) {
+	train, dev, _, err = runCorpus3(t, seed, set)
+	return train, dev, err
+}
+
+// runCorpus3 runs data.corpus with seed and returns its three outputs.
+func runCorpus3(t *testing.T, seed int64, set map[string]cty.Value) (train, dev, test []rows.Sentence, err error) {
 	t.Helper()
 	r := registry.New()
 	Register(r)
@@ -30,12 +37,15 @@ func runCorpus(t *testing.T, seed int64, set map[string]cty.Value) (train, dev [
 	if err != nil {
 		t.Fatal(err)
 	}
-	so, do := t.TempDir(), t.TempDir()
-	env := &registry.Env{Params: params, Seed: seed, Outputs: map[string]string{"sentences": so, "dev": do}}
+	so, do, tso := t.TempDir(), t.TempDir(), t.TempDir()
+	env := &registry.Env{Params: params, Seed: seed, Outputs: map[string]string{"sentences": so, "dev": do, "test": tso}}
 	if err := st.Call(context.Background(), env); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return mustRead[rows.Sentence](t, filepath.Join(so, registry.FileSentences)), mustRead[rows.Sentence](t, filepath.Join(do, registry.FileSentences)), nil
+	read := func(dir string) []rows.Sentence {
+		return mustRead[rows.Sentence](t, filepath.Join(dir, registry.FileSentences))
+	}
+	return read(so), read(do), read(tso), nil
 }
 
 func TestBBCSentences(t *testing.T) {
@@ -102,12 +112,33 @@ func TestCorpus(t *testing.T) {
 			t.Fatalf("an STS sentence is in the corpus: %q / %q", p.Sentence1, p.Sentence2)
 		}
 	}
+	// A test split comes from the same permutation, after dev: dev is
+	// unchanged, and the three splits partition the corpus.
+	wiki["test_size"] = cty.NumberIntVal(300)
+	train4, dev4, test4, err := runCorpus3(t, 42, wiki)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(test4) != 300 || len(dev4) != 200 || dev4[0] != dev[0] || dev4[199] != dev[199] || len(train4)+300 != len(train) {
+		t.Errorf("with test_size 300: train %d (was %d), dev %d, test %d", len(train4), len(train), len(dev4), len(test4))
+	}
+	inTrain := map[string]bool{}
+	for _, s := range train4 {
+		inTrain[s.Text] = true
+	}
+	for _, s := range append(append([]rows.Sentence(nil), dev4...), test4...) {
+		if inTrain[s.Text] {
+			t.Fatalf("%q is held out and in train", s.Text)
+		}
+	}
 	for _, bad := range []map[string]cty.Value{
 		{"sources": cty.ListValEmpty(cty.String)},
 		{"sources": strs("wiki", "wiki")},
 		{"sources": strs("news")},
 		{"sources": strs("wiki"), "dev_size": cty.NumberIntVal(20000)},
 		{"sources": strs("wiki"), "min_words": cty.NumberIntVal(-1)},
+		{"sources": strs("wiki"), "test_size": cty.NumberIntVal(-1)},
+		{"sources": strs("wiki"), "dev_size": cty.NumberIntVal(6000), "test_size": cty.NumberIntVal(6000)},
 	} {
 		if _, _, err := runCorpus(t, 1, bad); err == nil {
 			t.Errorf("%v accepted", bad)

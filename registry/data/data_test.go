@@ -89,7 +89,7 @@ func TestTypesAreVersioned(t *testing.T) {
 		case "data.fewshot_split":
 			wantInputs, wantOutputs = 1, 5
 		case "data.corpus":
-			wantOutputs = 2 // training and held-out sentences
+			wantOutputs = 3 // training, dev and test sentences
 		}
 		if st.Version < 1 || st.Doc == "" || len(st.Outputs) != wantOutputs || len(st.Inputs) != wantInputs || st.Family() != "data" {
 			t.Errorf("%s: %+v", n, st)

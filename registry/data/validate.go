@@ -108,5 +108,6 @@ func (p *CorpusParams) Validate() error {
 	}
 	c.NonNegative("min_words", p.MinWords)
 	c.NonNegative("dev_size", p.DevSize)
+	c.NonNegative("test_size", p.TestSize)
 	return c.Result()
 }

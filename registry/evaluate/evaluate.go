@@ -1,6 +1,7 @@
 // Package evaluate holds the evaluate.* stage types: each takes an encoder
 // artifact and a data artifact, encodes the data's sentences and writes the
-// paper's metrics (package internal/metrics) to metrics.json.
+// paper's metrics (package internal/metrics) to metrics.json;
+// evaluate.perplexity (perplexity.go) takes a language model instead.
 //
 // Shared design:
 //
@@ -50,6 +51,7 @@ func Register(r *registry.Registry) {
 	r.Add(rerankType())
 	r.Add(retrievalType())
 	r.Add(densityType())
+	r.Add(perplexityType())
 }
 
 // encoderPort is the encoder input every evaluate type has.

@@ -77,6 +77,7 @@ func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (
 	t.Helper()
 	r := registry.New()
 	Register(r)
+	RegisterLM(r)
 	RegisterMLM(r)
 	st, ok := r.Lookup(s.name)
 	if !ok {

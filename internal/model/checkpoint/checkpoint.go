@@ -14,6 +14,11 @@
 // every shape mismatch (both shapes), so a wrong checkpoint is never half
 // loaded. RoBERTa's position ids start at padding_idx+1; config.json does
 // not say so, so ReadConfig derives PositionOffset from model_type.
+//
+// Other model families (GPT-2 in internal/model/gpt2) reuse the pieces:
+// ReadWeights (one file or the shards of model.safetensors.index.json),
+// ApplyNaming with the family's Naming, WriteWeights and the tokenizer
+// files.
 package checkpoint
 
 import (
@@ -124,18 +129,8 @@ func WriteConfig(dir string, c Config) error {
 // Save writes params (HF names) to dir/model.safetensors, cfg to
 // dir/config.json and, when tok is not nil, the tokenizer files.
 func Save(dir string, cfg Config, params []transformer.NamedParam, tok tokenizer.Tokenizer) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	ts := make(map[string]safetensors.Tensor, len(params))
-	for _, p := range params {
-		if _, dup := ts[p.Name]; dup {
-			return fmt.Errorf("checkpoint: parameter %q appears twice", p.Name)
-		}
-		ts[p.Name] = safetensors.Tensor{Shape: p.Shape, Data: tensor.Data(p.Param)}
-	}
-	if err := safetensors.WriteFile(filepath.Join(dir, FileWeights), ts, map[string]string{"format": "pt"}); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+	if err := WriteWeights(dir, params, ""); err != nil {
+		return err
 	}
 	if err := WriteConfig(dir, cfg); err != nil {
 		return err
@@ -148,69 +143,184 @@ func Save(dir string, cfg Config, params []transformer.NamedParam, tok tokenizer
 	return nil
 }
 
+// WriteWeights writes params to dir/model.safetensors (creating dir), each
+// under prefix + its name, with the "format": "pt" metadata transformers
+// expects.
+func WriteWeights(dir string, params []transformer.NamedParam, prefix string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	ts := make(map[string]safetensors.Tensor, len(params))
+	for _, p := range params {
+		name := prefix + p.Name
+		if _, dup := ts[name]; dup {
+			return fmt.Errorf("checkpoint: parameter %q appears twice", name)
+		}
+		ts[name] = safetensors.Tensor{Shape: p.Shape, Data: tensor.Data(p.Param)}
+	}
+	if err := safetensors.WriteFile(filepath.Join(dir, FileWeights), ts, map[string]string{"format": "pt"}); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
 // Load reads dir's weights into params (see Apply). It returns the names
 // of tensors in the file that were deliberately ignored.
 func Load(dir string, params []transformer.NamedParam) (ignored []string, err error) {
-	f, err := safetensors.ReadFile(filepath.Join(dir, FileWeights))
+	file, path, err := ReadWeights(dir)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("checkpoint: %s has no %s (only safetensors weights are read; convert pytorch_model.bin first)", dir, FileWeights)
-		}
-		return nil, fmt.Errorf("checkpoint: %w", err)
+		return nil, err
 	}
-	ignored, err = Apply(params, f.Tensors)
+	ignored, err = Apply(params, file)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %s: %w", filepath.Join(dir, FileWeights), err)
+		return nil, fmt.Errorf("checkpoint: %s: %w", path, err)
 	}
 	return ignored, nil
 }
 
-// prefixes are the architecture prefixes HF task models put before the
-// base model's names.
-var prefixes = []string{"bert.", "roberta.", "model."}
+// FileWeightsIndex is the index of a sharded checkpoint: {"weight_map":
+// {tensor name: shard file name}}.
+const FileWeightsIndex = "model.safetensors.index.json"
 
-// ignorable are file tensors an encoder may leave unused: pre-training
-// heads and buffers.
-func ignorable(name string) bool {
-	for _, p := range []string{"cls.", "lm_head.", "qa_outputs.", "classifier."} {
-		if strings.HasPrefix(name, p) {
-			return true
+// ReadWeights reads every tensor of dir's checkpoint: model.safetensors, or
+// the shards listed by model.safetensors.index.json. It also returns the
+// path to name in errors about the tensors (the file or the index). A shard
+// that lacks a tensor the index assigns to it, or a tensor in two shards,
+// is an error.
+func ReadWeights(dir string) (map[string]safetensors.Tensor, string, error) {
+	path := filepath.Join(dir, FileWeights)
+	f, err := safetensors.ReadFile(path)
+	if err == nil {
+		return f.Tensors, path, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("checkpoint: %w", err)
+	}
+	index := filepath.Join(dir, FileWeightsIndex)
+	raw, ierr := os.ReadFile(index)
+	if errors.Is(ierr, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("checkpoint: %s has no %s or %s (only safetensors weights are read; convert pytorch_model.bin first)", dir, FileWeights, FileWeightsIndex)
+	}
+	if ierr != nil {
+		return nil, "", fmt.Errorf("checkpoint: %w", ierr)
+	}
+	var idx struct {
+		WeightMap map[string]string `json:"weight_map"`
+	}
+	if err := json.Unmarshal(raw, &idx); err != nil {
+		return nil, "", fmt.Errorf("checkpoint: %s: %v", index, err)
+	}
+	if len(idx.WeightMap) == 0 {
+		return nil, "", fmt.Errorf("checkpoint: %s: empty weight_map", index)
+	}
+	shards := map[string][]string{} // shard -> tensors the index puts there
+	for name, shard := range idx.WeightMap {
+		if shard == "" || filepath.Base(shard) != shard {
+			return nil, "", fmt.Errorf("checkpoint: %s: tensor %q is assigned to %q, not a file name in the directory", index, name, shard)
+		}
+		shards[shard] = append(shards[shard], name)
+	}
+	names := make([]string, 0, len(shards))
+	for s := range shards {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	out := map[string]safetensors.Tensor{}
+	from := map[string]string{}
+	for _, shard := range names {
+		sf, err := safetensors.ReadFile(filepath.Join(dir, shard))
+		if err != nil {
+			return nil, "", fmt.Errorf("checkpoint: %s: shard %s: %w", index, shard, err)
+		}
+		for _, n := range shards[shard] {
+			if _, ok := sf.Tensors[n]; !ok {
+				return nil, "", fmt.Errorf("checkpoint: %s: shard %s lacks tensor %q, which the index assigns to it", index, shard, n)
+			}
+		}
+		for n, t := range sf.Tensors {
+			if prev, dup := from[n]; dup {
+				return nil, "", fmt.Errorf("checkpoint: %s: tensor %q is in shards %s and %s", index, n, prev, shard)
+			}
+			from[n] = shard
+			out[n] = t
 		}
 	}
-	return strings.HasSuffix(name, "position_ids") || strings.HasPrefix(name, "pooler.")
+	return out, index, nil
 }
 
-// canonical maps a file tensor name to the model's naming: without the
-// architecture prefix, gamma/beta renamed.
-func canonical(name string) string {
-	for _, p := range prefixes {
+// Naming says how a model's parameter names relate to the tensor names of
+// a checkpoint file of its family.
+type Naming struct {
+	// Prefixes are the architecture prefixes task models put before the
+	// base model's names; the first that matches is stripped.
+	Prefixes []string
+	// Rename maps a name without prefix to the model's (nil: unchanged).
+	Rename func(name string) string
+	// Ignore says which file tensors (after Prefixes and Rename) a model
+	// may leave unused: heads, buffers.
+	Ignore func(name string) bool
+	// Optional says which model parameters a file may lack (left as
+	// initialised).
+	Optional func(name string) bool
+}
+
+// canonical maps a file tensor name to the model's naming.
+func (n Naming) canonical(name string) string {
+	for _, p := range n.Prefixes {
 		if rest, ok := strings.CutPrefix(name, p); ok {
 			name = rest
 			break
 		}
 	}
-	if rest, ok := strings.CutSuffix(name, ".gamma"); ok {
-		return rest + ".weight"
-	}
-	if rest, ok := strings.CutSuffix(name, ".beta"); ok {
-		return rest + ".bias"
+	if n.Rename != nil {
+		name = n.Rename(name)
 	}
 	return name
 }
 
-// optional are model parameters a checkpoint may lack (left as
-// initialised): the pooler, which HF base checkpoints saved without
-// add_pooling_layer do not have.
-func optional(name string) bool { return strings.HasPrefix(name, "pooler.") }
+// BERTNaming is the naming of BERT and RoBERTa checkpoints: "bert.",
+// "roberta." or "model." prefixes, TensorFlow-era LayerNorm gamma/beta,
+// pre-training heads (cls.*, lm_head.*, ...) and the position_ids buffer
+// ignored, the pooler optional.
+var BERTNaming = Naming{
+	Prefixes: []string{"bert.", "roberta.", "model."},
+	Rename: func(name string) string {
+		if rest, ok := strings.CutSuffix(name, ".gamma"); ok {
+			return rest + ".weight"
+		}
+		if rest, ok := strings.CutSuffix(name, ".beta"); ok {
+			return rest + ".bias"
+		}
+		return name
+	},
+	Ignore: func(name string) bool {
+		for _, p := range []string{"cls.", "lm_head.", "qa_outputs.", "classifier."} {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		}
+		return strings.HasSuffix(name, "position_ids") || strings.HasPrefix(name, "pooler.")
+	},
+	Optional: func(name string) bool { return strings.HasPrefix(name, "pooler.") },
+}
 
-// Apply copies file tensors into params by name. Every required parameter
-// must be present with its exact shape; every file tensor must be used or
-// ignorable. All problems are reported together.
+// canonical maps a BERT file tensor name to the encoder's naming.
+func canonical(name string) string { return BERTNaming.canonical(name) }
+
+// Apply copies file tensors into params by name (BERTNaming). Every
+// required parameter must be present with its exact shape; every file
+// tensor must be used or ignorable. All problems are reported together.
 func Apply(params []transformer.NamedParam, file map[string]safetensors.Tensor) (ignored []string, err error) {
+	return ApplyNaming(params, file, BERTNaming)
+}
+
+// ApplyNaming is Apply for a model family's naming. Nothing is copied
+// unless everything matches, so a wrong checkpoint is never half loaded.
+func ApplyNaming(params []transformer.NamedParam, file map[string]safetensors.Tensor, naming Naming) (ignored []string, err error) {
 	byName := map[string]string{} // canonical -> file name
 	var problems []string
 	for fn := range file {
-		cn := canonical(fn)
+		cn := naming.canonical(fn)
 		if other, dup := byName[cn]; dup {
 			problems = append(problems, fmt.Sprintf("tensors %q and %q both map to %q", other, fn, cn))
 			continue
@@ -227,8 +337,8 @@ func Apply(params []transformer.NamedParam, file map[string]safetensors.Tensor) 
 	for _, p := range params {
 		fn, ok := byName[p.Name]
 		if !ok {
-			if !optional(p.Name) {
-				missing = append(missing, p.Name)
+			if naming.Optional == nil || !naming.Optional(p.Name) {
+				missing = append(missing, fmt.Sprintf("%s %v", p.Name, p.Shape))
 			}
 			continue
 		}
@@ -250,10 +360,10 @@ func Apply(params []transformer.NamedParam, file map[string]safetensors.Tensor) 
 		if used[fn] {
 			continue
 		}
-		if ignorable(canonical(fn)) {
+		if naming.Ignore != nil && naming.Ignore(naming.canonical(fn)) {
 			ignored = append(ignored, fn)
 		} else {
-			unexpected = append(unexpected, fn)
+			unexpected = append(unexpected, fmt.Sprintf("%s %v", fn, file[fn].Shape))
 		}
 	}
 	sort.Strings(missing)
@@ -297,20 +407,16 @@ func LoadEncoder(dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, FileWeights)
-	f, err := safetensors.ReadFile(path)
+	weights, path, err := ReadWeights(dir)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("checkpoint: %s has no %s (only safetensors weights are read; convert pytorch_model.bin first)", dir, FileWeights)
-		}
-		return nil, fmt.Errorf("checkpoint: %w", err)
+		return nil, err
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, FileConfig))
 	var keys map[string]json.RawMessage
 	json.Unmarshal(raw, &keys)
 	if _, set := keys["add_pooling_layer"]; !set {
 		cfg.Pooler = false
-		for n := range f.Tensors {
+		for n := range weights {
 			if strings.HasPrefix(canonical(n), "pooler.dense.") {
 				cfg.Pooler = true
 			}
@@ -322,7 +428,7 @@ func LoadEncoder(dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %s: %w", filepath.Join(dir, FileConfig), err)
 	}
-	ignored, err := Apply(enc.NamedParams(), f.Tensors)
+	ignored, err := Apply(enc.NamedParams(), weights)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %s: %w", path, err)
 	}

@@ -233,7 +233,7 @@ func TestLoadErrors(t *testing.T) {
 	delete(f, "bert.encoder.layer.1.attention.self.key.weight")
 	delete(f, "bert.embeddings.LayerNorm.bias")
 	_, err := Apply(dst, f)
-	if err == nil || !strings.Contains(err.Error(), "missing tensors: embeddings.LayerNorm.bias, encoder.layer.1.attention.self.key.weight") {
+	if err == nil || !strings.Contains(err.Error(), "missing tensors: embeddings.LayerNorm.bias [16], encoder.layer.1.attention.self.key.weight [16 16]") {
 		t.Errorf("missing: %v", err)
 	}
 

@@ -172,6 +172,12 @@ func (t *BPE) Size() int { return len(t.tokens) }
 // Special returns the special token ids (-1 where absent).
 func (t *BPE) Special() Specials { return t.special }
 
+// ID returns a token's id.
+func (t *BPE) ID(token string) (int, bool) {
+	id, ok := t.vocab[token]
+	return id, ok
+}
+
 // Token returns the token string of id ("" when out of range).
 func (t *BPE) Token(id int) string {
 	if id < 0 || id >= len(t.tokens) {

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -23,6 +24,10 @@ type BPETrainOptions struct {
 // in a vocabulary trained here.
 var RoBERTaSpecials = []string{"<s>", "<pad>", "</s>", "<unk>", "<mask>"}
 
+// GPT2Specials is GPT-2's one special token, <|endoftext|> (id 0 in a
+// vocabulary trained here).
+var GPT2Specials = []string{"<|endoftext|>"}
+
 // TrainBPE learns a byte-level BPE vocabulary from sentences, as Hugging
 // Face tokenizers' ByteLevelBPETrainer does for RoBERTa: GPT-2's
 // pre-tokenization (gpt2Split), each pre-token's UTF-8 bytes as printable
@@ -32,7 +37,9 @@ var RoBERTaSpecials = []string{"<s>", "<pad>", "</s>", "<unk>", "<mask>"}
 // not depend on map order) until VocabSize entries. The vocabulary is the
 // special tokens, the 256 byte symbols in rune order, then the merged
 // symbols in the order learned; the result encodes with BPE (lowest rank
-// first), framing with <s> ... </s> when <s> is among the specials.
+// first), framing with <s> ... </s> when <s> is among the specials. A
+// special token found in a sentence is left out of the counts (encoding
+// keeps it whole). GPT-2-style vocabularies pass Special: GPT2Specials.
 func TrainBPE(sentences []string, o BPETrainOptions) (*BPE, error) {
 	if o.MinFrequency <= 0 {
 		o.MinFrequency = 2
@@ -44,10 +51,26 @@ func TrainBPE(sentences []string, o BPETrainOptions) (*BPE, error) {
 		return nil, fmt.Errorf("train BPE: vocab size %d too small (the %d special tokens and 256 byte symbols need %d)",
 			o.VocabSize, len(o.Special), len(o.Special)+256)
 	}
+	isSym := map[string]bool{}
+	for b := range 256 {
+		isSym[string(byteToRune[b])] = true
+	}
+	for i, s := range o.Special {
+		if isSym[s] || slices.Contains(o.Special[:i], s) {
+			return nil, fmt.Errorf("train BPE: token %q appears twice (a special token that is also a byte symbol?)", s)
+		}
+	}
 	counts := map[string]int{}
 	for _, s := range sentences {
-		for _, w := range gpt2Split(s) {
-			counts[w]++
+		// A special token in the text stays whole when encoding, so it is
+		// not split into pieces here either.
+		for _, seg := range splitLiterals(s, o.Special) {
+			if seg.literal {
+				continue
+			}
+			for _, w := range gpt2Split(seg.text) {
+				counts[w]++
+			}
 		}
 	}
 	if len(counts) == 0 {

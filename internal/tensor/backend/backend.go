@@ -6,11 +6,11 @@
 //
 // Two optional interfaces extend a Backend whose memory is a device's:
 // Resident keeps long-lived operands (weights) on the device, and Kernels
-// runs the operators' non-GEMM kernels (GELU, layer norm, masked softmax,
-// AdamW) there, with arithmetic identical to the operators' own loops. Only
-// the CUDA backend implements them; the CPU and OpenBLAS backends leave those
-// loops to the operators, whose numerics the recorded baselines depend on.
-// The operators do not call Kernels yet.
+// runs the operators' non-GEMM kernels (GELU in both forms, ReLU, layer
+// and RMS norm, the attention softmax with or without a score bias, AdamW)
+// there, with arithmetic identical to the operators' own loops. Only the CUDA
+// backend implements them; the CPU and OpenBLAS backends leave those loops
+// to the operators, whose numerics the recorded baselines depend on.
 package backend
 
 import "sync"

@@ -37,6 +37,31 @@ type Kernels interface {
 	// with visible[i] <= 0 becomes all zeros (tensor.Attention's masked
 	// softmax). visible[i] must not exceed cols.
 	MaskedSoftmaxRows(x []float32, rows, cols int, visible []int32)
+	// GELUTanhForward sets t = tanh(sqrt(2/pi)*(x + 0.044715*x^3)) and
+	// y = 0.5*x*(1+t), elementwise (tensor.GELUTanh's forward pass, with
+	// its tanhf).
+	GELUTanhForward(x, y, t []float32)
+	// GELUTanhBackward sets gx to GELUTanh's input gradient for output
+	// gradient gy, given x and the forward pass's t.
+	GELUTanhBackward(x, t, gy, gx []float32)
+	// ReLUForward sets y = max(x, 0) elementwise (tensor.ReLU).
+	ReLUForward(x, y []float32)
+	// ReLUBackward sets gx = gy where x > 0 and 0 elsewhere.
+	ReLUBackward(x, gy, gx []float32)
+	// RMSNormForward scales each row of the rows x cols matrix x by
+	// 1/sqrt(mean(x^2)+eps) (float64 sum of squares) into xhat, sets
+	// rstd[i] to that factor and y = xhat*g per column (tensor.RMSNorm's
+	// forward pass).
+	RMSNormForward(x, g []float32, rows, cols int, eps float32, y, xhat, rstd []float32)
+	// RMSNormBackward sets gx to RMSNorm's gradient with respect to x,
+	// given the output gradient gy, the gain g and the forward pass's xhat
+	// and rstd (the gain's gradient is a column sum left to the caller).
+	RMSNormBackward(gy, g, xhat, rstd []float32, rows, cols int, gx []float32)
+	// BiasMaskedSoftmaxRows is MaskedSoftmaxRows after adding a bias row
+	// to the first visible[i] entries of each row i: row i gets the bias
+	// row i mod biasRows of the biasRows x cols matrix bias
+	// (tensor.Attention with AttentionSpec.Bias).
+	BiasMaskedSoftmaxRows(x []float32, rows, cols int, visible []int32, bias []float32, biasRows int)
 	// AdamW updates one parameter p in place with its gradient g and
 	// moments m, v (optim.AdamW.Step's inner loop): p *= decay (skipped
 	// when decay is 1), m = b1*m + (1-b1)*g, v = b2*v + (1-b2)*g*g,

@@ -101,17 +101,23 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		return
 	}
 	g := gemm{transA: transA, transB: transB, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
+	partition(m, n, k, g.run)
+}
+
+// partition runs f over C (m x n) in bands: on the calling goroutine below
+// parallelWork multiply-adds or with one thread; otherwise the dimension
+// with more tiles is split into Threads() bands of whole tiles, so every
+// tile keeps its position on the grid anchored at C's origin. Every band
+// runs on its own goroutine while the caller waits: a band kept on the
+// calling goroutine would leave the last-spawned band in this P's runnext
+// slot, where an idle P is slow to steal it, and the two bands would often
+// run one after the other.
+func partition(m, n, k int, f func(r0, r1, c0, c1 int)) {
 	t := Threads()
 	if t <= 1 || m*n*k < parallelWork {
-		g.run(0, m, 0, n)
+		f(0, m, 0, n)
 		return
 	}
-	// Split the dimension with more tiles into t bands of whole tiles, so
-	// every tile keeps its position on the grid anchored at C's origin.
-	// Every band runs on its own goroutine while the caller waits: a band
-	// kept on the calling goroutine would leave the last-spawned band in
-	// this P's runnext slot, where an idle P is slow to steal it, and the
-	// two bands would often run one after the other.
 	mt, nt := (m+mr-1)/mr, (n+nr-1)/nr
 	var wg sync.WaitGroup
 	if mt >= nt {
@@ -119,14 +125,14 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		for w := 0; w < t; w++ {
 			r0, r1 := min(m, (mt*w/t)*mr), min(m, (mt*(w+1)/t)*mr)
 			wg.Add(1)
-			go func() { defer wg.Done(); g.run(r0, r1, 0, n) }()
+			go func() { defer wg.Done(); f(r0, r1, 0, n) }()
 		}
 	} else {
 		t = min(t, nt)
 		for w := 0; w < t; w++ {
 			c0, c1 := min(n, (nt*w/t)*nr), min(n, (nt*(w+1)/t)*nr)
 			wg.Add(1)
-			go func() { defer wg.Done(); g.run(0, m, c0, c1) }()
+			go func() { defer wg.Done(); f(0, m, c0, c1) }()
 		}
 	}
 	wg.Wait()

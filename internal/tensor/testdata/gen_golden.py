@@ -19,13 +19,17 @@ def flat(t):
     return [float(v) for v in t.detach().to(torch.float64).reshape(-1)]
 
 
-def attention(q, k, v, B, H, Tq, Tk, key_lens, causal):
+def attention(q, k, v, B, H, Tq, Tk, key_lens, causal, scale=None, bias=None):
+    """bias: None, or (H*Tq, Tk) shared by the batch, or (B*H*Tq, Tk)."""
     D = q.shape[1]
     dh = D // H
     q = q.to(torch.float64).reshape(B, Tq, H, dh).transpose(1, 2)
     k = k.to(torch.float64).reshape(B, Tk, H, dh).transpose(1, 2)
     v = v.to(torch.float64).reshape(B, Tk, H, dh).transpose(1, 2)
-    s = q @ k.transpose(-1, -2) / math.sqrt(dh)
+    s = q @ k.transpose(-1, -2)
+    s = s / math.sqrt(dh) if scale is None else s * scale
+    if bias is not None:
+        s = s + bias.reshape(-1, H, Tq, Tk)  # broadcasts over the batch when shared
     mask = torch.zeros(B, 1, Tq, Tk, dtype=torch.bool)
     for b in range(B):
         mask[b, :, :, key_lens[b]:] = True
@@ -71,5 +75,37 @@ x = rnd(3, 5)
 y = rnd(4, 5)
 cases.append({"op": "cosine", "a_rows": 3, "b_rows": 4, "cols": 5, "a": flat(x), "b": flat(y),
               "out": flat(F.normalize(x.double(), dim=-1) @ F.normalize(y.double(), dim=-1).T)})
+
+# Operators of the language models (GPT-2: tanh GELU, T5: ReLU, RMS norm,
+# unscaled attention with a relative position bias). The bias gradient is
+# torch's autograd of sum(out * G) for a fixed G.
+x = rnd(4, 6) * 3
+cases.append({"op": "gelu_tanh", "rows": 4, "cols": 6, "x": flat(x),
+              "out": flat(F.gelu(x.double(), approximate="tanh"))})
+cases.append({"op": "relu", "rows": 4, "cols": 6, "x": flat(x), "out": flat(F.relu(x.double()))})
+
+x, g = rnd(3, 8) * 2 + 0.5, rnd(8)
+xd = x.double().requires_grad_()
+gy = rnd(3, 8)
+# T5LayerNorm: variance = mean(x^2); x * rsqrt(variance + eps) * weight
+rms = xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + 1e-6) * g.double()
+(rms * gy.double()).sum().backward()
+cases.append({"op": "rms_norm", "rows": 3, "cols": 8, "eps": 1e-6, "x": flat(x), "g": flat(g), "a": flat(gy),
+              "out": flat(rms), "grad": flat(xd.grad)})
+
+for name, B, H, Tq, Tk, lens, causal, scale, shared in [
+    ("bias shared unscaled", 2, 2, 3, 5, [5, 3], False, 1.0, True),
+    ("bias per sequence causal", 2, 2, 4, 4, [4, 3], True, None, False),
+]:
+    D = 8
+    q, k, v = rnd(B * Tq, D), rnd(B * Tk, D), rnd(B * Tk, D)
+    bias = rnd(H * Tq if shared else B * H * Tq, Tk) * 2
+    bd = bias.double().requires_grad_()
+    out = attention(q, k, v, B, H, Tq, Tk, lens, causal, scale, bd)
+    G = rnd(B * Tq, D)
+    (out * G.double()).sum().backward()
+    cases.append({"op": "attention", "name": name, "B": B, "H": H, "Tq": Tq, "Tk": Tk, "D": D,
+                  "key_lens": lens, "causal": causal, "scale": scale or 0.0, "bias": flat(bias), "a": flat(G),
+                  "q": flat(q), "k": flat(k), "v": flat(v), "out": flat(out), "grad": flat(bd.grad)})
 
 print(json.dumps({"generator": "torch " + torch.__version__, "cases": cases}, indent=1))

@@ -301,3 +301,41 @@ stage "headline" {
   learning_rate = 1e-3
   seed          = 7
 }
+
+stage "causal_lm" {
+  uses          = "train.causal_lm"
+  data          = stage.wiki.sentences
+  dev           = stage.corpus.dev
+  from_scratch  = true
+  layers        = 1
+  hidden        = 16
+  heads         = 2
+  context       = 512
+  vocab         = "train"
+  vocab_size    = 300
+  max_length    = 16
+  batch_size    = 4
+  max_steps     = 2
+  eval_every    = 2
+  learning_rate = 1e-3
+  seed          = 7
+}
+
+stage "perplexity" {
+  uses  = "evaluate.perplexity"
+  model = stage.causal_lm.model
+  data  = stage.corpus.dev
+}
+
+stage "complete" {
+  uses           = "generate.complete"
+  model          = stage.causal_lm.model
+  data           = stage.corpus.dev
+  template       = "[X] In other words,"
+  max_prompts    = 3
+  samples        = 2
+  max_new_tokens = 5
+  top_k          = 5
+  top_p          = 0.9
+  seed           = 7
+}

@@ -1,6 +1,7 @@
 // Package cuda is repro's CUDA backend: cuBLAS sgemm through gorgonia.org/cu
-// (v0.9.6) and the operators' other kernels (backend.Kernels: GELU forward
-// and backward, layer norm forward and backward, masked row softmax, AdamW),
+// (v0.9.6) and the operators' other kernels (backend.Kernels: exact and tanh
+// GELU, ReLU, layer and RMS norm, each forward and backward, the masked row
+// softmax with or without a score bias, AdamW),
 // compiled only with the cuda build tag. Importing it registers
 // "cuda" (and "cuda:N") with backend.ByName; a binary that wants the backend
 // imports it for effect in a file tagged cuda:

@@ -23,6 +23,10 @@ type kernels struct {
 	geluForward, geluBackward           cu.Function
 	layerNormForward, layerNormBackward cu.Function
 	maskedSoftmaxRows, adamW            cu.Function
+	geluTanhForward, geluTanhBackward   cu.Function
+	reluForward, reluBackward           cu.Function
+	rmsNormForward, rmsNormBackward     cu.Function
+	biasMaskedSoftmaxRows               cu.Function
 }
 
 // loadKernels loads ptx.Source into the current context (the driver
@@ -42,6 +46,13 @@ func (b *Backend) loadKernels() error {
 		{&b.fns.layerNormBackward, ptx.LayerNormBackward},
 		{&b.fns.maskedSoftmaxRows, ptx.MaskedSoftmaxRows},
 		{&b.fns.adamW, ptx.AdamW},
+		{&b.fns.geluTanhForward, ptx.GELUTanhForward},
+		{&b.fns.geluTanhBackward, ptx.GELUTanhBackward},
+		{&b.fns.reluForward, ptx.ReLUForward},
+		{&b.fns.reluBackward, ptx.ReLUBackward},
+		{&b.fns.rmsNormForward, ptx.RMSNormForward},
+		{&b.fns.rmsNormBackward, ptx.RMSNormBackward},
+		{&b.fns.biasMaskedSoftmaxRows, ptx.BiasMaskedSoftmaxRows},
 	} {
 		if *e.fn, err = mod.Function(e.name); err != nil {
 			mod.Unload()
@@ -295,6 +306,138 @@ func (b *Backend) MaskedSoftmaxRows(x []float32, rows, cols int, visible []int32
 	b.kernel("MaskedSoftmaxRows", func(j *job) {
 		dx, dv := j.in(x), j.ints(visible)
 		j.launch(b.fns.maskedSoftmaxRows, ptx.MaskedSoftmaxRows, rows, ptrArg(dx), intArg(rows), intArg(cols), ptrArg(dv))
+		j.get(x, dx)
+	})
+}
+
+// GELUTanhForward runs repro_gelu_tanh_forward; see backend.Kernels.
+func (b *Backend) GELUTanhForward(x, y, t []float32) {
+	n := len(x)
+	checkLen("GELUTanhForward", n, y, t)
+	checkSize("GELUTanhForward", n)
+	if n == 0 {
+		return
+	}
+	b.kernel("GELUTanhForward", func(j *job) {
+		dx, dy, dt := j.in(x), j.out(n), j.out(n)
+		j.launch(b.fns.geluTanhForward, ptx.GELUTanhForward, n, ptrArg(dx), ptrArg(dy), ptrArg(dt), intArg(n))
+		j.get(y, dy)
+		j.get(t, dt)
+	})
+}
+
+// GELUTanhBackward runs repro_gelu_tanh_backward; see backend.Kernels.
+func (b *Backend) GELUTanhBackward(x, t, gy, gx []float32) {
+	n := len(x)
+	checkLen("GELUTanhBackward", n, t, gy, gx)
+	checkSize("GELUTanhBackward", n)
+	if n == 0 {
+		return
+	}
+	b.kernel("GELUTanhBackward", func(j *job) {
+		dx, dt, dgy, dgx := j.in(x), j.in(t), j.in(gy), j.out(n)
+		j.launch(b.fns.geluTanhBackward, ptx.GELUTanhBackward, n, ptrArg(dx), ptrArg(dt), ptrArg(dgy), ptrArg(dgx), intArg(n))
+		j.get(gx, dgx)
+	})
+}
+
+// ReLUForward runs repro_relu_forward; see backend.Kernels.
+func (b *Backend) ReLUForward(x, y []float32) {
+	n := len(x)
+	checkLen("ReLUForward", n, y)
+	checkSize("ReLUForward", n)
+	if n == 0 {
+		return
+	}
+	b.kernel("ReLUForward", func(j *job) {
+		dx, dy := j.in(x), j.out(n)
+		j.launch(b.fns.reluForward, ptx.ReLUForward, n, ptrArg(dx), ptrArg(dy), intArg(n))
+		j.get(y, dy)
+	})
+}
+
+// ReLUBackward runs repro_relu_backward; see backend.Kernels.
+func (b *Backend) ReLUBackward(x, gy, gx []float32) {
+	n := len(x)
+	checkLen("ReLUBackward", n, gy, gx)
+	checkSize("ReLUBackward", n)
+	if n == 0 {
+		return
+	}
+	b.kernel("ReLUBackward", func(j *job) {
+		dx, dgy, dgx := j.in(x), j.in(gy), j.out(n)
+		j.launch(b.fns.reluBackward, ptx.ReLUBackward, n, ptrArg(dx), ptrArg(dgy), ptrArg(dgx), intArg(n))
+		j.get(gx, dgx)
+	})
+}
+
+// RMSNormForward runs repro_rms_norm_forward (one thread per row); see
+// backend.Kernels.
+func (b *Backend) RMSNormForward(x, g []float32, rows, cols int, eps float32, y, xhat, rstd []float32) {
+	checkSize("RMSNormForward", rows, cols, rows*cols)
+	checkLen("RMSNormForward", rows*cols, x, y, xhat)
+	checkLen("RMSNormForward", cols, g)
+	checkLen("RMSNormForward", rows, rstd)
+	if rows == 0 {
+		return
+	}
+	if cols == 0 {
+		panic("cuda: RMSNormForward: rows of no columns")
+	}
+	b.kernel("RMSNormForward", func(j *job) {
+		n := rows * cols
+		dx, dg := j.in(x), j.in(g)
+		dy, dh, dr := j.out(n), j.out(n), j.out(rows)
+		j.launch(b.fns.rmsNormForward, ptx.RMSNormForward, rows,
+			ptrArg(dx), ptrArg(dg), intArg(rows), intArg(cols), floatArg(eps), ptrArg(dy), ptrArg(dh), ptrArg(dr))
+		j.get(y, dy)
+		j.get(xhat, dh)
+		j.get(rstd, dr)
+	})
+}
+
+// RMSNormBackward runs repro_rms_norm_backward (one thread per row); see
+// backend.Kernels.
+func (b *Backend) RMSNormBackward(gy, g, xhat, rstd []float32, rows, cols int, gx []float32) {
+	checkSize("RMSNormBackward", rows, cols, rows*cols)
+	checkLen("RMSNormBackward", rows*cols, gy, xhat, gx)
+	checkLen("RMSNormBackward", cols, g)
+	checkLen("RMSNormBackward", rows, rstd)
+	if rows == 0 {
+		return
+	}
+	if cols == 0 {
+		panic("cuda: RMSNormBackward: rows of no columns")
+	}
+	b.kernel("RMSNormBackward", func(j *job) {
+		dgy, dg, dh, dr, dgx := j.in(gy), j.in(g), j.in(xhat), j.in(rstd), j.out(rows*cols)
+		j.launch(b.fns.rmsNormBackward, ptx.RMSNormBackward, rows,
+			ptrArg(dgy), ptrArg(dg), ptrArg(dh), ptrArg(dr), intArg(rows), intArg(cols), ptrArg(dgx))
+		j.get(gx, dgx)
+	})
+}
+
+// BiasMaskedSoftmaxRows runs repro_bias_masked_softmax_rows (one thread
+// per row, in place); see backend.Kernels.
+func (b *Backend) BiasMaskedSoftmaxRows(x []float32, rows, cols int, visible []int32, bias []float32, biasRows int) {
+	checkSize("BiasMaskedSoftmaxRows", rows, cols, rows*cols, biasRows, biasRows*cols)
+	checkLen("BiasMaskedSoftmaxRows", rows*cols, x)
+	checkLen("BiasMaskedSoftmaxRows", biasRows*cols, bias)
+	if len(visible) != rows || biasRows < 1 {
+		panic(fmt.Sprintf("cuda: BiasMaskedSoftmaxRows: %d visible counts for %d rows, %d bias rows", len(visible), rows, biasRows))
+	}
+	for i, v := range visible {
+		if int(v) > cols {
+			panic(fmt.Sprintf("cuda: BiasMaskedSoftmaxRows: row %d has %d visible entries of %d", i, v, cols))
+		}
+	}
+	if rows == 0 || cols == 0 {
+		return
+	}
+	b.kernel("BiasMaskedSoftmaxRows", func(j *job) {
+		dx, dv, db := j.in(x), j.ints(visible), j.in(bias)
+		j.launch(b.fns.biasMaskedSoftmaxRows, ptx.BiasMaskedSoftmaxRows, rows,
+			ptrArg(dx), intArg(rows), intArg(cols), ptrArg(dv), ptrArg(db), intArg(biasRows))
 		j.get(x, dx)
 	})
 }

@@ -11,16 +11,22 @@
  * The arithmetic mirrors repro's Go operators operation by operation, in the
  * same order and precision (float32, float64 where Go uses float64), so
  * that the results are bit-identical to the CPU's:
- *   expf, erff               internal/tensor/fastmath.go
+ *   expf, erff, tanhf        internal/tensor/fastmath.go
  *   GELU forward/backward    internal/tensor/activation.go (geluFn)
+ *   tanh GELU fwd/bwd        internal/tensor/activation.go (geluTanhFn)
+ *   ReLU fwd/bwd             internal/tensor/activation.go (reluFn)
  *   layer norm fwd/bwd       internal/tensor/norm.go (layerNormFn)
- *   masked softmax row       internal/tensor/attention.go (maskedSoftmaxRow)
+ *   RMS norm fwd/bwd         internal/tensor/norm.go (rmsNormFn)
+ *   masked softmax row       internal/tensor/attention.go (maskedSoftmaxRow,
+ *                            after addBias when the scores have a bias)
  *   AdamW update             internal/tensor/optim/adamw.go (AdamW.Step)
  * Rules that keep it so: compile with -ffp-contract=off (no fused
  * multiply-add: Go's default amd64 build does not fuse; builds that do --
  * arm64, GOAMD64=v3 -- are not bit-identical to these kernels), float
  * literals with an f suffix
- * (Go rounds its untyped constants to float32 the same way), min/max with
+ * (Go rounds its untyped constants to float32 the same way; a product of
+ * Go constants such as 3*0.044715 is folded exactly before rounding, so
+ * the C side writes the folded literal), min/max with
  * Go's NaN and signed-zero rules, and no libm: only floor and sqrt, as
  * builtins that become single correctly rounded PTX instructions
  * (cvt.rmi.f64.f64, sqrt.rn.f64), so the PTX needs no libdevice.
@@ -103,6 +109,21 @@ KFN float k_erff(float x) {
 	return p / q;
 }
 
+/* tensor.tanhf: Cephes' tanhf. */
+KFN float k_tanhf(float x) {
+	float z = x;
+	if (z < 0.0f) z = -z;
+	if (x != x) return x;
+	if (z > 9.0f) return x > 0.0f ? 1.0f : -1.0f;
+	if (z >= 0.625f) {
+		z = 1.0f - 2.0f / (k_expf(z + z) + 1.0f);
+		if (x < 0.0f) z = -z;
+		return z;
+	}
+	float s = x * x;
+	return ((((-5.70498872745e-3f * s + 2.06390887954e-2f) * s - 5.37397155531e-2f) * s + 1.33314422036e-1f) * s - 3.33332819422e-1f) * s * x + x;
+}
+
 /* GELU forward, element i: cdf = Phi(x), y = x * cdf. */
 KFN void k_gelu_forward(int i, const float *x, float *y, float *cdf) {
 	float xi = x[i];
@@ -115,6 +136,29 @@ KFN void k_gelu_forward(int i, const float *x, float *y, float *cdf) {
 KFN void k_gelu_backward(int i, const float *x, const float *cdf, const float *gy, float *gx) {
 	float xi = x[i];
 	gx[i] = gy[i] * (cdf[i] + xi * 0.39894228040143267794f * k_expf(-0.5f * xi * xi));
+}
+
+/* tanh GELU forward, element i: t = tanh(c (x + a x^3)), y = 0.5 x (1 + t). */
+KFN void k_gelu_tanh_forward(int i, const float *x, float *y, float *t) {
+	float xi = x[i];
+	float ti = k_tanhf(0.7978845608028654f * (xi + 0.044715f * xi * xi * xi));
+	t[i] = ti;
+	y[i] = 0.5f * xi * (1.0f + ti);
+}
+
+/* tanh GELU backward, element i. */
+KFN void k_gelu_tanh_backward(int i, const float *x, const float *t, const float *gy, float *gx) {
+	float xi = x[i], ti = t[i];
+	gx[i] = gy[i] * (0.5f * (1.0f + ti) + 0.5f * xi * (1.0f - ti * ti) * 0.7978845608028654f * (1.0f + 0.134145f * xi * xi));
+}
+
+/* ReLU forward and backward, element i (the derivative at 0 is 0). */
+KFN void k_relu_forward(int i, const float *x, float *y) {
+	y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+KFN void k_relu_backward(int i, const float *x, const float *gy, float *gx) {
+	gx[i] = x[i] > 0.0f ? gy[i] : 0.0f;
 }
 
 /* Layer norm forward, row r of a rows x cols matrix: float64 mean and
@@ -156,6 +200,35 @@ KFN void k_layer_norm_backward(int r, const float *gy, const float *g, const flo
 	for (int j = 0; j < cols; j++) d[j] = rs * (gyr[j] * g[j] - m1 - xh[j] * m2);
 }
 
+/* RMS norm forward, row r: float64 sum of squares, rstd = 1/sqrt(ms+eps),
+ * xhat and y in float32. */
+KFN void k_rms_norm_forward(int r, const float *x, const float *g, int cols, float eps, float *y, float *xhat, float *rstd) {
+	long o = (long)r * cols;
+	const float *xr = x + o;
+	float *xh = xhat + o, *yr = y + o;
+	double ss = 0.0;
+	for (int j = 0; j < cols; j++) ss += (double)xr[j] * (double)xr[j];
+	double rs = 1.0 / __builtin_sqrt(ss / (double)cols + (double)eps);
+	rstd[r] = (float)rs;
+	for (int j = 0; j < cols; j++) {
+		float h = (float)((double)xr[j] * rs);
+		xh[j] = h;
+		yr[j] = h * g[j];
+	}
+}
+
+/* RMS norm backward (x-gradient only), row r. */
+KFN void k_rms_norm_backward(int r, const float *gy, const float *g, const float *xhat, const float *rstd, int cols, float *gx) {
+	long o = (long)r * cols;
+	const float *gyr = gy + o, *xh = xhat + o;
+	float *d = gx + o;
+	float s = 0.0f;
+	for (int j = 0; j < cols; j++) s += gyr[j] * g[j] * xh[j];
+	float m = s / (float)cols;
+	float rs = rstd[r];
+	for (int j = 0; j < cols; j++) d[j] = rs * (gyr[j] * g[j] - xh[j] * m);
+}
+
 /* Masked softmax, row r in place: softmax over the first visible[r]
  * entries (at most cols), zeros after; visible[r] <= 0 zeroes the row. */
 KFN void k_masked_softmax_row(int r, float *x, int cols, const int *visible) {
@@ -177,6 +250,17 @@ KFN void k_masked_softmax_row(int r, float *x, int cols, const int *visible) {
 	float inv = 1.0f / sum;
 	for (int j = 0; j < vis; j++) row[j] = row[j] * inv;
 	for (int j = vis; j < cols; j++) row[j] = 0.0f;
+}
+
+/* Masked softmax after a score bias, row r in place: bias row
+ * r % biasRows added to the first visible[r] entries, then as above. */
+KFN void k_bias_masked_softmax_row(int r, float *x, int cols, const int *visible, const float *bias, int biasRows) {
+	float *row = x + (long)r * cols;
+	const float *br = bias + (long)(r % biasRows) * cols;
+	int vis = visible[r];
+	if (vis > cols) vis = cols;
+	for (int j = 0; j < vis; j++) row[j] = row[j] + br[j];
+	k_masked_softmax_row(r, x, cols, visible);
 }
 
 /* AdamW update of element j of one parameter (optim.AdamW.Step's loop). */

@@ -1,5 +1,6 @@
-// Package ptx holds the PTX of repro's non-GEMM CUDA kernels (GELU, layer
-// norm, masked softmax, AdamW) and their C source. It has no build tag and
+// Package ptx holds the PTX of repro's non-GEMM CUDA kernels (GELU and
+// tanh GELU, ReLU, layer and RMS norm, masked softmax with or without a
+// score bias, AdamW) and their C source. It has no build tag and
 // no cgo: the CUDA backend loads Source with cuModuleLoadData, and a machine
 // without a GPU can still test that the PTX is current.
 //
@@ -29,8 +30,8 @@ import (
 var Source string
 
 // Kernel entry points in Source, launched with 256 threads per block and
-// ceil(n/256) blocks over n elements (GELU, AdamW) or rows (layer norm,
-// softmax). Parameters, in order (pointers are device pointers; int and
+// ceil(n/256) blocks over n elements (GELU, ReLU, AdamW) or rows (layer and
+// RMS norm, softmax). Parameters, in order (pointers are device pointers; int and
 // float are 32-bit):
 const (
 	// x, y, cdf *float; n int
@@ -45,10 +46,25 @@ const (
 	MaskedSoftmaxRows = "repro_masked_softmax_rows"
 	// p, g, m, v *float; n int; decay, b1, b2, stepSize, sqrtBC2, eps float
 	AdamW = "repro_adamw"
+	// x, y, t *float; n int
+	GELUTanhForward = "repro_gelu_tanh_forward"
+	// x, t, gy, gx *float; n int
+	GELUTanhBackward = "repro_gelu_tanh_backward"
+	// x, y *float; n int
+	ReLUForward = "repro_relu_forward"
+	// x, gy, gx *float; n int
+	ReLUBackward = "repro_relu_backward"
+	// x, g *float; rows, cols int; eps float; y, xhat, rstd *float
+	RMSNormForward = "repro_rms_norm_forward"
+	// gy, g, xhat, rstd *float; rows, cols int; gx *float
+	RMSNormBackward = "repro_rms_norm_backward"
+	// x *float; rows, cols int; visible *int; bias *float; biasRows int
+	BiasMaskedSoftmaxRows = "repro_bias_masked_softmax_rows"
 )
 
 // Entries lists every kernel entry point.
-var Entries = []string{GELUForward, GELUBackward, LayerNormForward, LayerNormBackward, MaskedSoftmaxRows, AdamW}
+var Entries = []string{GELUForward, GELUBackward, LayerNormForward, LayerNormBackward, MaskedSoftmaxRows, AdamW,
+	GELUTanhForward, GELUTanhBackward, ReLUForward, ReLUBackward, RMSNormForward, RMSNormBackward, BiasMaskedSoftmaxRows}
 
 // Params gives the parameter kinds of each entry, in order: 'p' a device
 // pointer (.u64 in the PTX), 'i' a 32-bit int (.u32), 'f' a float32 (.f32).
@@ -61,6 +77,14 @@ var Params = map[string]string{
 	LayerNormBackward: "ppppiip",
 	MaskedSoftmaxRows: "piip",
 	AdamW:             "ppppiffffff",
+
+	GELUTanhForward:       "pppi",
+	GELUTanhBackward:      "ppppi",
+	ReLUForward:           "ppi",
+	ReLUBackward:          "pppi",
+	RMSNormForward:        "ppiifppp",
+	RMSNormBackward:       "ppppiip",
+	BiasMaskedSoftmaxRows: "piippi",
 }
 
 const hashPrefix = "// kernels-sha256: "

@@ -47,7 +47,29 @@ static void emu_masked_softmax_rows(float *x, int rows, int cols, const int *vis
 static void emu_adamw(float *p, const float *g, float *m, float *v, int n, float decay, float b1, float b2, float stepSize, float sqrtBC2, float eps) {
 	for (int i = 0; i < n; i++) k_adamw(i, p, g, m, v, decay, b1, b2, stepSize, sqrtBC2, eps);
 }
+static void emu_gelu_tanh_forward(const float *x, float *y, float *t, int n) {
+	for (int i = 0; i < n; i++) k_gelu_tanh_forward(i, x, y, t);
+}
+static void emu_gelu_tanh_backward(const float *x, const float *t, const float *gy, float *gx, int n) {
+	for (int i = 0; i < n; i++) k_gelu_tanh_backward(i, x, t, gy, gx);
+}
+static void emu_relu_forward(const float *x, float *y, int n) {
+	for (int i = 0; i < n; i++) k_relu_forward(i, x, y);
+}
+static void emu_relu_backward(const float *x, const float *gy, float *gx, int n) {
+	for (int i = 0; i < n; i++) k_relu_backward(i, x, gy, gx);
+}
+static void emu_rms_norm_forward(const float *x, const float *g, int rows, int cols, float eps, float *y, float *xhat, float *rstd) {
+	for (int r = 0; r < rows; r++) k_rms_norm_forward(r, x, g, cols, eps, y, xhat, rstd);
+}
+static void emu_rms_norm_backward(const float *gy, const float *g, const float *xhat, const float *rstd, int rows, int cols, float *gx) {
+	for (int r = 0; r < rows; r++) k_rms_norm_backward(r, gy, g, xhat, rstd, cols, gx);
+}
+static void emu_bias_masked_softmax_rows(float *x, int rows, int cols, const int *visible, const float *bias, int biasRows) {
+	for (int r = 0; r < rows; r++) k_bias_masked_softmax_row(r, x, cols, visible, bias, biasRows);
+}
 static float emu_expf(float x) { return k_expf(x); }
+static float emu_tanhf(float x) { return k_tanhf(x); }
 static float emu_erff(float x) { return k_erff(x); }
 */
 import "C"
@@ -86,6 +108,64 @@ func ExpF(x float32) float32 { return float32(C.emu_expf(C.float(x))) }
 
 // ErfF is kernels.h's k_erff.
 func ErfF(x float32) float32 { return float32(C.emu_erff(C.float(x))) }
+
+// TanhF is kernels.h's k_tanhf.
+func TanhF(x float32) float32 { return float32(C.emu_tanhf(C.float(x))) }
+
+// GELUTanhForward is the repro_gelu_tanh_forward kernel.
+func GELUTanhForward(x, y, t []float32) {
+	check("GELUTanhForward", len(x), y, t)
+	C.emu_gelu_tanh_forward(ptr(x), ptr(y), ptr(t), cint(len(x)))
+}
+
+// GELUTanhBackward is the repro_gelu_tanh_backward kernel.
+func GELUTanhBackward(x, t, gy, gx []float32) {
+	check("GELUTanhBackward", len(x), t, gy, gx)
+	C.emu_gelu_tanh_backward(ptr(x), ptr(t), ptr(gy), ptr(gx), cint(len(x)))
+}
+
+// ReLUForward is the repro_relu_forward kernel.
+func ReLUForward(x, y []float32) {
+	check("ReLUForward", len(x), y)
+	C.emu_relu_forward(ptr(x), ptr(y), cint(len(x)))
+}
+
+// ReLUBackward is the repro_relu_backward kernel.
+func ReLUBackward(x, gy, gx []float32) {
+	check("ReLUBackward", len(x), gy, gx)
+	C.emu_relu_backward(ptr(x), ptr(gy), ptr(gx), cint(len(x)))
+}
+
+// RMSNormForward is the repro_rms_norm_forward kernel.
+func RMSNormForward(x, g []float32, rows, cols int, eps float32, y, xhat, rstd []float32) {
+	check("RMSNormForward", rows*cols, x, y, xhat)
+	check("RMSNormForward", cols, g)
+	check("RMSNormForward", rows, rstd)
+	C.emu_rms_norm_forward(ptr(x), ptr(g), cint(rows), cint(cols), C.float(eps), ptr(y), ptr(xhat), ptr(rstd))
+}
+
+// RMSNormBackward is the repro_rms_norm_backward kernel.
+func RMSNormBackward(gy, g, xhat, rstd []float32, rows, cols int, gx []float32) {
+	check("RMSNormBackward", rows*cols, gy, xhat, gx)
+	check("RMSNormBackward", cols, g)
+	check("RMSNormBackward", rows, rstd)
+	C.emu_rms_norm_backward(ptr(gy), ptr(g), ptr(xhat), ptr(rstd), cint(rows), cint(cols), ptr(gx))
+}
+
+// BiasMaskedSoftmaxRows is the repro_bias_masked_softmax_rows kernel (in
+// place).
+func BiasMaskedSoftmaxRows(x []float32, rows, cols int, visible []int32, bias []float32, biasRows int) {
+	check("BiasMaskedSoftmaxRows", rows*cols, x)
+	check("BiasMaskedSoftmaxRows", biasRows*cols, bias)
+	if len(visible) != rows || biasRows < 1 {
+		panic(fmt.Sprintf("emu.BiasMaskedSoftmaxRows: %d visible counts for %d rows, %d bias rows", len(visible), rows, biasRows))
+	}
+	var vp *C.int
+	if rows > 0 {
+		vp = (*C.int)(&visible[0])
+	}
+	C.emu_bias_masked_softmax_rows(ptr(x), cint(rows), cint(cols), vp, ptr(bias), cint(biasRows))
+}
 
 // GELUForward is the repro_gelu_forward kernel: y = x*cdf, cdf = Phi(x).
 func GELUForward(x, y, cdf []float32) {
@@ -151,6 +231,19 @@ func (Kernels) LayerNormBackward(gy, g, xhat, rstd []float32, rows, cols int, gx
 }
 func (Kernels) MaskedSoftmaxRows(x []float32, rows, cols int, visible []int32) {
 	MaskedSoftmaxRows(x, rows, cols, visible)
+}
+func (Kernels) GELUTanhForward(x, y, t []float32)       { GELUTanhForward(x, y, t) }
+func (Kernels) GELUTanhBackward(x, t, gy, gx []float32) { GELUTanhBackward(x, t, gy, gx) }
+func (Kernels) ReLUForward(x, y []float32)              { ReLUForward(x, y) }
+func (Kernels) ReLUBackward(x, gy, gx []float32)        { ReLUBackward(x, gy, gx) }
+func (Kernels) RMSNormForward(x, g []float32, rows, cols int, eps float32, y, xhat, rstd []float32) {
+	RMSNormForward(x, g, rows, cols, eps, y, xhat, rstd)
+}
+func (Kernels) RMSNormBackward(gy, g, xhat, rstd []float32, rows, cols int, gx []float32) {
+	RMSNormBackward(gy, g, xhat, rstd, rows, cols, gx)
+}
+func (Kernels) BiasMaskedSoftmaxRows(x []float32, rows, cols int, visible []int32, bias []float32, biasRows int) {
+	BiasMaskedSoftmaxRows(x, rows, cols, visible, bias, biasRows)
 }
 func (Kernels) AdamW(p, g, m, v []float32, decay, b1, b2, stepSize, sqrtBC2, eps float32) {
 	AdamW(p, g, m, v, decay, b1, b2, stepSize, sqrtBC2, eps)

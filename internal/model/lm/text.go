@@ -1,0 +1,88 @@
+package lm
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"repro/internal/generate"
+)
+
+// Frame turns one text's token ids into causal-LM sequences: EOS + ids +
+// EOS (GPT-2's document separator on both sides, so the model learns where
+// a text starts and ends), split into windows of at most maxLen tokens
+// that overlap by one token, so that every token but the first is predicted
+// exactly once whatever the window size.
+func Frame(ids []int, eos, maxLen int) [][]int {
+	return Pack([][]int{ids}, eos, maxLen)
+}
+
+// Pack concatenates texts' token ids into one stream, EOS before, between
+// and after them (EOS t1 EOS t2 EOS ...), and cuts it into windows of
+// maxLen tokens overlapping by one token: the grouping of transformers'
+// run_clm.py (group_texts), so a training batch holds no padding. Every
+// token but the stream's first is predicted exactly once; a text may span
+// two windows, and attention crosses text boundaries as in GPT-2's own
+// training.
+func Pack(texts [][]int, eos, maxLen int) [][]int {
+	n := 1
+	for _, t := range texts {
+		n += len(t) + 1
+	}
+	stream := make([]int, 0, n)
+	stream = append(stream, eos)
+	for _, t := range texts {
+		stream = append(stream, t...)
+		stream = append(stream, eos)
+	}
+	return windows(stream, maxLen)
+}
+
+// windows cuts seq into pieces of at most maxLen (>= 2) tokens, each
+// starting with the previous one's last token.
+func windows(seq []int, maxLen int) [][]int {
+	if maxLen < 2 {
+		maxLen = 2
+	}
+	var out [][]int
+	for start := 0; start < len(seq)-1; start += maxLen - 1 {
+		out = append(out, seq[start:min(start+maxLen, len(seq))])
+	}
+	return out
+}
+
+// Perplexity is a corpus's perplexity under a model: exp of the mean
+// negative log-likelihood of every predicted token (each sequence's tokens
+// after its first), scored in batches through generate.Score.
+type Perplexity struct {
+	Perplexity float64 `json:"perplexity"`
+	NLL        float64 `json:"nll"`    // mean negative log-likelihood per token (nats)
+	Tokens     int     `json:"tokens"` // predicted tokens
+	Sequences  int     `json:"sequences"`
+}
+
+// Evaluate scores seqs (each at least two tokens) with m.
+func Evaluate(ctx context.Context, m generate.Model, seqs [][]int, batch int) (Perplexity, error) {
+	if len(seqs) == 0 {
+		return Perplexity{}, fmt.Errorf("perplexity of an empty corpus")
+	}
+	prompts, conts := make([][]int, len(seqs)), make([][]int, len(seqs))
+	for i, s := range seqs {
+		if len(s) < 2 {
+			return Perplexity{}, fmt.Errorf("sequence %d has %d tokens: nothing to predict", i, len(s))
+		}
+		prompts[i], conts[i] = s[:1], s[1:]
+	}
+	lps, err := generate.Score(ctx, m, prompts, conts, batch)
+	if err != nil {
+		return Perplexity{}, err
+	}
+	var nll float64
+	n := 0
+	for _, lp := range lps { // fixed order
+		nll -= generate.Sum(lp)
+		n += len(lp)
+	}
+	nll /= float64(n)
+	return Perplexity{Perplexity: math.Exp(nll), NLL: nll, Tokens: n, Sequences: len(seqs)}, nil
+}

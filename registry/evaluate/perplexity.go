@@ -1,0 +1,88 @@
+package evaluate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"repro/internal/model/lm"
+	"repro/internal/rows"
+	"repro/registry"
+)
+
+// PerplexityParams are evaluate.perplexity's parameters.
+type PerplexityParams struct {
+	BatchSize int `cty:"batch_size" doc:"sequences scored together"`
+	MaxLength int `cty:"max_length" doc:"tokens per scored sequence; a longer text is split into windows overlapping by one token; 0 = the model's context window"`
+}
+
+// Validate checks evaluate.perplexity's parameters (registry.Validator).
+func (p *PerplexityParams) Validate() error {
+	var c registry.Checks
+	c.Positive("batch_size", p.BatchSize)
+	c.Add(p.MaxLength == 0 || p.MaxLength >= 2, "max_length", "%d must be at least 2 (or 0: the model's context window)", p.MaxLength)
+	return c.Result()
+}
+
+func perplexityType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "evaluate.perplexity",
+		Version: 1,
+		Doc: `Perplexity of a language model on held-out sentences: each is framed as train.causal_lm
+frames its texts (<|endoftext|> sentence <|endoftext|>), every token after the first is scored,
+and the perplexity is exp of the mean negative log-likelihood per token (nats). metrics.json:
+perplexity, nll, tokens, sequences, sentences.`,
+		Params: PerplexityParams{BatchSize: 16},
+		Inputs: []registry.Port{
+			{Name: "model", Kind: registry.KindLanguageModel, Doc: "the language model"},
+			{Name: "data", Kind: registry.KindSentences, Doc: "held-out sentences"},
+		},
+		Outputs: []registry.Port{metricsPort},
+		Tensor:  true,
+		Run:     runPerplexity,
+	}
+}
+
+func runPerplexity(ctx context.Context, env *registry.Env) error {
+	p := env.Params.(*PerplexityParams)
+	ma, err := env.Input("model")
+	if err != nil {
+		return err
+	}
+	da, err := env.Input("data")
+	if err != nil {
+		return err
+	}
+	path := da.Path(registry.FileSentences)
+	ss, err := rows.Read[rows.Sentence](path)
+	if err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	if len(ss) == 0 {
+		return fmt.Errorf("data: %s: no sentences (perplexity of an empty corpus)", path)
+	}
+	m, err := lm.Open(ma.Dir)
+	if err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	maxLen := p.MaxLength
+	if ctxLen := m.Model.MaxLength(); maxLen == 0 || (ctxLen > 0 && maxLen > ctxLen) {
+		maxLen = ctxLen
+	}
+	var seqs [][]int
+	for i, s := range ss {
+		if strings.TrimSpace(s.Text) == "" {
+			return fmt.Errorf("data: %s: row %d: empty sentence", path, i+1)
+		}
+		seqs = append(seqs, lm.Frame(m.Encode(s.Text), m.EOS, maxLen)...)
+	}
+	progress(env, 0, 1, "scoring")
+	r, err := lm.Evaluate(ctx, m.Model, seqs, p.BatchSize)
+	if err != nil {
+		return err
+	}
+	logger(env).Info("perplexity", "perplexity", r.Perplexity, "nll", r.NLL, "tokens", r.Tokens, "sentences", len(ss))
+	return writeMetrics(env, map[string]any{
+		"perplexity": r.Perplexity, "nll": r.NLL, "tokens": r.Tokens, "sequences": r.Sequences, "sentences": len(ss),
+	})
+}
