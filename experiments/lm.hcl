@@ -106,8 +106,8 @@ expect "perplexity" {
 # no dropout (less than one pass over the data). What it is for: a generator
 # trained well past the ci model (whose perplexity is still falling at its
 # last update), for the DINO and SynCSE mini profiles: test perplexity 159.9
-# at seed 42 (37 minutes here), samples that read as news sentences; no
-# three-seed baseline recorded yet. What it cannot show: anything about
+# at seed 42 (37 minutes here), samples that read as news sentences;
+# results/lm.mini.json holds seed 42 only (no measured spread yet). What it cannot show: anything about
 # GPT-2's (124M-1.5B, WebText) quality, which the paper profile loads.
 profile "mini" {
   stage "lm" {
