@@ -160,6 +160,22 @@ func (e *Env) Output(name string) string {
 	return d
 }
 
+// Report passes progress to the runner's display, if it has one.
+func (e *Env) Report(done, total int, status string) {
+	if e.Progress != nil {
+		e.Progress.Update(done, total, status)
+	}
+}
+
+// Logger returns the stage's logger, or one that discards (a stage run
+// outside the runner, as in tests).
+func (e *Env) Logger() *slog.Logger {
+	if e.Log != nil {
+		return e.Log
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
 // Param describes one parameter of a stage type, derived from the Params
 // struct by reflection.
 type Param struct {

@@ -28,8 +28,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -161,7 +159,7 @@ func (c *corpus) encode(ctx context.Context, env *registry.Env, maxLength int) (
 			}
 		}
 		out = append(out, vs...)
-		progress(env, hi, len(c.texts), "encoding")
+		env.Report(hi, len(c.texts), "encoding")
 	}
 	return out, nil
 }
@@ -256,7 +254,7 @@ func finish(env *registry.Env, what string, pairs []rows.DocPair, st infocse.Sta
 	args := []any{"documents", st.Documents, "skipped_one_sentence", st.Skipped, "no_pairs", st.NoPairs,
 		"clusters", st.Clusters, "clusters_per_document", fmt.Sprintf("%.2f", st.ClustersPerDocument()),
 		"singletons", st.Singletons, "pairs", st.Pairs, "largest_cluster", st.Largest}
-	logger(env).Info(what, args...)
+	env.Logger().Info(what, args...)
 	if len(pairs) == 0 {
 		return fmt.Errorf("%s: no positive pair from %d documents (%d skipped with fewer than two sentences, %d with every sentence in a cluster of its own): nothing to train on",
 			what, st.Documents, st.Skipped, st.NoPairs)
@@ -269,17 +267,4 @@ func finish(env *registry.Env, what string, pairs []rows.DocPair, st infocse.Sta
 		return err
 	}
 	return os.WriteFile(filepath.Join(env.Output("stats"), registry.FileMetrics), append(b, '\n'), 0o644)
-}
-
-func progress(env *registry.Env, done, total int, status string) {
-	if env.Progress != nil {
-		env.Progress.Update(done, total, status)
-	}
-}
-
-func logger(env *registry.Env) *slog.Logger {
-	if env.Log != nil {
-		return env.Log
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }

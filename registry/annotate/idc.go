@@ -101,12 +101,12 @@ func runKMeans(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	progress(env, 0, 0, "k-means")
+	env.Report(0, 0, "k-means")
 	km, err := infocse.KMeans(vs, p.Clusters, sim, uint64(env.Seed), p.MaxIterations)
 	if err != nil {
 		return fmt.Errorf("clusters: %v", err)
 	}
-	logger(env).Info("k-means", "clusters", p.Clusters, "iterations", km.Iterations, "converged", km.Converged,
+	env.Logger().Info("k-means", "clusters", p.Clusters, "iterations", km.Iterations, "converged", km.Converged,
 		"inertia", km.Inertia, "empty_clusters", km.Empty)
 	out, st, _ := clusterDocuments(docs, func(i int) ([][]int, error) {
 		labels := make([]int, len(c.doc[i]))

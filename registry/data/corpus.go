@@ -82,7 +82,7 @@ func corpusType() *registry.StageType {
 				if env.Log != nil {
 					env.Log.Info("corpus source", "source", src, "sentences", len(ss), "short", short, "in_sts", inSTS, "repeated", repeated)
 				}
-				progress(env, i+1, len(p.Sources), src)
+				env.Report(i+1, len(p.Sources), src)
 			}
 			if p.DevSize+p.TestSize >= len(texts) {
 				return fmt.Errorf("dev_size + test_size: %d leaves no training sentence (the sources give %d)", p.DevSize+p.TestSize, len(texts))

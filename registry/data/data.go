@@ -63,7 +63,7 @@ func stsType() *registry.StageType {
 					return err
 				}
 				out = append(out, ps...)
-				progress(env, i+1, len(p.Tasks), task)
+				env.Report(i+1, len(p.Tasks), task)
 			}
 			return rows.Write(filepath.Join(env.Output("pairs"), registry.FilePairs), out)
 		},
@@ -113,7 +113,7 @@ func stsSentencesType() *registry.StageType {
 						add(pr.Sentence2)
 					}
 				}
-				progress(env, i+1, len(p.Tasks), task)
+				env.Report(i+1, len(p.Tasks), task)
 			}
 			return rows.Write(filepath.Join(env.Output("sentences"), registry.FileSentences), out)
 		},
@@ -121,11 +121,6 @@ func stsSentencesType() *registry.StageType {
 }
 
 // progress reports to env.Progress when the runner gave one.
-func progress(env *registry.Env, done, total int, status string) {
-	if env.Progress != nil {
-		env.Progress.Update(done, total, status)
-	}
-}
 
 func contains(ss []string, s string) bool {
 	for _, x := range ss {
@@ -159,7 +154,7 @@ func nliType() *registry.StageType {
 					return err
 				}
 				out = append(out, ts...)
-				progress(env, i+1, len(p.Files), f)
+				env.Report(i+1, len(p.Files), f)
 			}
 			return rows.Write(filepath.Join(env.Output("triplets"), registry.FileTriplets), out)
 		},

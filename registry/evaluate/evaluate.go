@@ -34,8 +34,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -181,10 +179,10 @@ func (s *sentenceSet) encode(ctx context.Context, env *registry.Env, enc encoder
 			}
 			out.add(v, nz)
 		}
-		progress(env, end, len(s.texts), "encoding")
+		env.Report(end, len(s.texts), "encoding")
 	}
 	if zeros > 0 {
-		logger(env).Warn("encoder returned zero vectors; their cosine with anything is 0", "count", zeros, "sentences", len(s.texts))
+		env.Logger().Warn("encoder returned zero vectors; their cosine with anything is 0", "count", zeros, "sentences", len(s.texts))
 	}
 	return out, nil
 }
@@ -217,19 +215,6 @@ func writeMetrics(env *registry.Env, m map[string]any) error {
 		return fmt.Errorf("writing %s: %v", registry.FileMetrics, err)
 	}
 	return os.WriteFile(filepath.Join(env.Output("metrics"), registry.FileMetrics), append(b, '\n'), 0o644)
-}
-
-func progress(env *registry.Env, done, total int, status string) {
-	if env.Progress != nil {
-		env.Progress.Update(done, total, status)
-	}
-}
-
-func logger(env *registry.Env) *slog.Logger {
-	if env.Log != nil {
-		return env.Log
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
 // clip shortens a sentence for an error message.

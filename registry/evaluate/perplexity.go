@@ -76,12 +76,12 @@ func runPerplexity(ctx context.Context, env *registry.Env) error {
 		}
 		seqs = append(seqs, lm.Frame(m.Encode(s.Text), m.EOS, maxLen)...)
 	}
-	progress(env, 0, 1, "scoring")
+	env.Report(0, 1, "scoring")
 	r, err := lm.Evaluate(ctx, m.Model, seqs, p.BatchSize)
 	if err != nil {
 		return err
 	}
-	logger(env).Info("perplexity", "perplexity", r.Perplexity, "nll", r.NLL, "tokens", r.Tokens, "sentences", len(ss))
+	env.Logger().Info("perplexity", "perplexity", r.Perplexity, "nll", r.NLL, "tokens", r.Tokens, "sentences", len(ss))
 	return writeMetrics(env, map[string]any{
 		"perplexity": r.Perplexity, "nll": r.NLL, "tokens": r.Tokens, "sequences": r.Sequences, "sentences": len(ss),
 	})

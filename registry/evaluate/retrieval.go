@@ -109,7 +109,7 @@ func runRetrieval(ctx context.Context, env *registry.Env) error {
 	if p.Query == "headline" {
 		q, c = headVecs, docVecs
 	}
-	progress(env, 0, 0, "ranking")
+	env.Report(0, 0, "ranking")
 	res, err := metrics.Retrieval(q, c, p.K, class)
 	if err != nil {
 		return fmt.Errorf("evaluate.retrieval: %v", err)

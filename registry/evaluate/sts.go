@@ -81,7 +81,7 @@ func encodedPairs(ctx context.Context, env *registry.Env, batch int) (*stsData, 
 	if d.vecs, err = set.encode(ctx, env, enc, batch); err != nil {
 		return nil, err
 	}
-	logger(env).Info("encoded", "pairs", len(ps), "distinct sentences", d.vecs.len())
+	env.Logger().Info("encoded", "pairs", len(ps), "distinct sentences", d.vecs.len())
 	return d, nil
 }
 
@@ -159,10 +159,10 @@ func alignUniform(env *registry.Env, d *stsData, out map[string]any) error {
 		}
 		out["alignment"] = al
 	} else {
-		logger(env).Warn("no stsb pair has gold score > 4: alignment not computed")
+		env.Logger().Warn("no stsb pair has gold score > 4: alignment not computed")
 	}
 	if len(all) >= 2 {
-		progress(env, 0, 0, "uniformity")
+		env.Report(0, 0, "uniformity")
 		u, err := metrics.Uniformity(all)
 		if err != nil {
 			return err

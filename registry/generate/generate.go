@@ -152,11 +152,7 @@ func runComplete(ctx context.Context, env *registry.Env) error {
 	}
 	o := gen.Options{Sampling: p.sampling(), MaxNewTokens: p.MaxNewTokens, Samples: p.Samples, EOS: -1,
 		Stop: p.Stop, Decode: model.Decode, Seed: uint64(env.Seed), BatchSize: p.BatchSize,
-		Progress: func(done, total int) {
-			if env.Progress != nil {
-				env.Progress.Update(done, total, "prompts")
-			}
-		}}
+		Progress: func(done, total int) { env.Report(done, total, "prompts") }}
 	if p.StopAtEOS {
 		o.EOS = model.EOS
 	}

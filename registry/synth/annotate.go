@@ -202,7 +202,7 @@ func runAnnotate(ctx context.Context, env *registry.Env) error {
 			text, ok := syncse.ParseSentence(r.Response.Content)
 			if !ok {
 				m["malformed_"+name]++
-				logger(env).Debug("malformed answer", "label", name, "input", sl.input, "call", try, "request", r.Key[:12], "answer", r.Response.Content)
+				env.Logger().Debug("malformed answer", "label", name, "input", sl.input, "call", try, "request", r.Key[:12], "answer", r.Response.Content)
 				continue
 			}
 			got[sl.label][sl.input] = &answer{text: text, prov: labelProvenance{Prompt: sl.call.Prompt, Shots: sl.call.Shots,
@@ -245,7 +245,7 @@ func runAnnotate(ctx context.Context, env *registry.Env) error {
 		return fmt.Errorf("no triplet survived: %d inputs, %d requests, %.0f malformed positives, %.0f malformed negatives, %.0f too long",
 			len(inputs), requests, m["malformed_positive"], m["malformed_negative"], m["too_long"])
 	}
-	logger(env).Info("annotate", "inputs", len(inputs), "requests", requests, "triplets", len(out))
+	env.Logger().Info("annotate", "inputs", len(inputs), "requests", requests, "triplets", len(out))
 	for l, lb := range labels {
 		p.LLM.metrics(m, lb.name+"_", uses[l])
 	}

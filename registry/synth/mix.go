@@ -81,7 +81,7 @@ data to NLI; Table 4 compares synthetic sets of the same size.`,
 			if len(out) == 0 {
 				return fmt.Errorf("no triplets to write")
 			}
-			logger(env).Info("mix", "a", len(a), "total", len(out))
+			env.Logger().Info("mix", "a", len(a), "total", len(out))
 			return rows.Write(filepath.Join(env.Output("triplets"), registry.FileTriplets), out)
 		},
 	}

@@ -148,7 +148,7 @@ func runSentences(ctx context.Context, env *registry.Env) error {
 		list := syncse.ParseList(r.Response.Content)
 		if len(list) == 0 {
 			malformed++
-			logger(env).Debug("malformed answer", "genre", c.Genre, "call", c.Call, "request", r.Key[:12], "answer", r.Response.Content)
+			env.Logger().Debug("malformed answer", "genre", c.Genre, "call", c.Call, "request", r.Key[:12], "answer", r.Response.Content)
 			continue
 		}
 		for j, s := range list {
@@ -171,7 +171,7 @@ func runSentences(ctx context.Context, env *registry.Env) error {
 	if len(out) == 0 {
 		return fmt.Errorf("no sentence survived: %d calls, %d malformed answers, %d items, %d too long, %d repeated", len(calls), malformed, items, tooLong, repeats)
 	}
-	logger(env).Info("sentences", "calls", len(calls), "malformed", malformed, "items", items, "too_long", tooLong, "repeated", repeats, "kept", len(out))
+	env.Logger().Info("sentences", "calls", len(calls), "malformed", malformed, "items", items, "too_long", tooLong, "repeated", repeats, "kept", len(out))
 	dir := env.Output("sentences")
 	if err := rows.Write(filepath.Join(dir, registry.FileSentences), out); err != nil {
 		return err

@@ -32,8 +32,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,7 +154,7 @@ func (p *LLM) client(env *registry.Env) (*llm.Client, error) {
 			Concurrency: p.Concurrency, RequestsPerMinute: p.RequestsPerMinute, TokensPerMinute: p.TokensPerMinute,
 			Timeout: time.Duration(p.TimeoutSeconds * float64(time.Second)), MaxRetries: p.MaxRetries,
 		},
-		Log: logger(env),
+		Log: env.Logger(),
 	}
 	if p.MaxRetries == 0 {
 		c.Limits.MaxRetries = -1
@@ -184,12 +182,6 @@ func (p *LLM) client(env *registry.Env) (*llm.Client, error) {
 }
 
 // logger is env.Log, or a logger that discards when there is none.
-func logger(env *registry.Env) *slog.Logger {
-	if env.Log != nil {
-		return env.Log
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
 
 // storeCache adapts the runner's request store to llm.Cache.
 type storeCache struct{ s registry.RequestStore }

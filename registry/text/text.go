@@ -85,12 +85,6 @@ func Register(r *registry.Registry) {
 	})
 }
 
-func report(env *registry.Env, done, total int) {
-	if env.Progress != nil {
-		env.Progress.Update(done, total, "")
-	}
-}
-
 func runMask(ctx context.Context, env *registry.Env) error {
 	p, ok := env.Params.(*MaskParams)
 	if !ok {
@@ -124,13 +118,13 @@ func runMask(ctx context.Context, env *registry.Env) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			report(env, i, len(sents))
+			env.Report(i, len(sents), "")
 		}
 		if out[i], err = maskOne(s.Text); err != nil {
 			return fmt.Errorf("%s:%d: %v", in.Path(registry.FileSentences), i+1, err)
 		}
 	}
-	report(env, len(sents), len(sents))
+	env.Report(len(sents), len(sents), "")
 	return rows.Write(filepath.Join(env.Output("pairs"), registry.FilePairs), out)
 }
 
@@ -163,7 +157,7 @@ func runEDA(ctx context.Context, env *registry.Env) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			report(env, i, len(pairs))
+			env.Report(i, len(pairs), "")
 		}
 		// One generator per row, from the seed and the row number: a row's
 		// augmentation does not depend on the rows before it.
@@ -171,7 +165,7 @@ func runEDA(ctx context.Context, env *registry.Env) error {
 		pairs[i].Sentence = aug.Augment(pairs[i].Sentence, opt, rng)
 		pairs[i].Masked = aug.Augment(pairs[i].Masked, opt, rng)
 	}
-	report(env, len(pairs), len(pairs))
+	env.Report(len(pairs), len(pairs), "")
 	return rows.Write(filepath.Join(env.Output("pairs"), registry.FilePairs), pairs)
 }
 

@@ -428,9 +428,7 @@ func runTrainer(ctx context.Context, env *registry.Env, tr *trainer.Trainer, sho
 			status += " " + show(p.Metric, p.Best)
 		}
 		// The runner's display computes the ETA from the reported steps.
-		if env.Progress != nil {
-			env.Progress.Update(p.Step, p.Total, status)
-		}
+		env.Report(p.Step, p.Total, status)
 		if p.Evaluated || p.Step == p.Total || p.Step%50 == 0 {
 			log.Info("train", "step", p.Step, "total", p.Total, "loss", p.Loss, "lr", p.LR, "grad_norm", p.GradNorm, "dev", p.Metric, "best", p.Best)
 		}
