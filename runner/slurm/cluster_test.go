@@ -376,3 +376,43 @@ func TestClusterNoAhead(t *testing.T) {
 		t.Errorf("%d jobs for %d stages", n, len(g.Nodes))
 	}
 }
+
+// A job past its time limit (resources { time = "1m" }) is killed by Slurm:
+// the stage fails with the job's TIMEOUT state and its log, its dependant
+// is skipped, nothing is recorded. Slurm enforces limits on a timer, so
+// this test lasts one to two minutes.
+func TestClusterTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for Slurm's time limit (a minute at least)")
+	}
+	c, cfg := testCluster(t)
+	reg := testRegistry()
+	slow := node(t, reg, "slow", "test.write", "x.hcl:1", map[string]cty.Value{"seconds": cty.NumberIntVal(600)}, nil)
+	slow.Resources = registry.Resources{Time: "1m"}
+	g := &graph.Graph{Nodes: []*graph.Node{slow,
+		node(t, reg, "after", "test.join", "x.hcl:2", nil, map[string]graph.Edge{"a": {Node: "slow", Output: "out"}})}}
+	st := openStore(t)
+	start := time.Now()
+	res, err, _ := runSlurm(t, context.Background(), st, g, cfg)
+	t.Logf("the limit took effect after %s", time.Since(start).Round(time.Second))
+	var re *runner.RunError
+	if !errors.As(err, &re) || len(re.Failed) != 1 || len(re.Skipped) != 1 {
+		t.Fatalf("want 1 failed, 1 skipped: %v", err)
+	}
+	msg := res.Node("slow").Err.Error()
+	for _, want := range []string{"TIMEOUT", "job log"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("slow's error lacks %q:\n%s", want, msg)
+		}
+	}
+	for _, j := range c.Jobs() {
+		if f := strings.Split(j, "|"); f[1] == "slow" && f[2] != "TIMEOUT" {
+			t.Errorf("the job is %s, want TIMEOUT", j)
+		}
+	}
+	if k := res.Node("slow").Key; k != "" {
+		if outs, _ := st.Outputs(context.Background(), k); outs != nil {
+			t.Error("a timed-out stage was recorded")
+		}
+	}
+}
