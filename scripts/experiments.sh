@@ -33,6 +33,14 @@ for f in experiments/*.hcl; do
   t0=$(date +%s)
   ./repro run "$f" --profile "$p"
   echo "== $f ($p): $(($(date +%s) - t0)) s"
+  name=$(basename "$f" .hcl)
+  if [ "$want" = mini ] && [ ! -f "results/$name.$p.json" ]; then
+    # make reproduce: a mini profile declared before its baseline was ever
+    # recorded (README, Profiles) runs and is reported, not checked. In CI
+    # (ci) a missing baseline stays an error.
+    echo "== $f ($p): no results/$name.$p.json recorded yet: ran, not checked"
+    continue
+  fi
   byprofile[$p]+="$f "
 done
 for p in "${!byprofile[@]}"; do
