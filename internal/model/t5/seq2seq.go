@@ -2,10 +2,12 @@ package t5
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/nlpodyssey/spago/mat"
 
+	"repro/internal/generate"
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
 )
@@ -72,4 +74,62 @@ func (m *Model) Loss(ex []Example, rng *rand.Rand) (mat.Tensor, int, error) {
 		}
 	}
 	return tensor.CrossEntropy(logits, labels), n, nil
+}
+
+// Score is how well a model predicts the targets of a set of examples
+// under teacher forcing.
+type Score struct {
+	NLL           float64 `json:"nll"` // mean negative log-likelihood per target token (nats)
+	Perplexity    float64 `json:"perplexity"`
+	TokenAccuracy float64 `json:"token_accuracy"` // fraction of target tokens that are the argmax
+	Tokens        int     `json:"tokens"`
+}
+
+// Evaluate scores ex in batches of batch examples (no dropout), summing
+// in example order so the result does not depend on the batch size's
+// grouping beyond float32 rounding of each forward.
+func (m *Model) Evaluate(ex []Example, batch int) (Score, error) {
+	if len(ex) == 0 {
+		return Score{}, fmt.Errorf("t5: no examples to evaluate")
+	}
+	if batch < 1 {
+		return Score{}, fmt.Errorf("t5: evaluation batch %d must be at least 1", batch)
+	}
+	V := m.Config.VocabSize
+	var nll float64
+	n, right := 0, 0
+	for lo := 0; lo < len(ex); lo += batch {
+		part := ex[lo:min(lo+batch, len(ex))]
+		src, dec, labels, err := m.Config.TeacherForcing(part)
+		if err != nil {
+			return Score{}, err
+		}
+		logits, err := m.Forward(src, dec, nil)
+		if err != nil {
+			return Score{}, err
+		}
+		L := tensor.Data(logits)
+		for r, l := range labels {
+			if l == tensor.IgnoreIndex {
+				continue
+			}
+			if l < 0 || l >= V {
+				return Score{}, fmt.Errorf("t5: target token id %d outside the vocabulary of %d", l, V)
+			}
+			row := L[r*V : (r+1)*V]
+			nll -= generate.LogProb(row, l)
+			best := 0
+			for j, v := range row {
+				if v > row[best] {
+					best = j
+				}
+			}
+			if best == l {
+				right++
+			}
+			n++
+		}
+	}
+	nll /= float64(n)
+	return Score{NLL: nll, Perplexity: math.Exp(nll), TokenAccuracy: float64(right) / float64(n), Tokens: n}, nil
 }
