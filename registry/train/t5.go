@@ -14,6 +14,7 @@ import (
 
 	"github.com/nlpodyssey/spago/mat"
 
+	"repro/internal/encoder/t5enc"
 	"repro/internal/model/t5"
 	"repro/internal/model/tokenizer"
 	"repro/internal/rows"
@@ -21,11 +22,14 @@ import (
 	"repro/registry"
 )
 
-// RegisterT5 adds the text-to-text trainers: train.seq2seq, and
+// RegisterT5 adds the text-to-text trainers -- train.seq2seq,
+// train.t5_contrastive (and the "t5" encoder type its artifacts are) and
 // train.span_corruption when a span-corruption function is wired in
 // (SpanCorrupt).
 func RegisterT5(r *registry.Registry) {
+	t5enc.Register()
 	r.Add(seq2seqType())
+	r.Add(t5ContrastiveType())
 	if SpanCorrupt != nil {
 		r.Add(spanCorruptionType())
 	}

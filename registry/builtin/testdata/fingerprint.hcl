@@ -368,3 +368,17 @@ stage "seq2seq" {
   max_instances     = 40
   seed              = 7
 }
+
+stage "t5_contrastive" {
+  uses          = "train.t5_contrastive"
+  data          = stage.nli.triplets
+  dev           = stage.sts.pairs
+  init          = stage.seq2seq.model
+  max_length    = 24
+  batch_size    = 4
+  max_steps     = 2
+  eval_every    = 2
+  max_triplets  = 20
+  learning_rate = 1e-3
+  seed          = 7
+}
