@@ -159,3 +159,20 @@ func TestGradLoss(t *testing.T) {
 		}
 	}
 }
+
+// TestBadTokenizerFile: a T5 directory whose tokenizer file cannot be read
+// as a tokenizer fails the load, naming the directory, never panics.
+func TestBadTokenizerFile(t *testing.T) {
+	dir := t.TempDir()
+	m, _ := New(tinyConfig("relu", true), rand.New(rand.NewPCG(1, 2)))
+	if err := Save(dir, m, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "spiece.model"), []byte("this is not a SentencePiece model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Load(dir)
+	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "t5:") {
+		t.Errorf("load with a bad spiece.model: %v", err)
+	}
+}
