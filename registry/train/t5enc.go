@@ -5,17 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-
-	"github.com/nlpodyssey/spago/mat"
 
 	"repro/internal/encoder/t5enc"
 	"repro/internal/model/t5"
 	"repro/internal/prompt"
-	"repro/internal/tensor"
-	"repro/internal/tensor/loss"
 	"repro/internal/trainer"
 	"repro/registry"
 )
@@ -141,30 +136,7 @@ func runT5Contrastive(ctx context.Context, env *registry.Env) error {
 	}
 	stageLog(env).Info("t5 contrastive data", "triplets", len(ts), "source", source, "mode", p.Mode, "truncated", cutA+cutP+cutN)
 	temp := float32(p.Temperature)
-	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
-		n := len(batch)
-		in := make([][]int, 0, 3*n)
-		for _, i := range batch {
-			in = append(in, a[i])
-		}
-		for _, i := range batch {
-			in = append(in, pos[i])
-		}
-		if neg != nil {
-			for _, i := range batch {
-				in = append(in, neg[i])
-			}
-		}
-		z, err := enc.Embed(in, rng)
-		if err != nil {
-			return nil, err
-		}
-		za, zp := tensor.SliceRows(z, 0, n), tensor.SliceRows(z, n, 2*n)
-		if neg == nil {
-			return loss.SimCSEUnsup(za, zp, temp)
-		}
-		return loss.SimCSESup(za, zp, tensor.SliceRows(z, 2*n, 3*n), temp)
-	}
+	step := tripletStep(a, pos, neg, temp, enc.Embed)
 	// Dropout is a training setting (evaluation passes no generator, so
 	// none applies there); the saved config keeps the source's rate.
 	saved := m.Config.DropoutRate
