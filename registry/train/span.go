@@ -76,6 +76,7 @@ corruption) selects the weights. Resumable; bit-identical on CPU for a given see
 			{Name: "data", Kind: registry.KindSentences, Doc: "training sentences"},
 			{Name: "dev", Kind: registry.KindSentences, Optional: true, Doc: "held-out sentences for model selection"},
 			{Name: "init", Kind: registry.KindLanguageModel, Optional: true, Doc: "a T5 language model to continue training"},
+			tokenizerPort,
 		},
 		Outputs:   []registry.Port{{Name: "model", Kind: registry.KindLanguageModel, Doc: "the pretrained model: Hugging Face T5 directory plus training.json"}},
 		Seeded:    true,

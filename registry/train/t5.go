@@ -15,6 +15,7 @@ import (
 	"github.com/nlpodyssey/spago/mat"
 
 	"repro/internal/encoder/t5enc"
+	"repro/internal/model/checkpoint"
 	"repro/internal/model/t5"
 	"repro/internal/model/tokenizer"
 	"repro/internal/rows"
@@ -109,9 +110,24 @@ func buildT5(env *registry.Env, a T5Architecture, corpus func() []string) (*t5.M
 	if !a.FromScratch {
 		return nil, nil, "", fmt.Errorf("no pretrained model: set hf_checkpoint to a local Hugging Face T5 directory (the experiments take it as -var t5=DIR), connect init, or set from_scratch = true to train the architecture parameters from random weights (the mini profiles do)")
 	}
-	tok, err := t5.TrainVocab(corpus(), a.VocabSize, a.Sentinels)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("vocab: %w", err)
+	var tok tokenizer.Tokenizer
+	if ta, ok := env.Inputs["tokenizer"]; ok {
+		// A tokenizer artifact (a SentencePiece model, say) instead of
+		// a WordPiece vocabulary trained here.
+		t, err := checkpoint.LoadTokenizer(ta.Dir)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("tokenizer: %w", err)
+		}
+		if t.Special().PAD < 0 || t.Special().SEP < 0 {
+			return nil, nil, "", fmt.Errorf("tokenizer: %s has no pad or end-of-sequence token (T5 needs both)", ta.Dir)
+		}
+		tok = t
+	} else {
+		wp, err := t5.TrainVocab(corpus(), a.VocabSize, a.Sentinels)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("vocab: %w", err)
+		}
+		tok = wp
 	}
 	sp := tok.Special()
 	c := t5.DefaultConfig()
@@ -128,6 +144,12 @@ func buildT5(env *registry.Env, a T5Architecture, corpus func() []string) (*t5.M
 	}
 	return m, tok, "from_scratch", nil
 }
+
+// tokenizerPort is the optional tokenizer of a from-scratch T5 (a
+// SentencePiece model from text.unigram_vocab, say); without it a WordPiece
+// vocabulary is trained on the stage's texts.
+var tokenizerPort = registry.Port{Name: "tokenizer", Kind: registry.KindTokenizer, Optional: true,
+	Doc: "from scratch: the tokenizer to use (e.g. a SentencePiece model) instead of a WordPiece vocabulary trained on the data"}
 
 // Overflow policies for inputs longer than the stage's length limits.
 const (
@@ -202,6 +224,7 @@ best weights are kept. Resumable; bit-identical on CPU for a given seed.`,
 			{Name: "data", Kind: registry.KindSeq2Seq, Doc: "training instances"},
 			{Name: "dev", Kind: registry.KindSeq2Seq, Optional: true, Doc: "held-out instances for model selection (absent: keep the last weights)"},
 			{Name: "init", Kind: registry.KindLanguageModel, Optional: true, Doc: "a T5 language model to continue training (overrides hf_checkpoint and the architecture)"},
+			tokenizerPort,
 		},
 		Outputs:   []registry.Port{{Name: "model", Kind: registry.KindLanguageModel, Doc: "the trained model: Hugging Face T5 directory plus training.json"}},
 		Seeded:    true,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
+	"repro/internal/model/checkpoint"
 	"repro/internal/model/t5"
 	"repro/internal/rows"
 	"repro/registry"
@@ -177,4 +178,30 @@ func tinyConfigT5() t5.Config {
 	c := t5.DefaultConfig()
 	c.VocabSize, c.DModel, c.DKV, c.DFF, c.NumLayers, c.NumHeads = 50, 8, 4, 16, 1, 2
 	return c
+}
+
+// TestSeq2SeqTokenizerInput: a from-scratch T5 takes a connected tokenizer
+// artifact instead of training its own vocabulary.
+func TestSeq2SeqTokenizerInput(t *testing.T) {
+	train, _ := headTask(t)
+	tok, err := t5.TrainVocab([]string{"the cat sat", "the dog ran", "the cat ran"}, 40, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := checkpoint.SaveTokenizer(dir, tok, 0); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := stageRun{name: "train.seq2seq", set: tinyT5(map[string]cty.Value{"max_steps": cty.NumberIntVal(2)}), seed: 1,
+		inputs: map[string]registry.Artifact{"data": train, "tokenizer": {Kind: registry.KindTokenizer, Dir: dir}}}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, back, err := t5.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.VocabSize != tok.Size() || back.Size() != tok.Size() {
+		t.Errorf("vocabulary %d (tokenizer %d), want the connected one's %d", m.Config.VocabSize, back.Size(), tok.Size())
+	}
 }
