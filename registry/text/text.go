@@ -4,6 +4,10 @@
 //	text.mask_phrases  sentences -> masked pairs (duplicate and mask)
 //	text.eda           masked pairs -> masked pairs (EDA on s and s')
 //
+// and of text-to-text training data (seq2seq.go):
+//
+//	text.seq2seq       triplets -> seq2seq instances (prompt templates, GenSE's Table 1)
+//
 // The stage types only decode parameters and move rows; the algorithms are
 // in internal/text's packages. Masked pairs are a kind of their own
 // (registry.KindMaskedPairs): rows {"sentence", "masked", "targets"} in
