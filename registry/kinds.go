@@ -20,6 +20,9 @@ const (
 	// (masked phrases replaced by one "[MASK]" per word), "targets":
 	// [phrase, ...] most important first} (PaSeR's duplicate-and-mask).
 	KindMaskedPairs Kind = "masked_pairs"
+	// KindSeq2Seq: instances.jsonl, rows {"source": str, "target": str}:
+	// text-to-text training instances (teacher forcing on the target).
+	KindSeq2Seq Kind = "seq2seq"
 	// KindDocuments: documents.jsonl, rows {"id", "category", "headline",
 	// "sentences": [str]}.
 	KindDocuments Kind = "documents"
@@ -37,7 +40,7 @@ const (
 	KindEncoder Kind = "encoder"
 	// KindLanguageModel: a language model as a Hugging Face directory any
 	// tool can open without repro -- config.json (the family's HF keys,
-	// model_type "gpt2"; repro's own fields under "repro"),
+	// model_type "gpt2" or "t5"; repro's own fields under "repro"),
 	// model.safetensors, the tokenizer files (vocab.json, merges.txt,
 	// tokenizer_config.json) -- plus training.json (how it was trained).
 	// Opened with internal/model/lm.Open. Not a sentence encoder.
@@ -60,6 +63,7 @@ const (
 	FilePairs     = "pairs.jsonl"
 	FileTriplets  = "triplets.jsonl"
 	FileDocuments = "documents.jsonl"
+	FileInstances = "instances.jsonl"
 	FileQueries   = "queries.jsonl"
 	FileEncoder   = "encoder.json"
 	FileMetrics   = "metrics.json"
