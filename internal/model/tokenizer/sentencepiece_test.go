@@ -276,3 +276,26 @@ func mustRead(t testing.TB, path string) []byte {
 	}
 	return b
 }
+
+// BenchmarkSentencePieceEncode encodes the golden sentences (3645 STS and
+// Unicode-heavy lines) with the nmt_nfkc model; testdata/bench_spm.py
+// times python sentencepiece on the same lines.
+func BenchmarkSentencePieceEncode(b *testing.B) {
+	tok := loadTestSPM(b, "t5like")
+	var texts []string
+	size := 0
+	for _, g := range readSPMGolden(b) {
+		if g.Model == "t5like" {
+			texts = append(texts, g.Text)
+			size += len(g.Text)
+		}
+	}
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, s := range texts {
+			tok.IDs(s)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(texts))/b.Elapsed().Seconds(), "sentences/s")
+}

@@ -72,6 +72,14 @@ stage "mask_np" {
   method = "np"
 }
 
+stage "span_corrupt" {
+  uses       = "text.span_corrupt"
+  input      = stage.wiki.sentences
+  pack_words = 40
+  copies     = 2
+  seed       = 7
+}
+
 stage "eda" {
   uses                = "text.eda"
   input               = stage.mask_rake.pairs
