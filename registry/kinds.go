@@ -45,6 +45,12 @@ const (
 	// tokenizer_config.json) -- plus training.json (how it was trained).
 	// Opened with internal/model/lm.Open. Not a sentence encoder.
 	KindLanguageModel Kind = "language_model"
+	// KindTokenizer: a tokenizer directory in Hugging Face's layout:
+	// spiece.model + tokenizer_config.json (SentencePiece, T5's
+	// tokenizer), or vocab.txt, or vocab.json + merges.txt; plus
+	// pieces.tsv (piece<TAB>score per id) to read it. Opened with
+	// checkpoint.LoadTokenizer.
+	KindTokenizer Kind = "tokenizer"
 	// KindCompletions: completions.jsonl, rows {"prompt_index", "input",
 	// "prompt", "sample", "seed", "text", "stop_reason", "stop_string",
 	// "tokens", "sampling": {...}} (see rows.Completion), plus samples.md, a

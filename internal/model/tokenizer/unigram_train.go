@@ -292,11 +292,12 @@ func (tr *unigramTrainer) seed() {
 	for _, s := range ranked {
 		seed[s] = score[s]
 	}
-	sum := 0.0
-	for _, v := range seed {
-		sum += v
+	order := sortedByValue(seed)
+	sum := 0.0 // summed in a fixed order: bit-identical runs
+	for _, p := range order {
+		sum += seed[p]
 	}
-	tr.setPieces(sortedByValue(seed), func(p string) float64 { return math.Log(seed[p]) - math.Log(sum) })
+	tr.setPieces(order, func(p string) float64 { return math.Log(seed[p]) - math.Log(sum) })
 }
 
 func (tr *unigramTrainer) setPieces(pieces []string, score func(string) float64) {

@@ -200,3 +200,24 @@ func containsSentinel[T any](s []T, k int, isSentinel func(T) (int, bool)) bool 
 	}
 	return false
 }
+
+// IDs corrupts a sequence of token ids (no EOS) with T5's mask, sentinel
+// k being sentinels[k]: the shape of the T5 trainer's span-corruption
+// hook (registry/train.SpanCorruptFunc). Bad parameters, or a sequence
+// needing more spans than there are sentinels, are errors.
+func IDs(ids []int, noiseDensity, meanSpanLength float64, sentinels []int, rng *rand.Rand) (source, target []int, err error) {
+	o := Options{NoiseDensity: noiseDensity, MeanSpanLength: meanSpanLength}
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil, fmt.Errorf("span corruption of an empty sequence")
+	}
+	// The target of a one-token sequence is sentinel 0 alone, so one
+	// sentinel is always needed.
+	if _, spans := o.Counts(len(ids)); spans > len(sentinels) || len(sentinels) == 0 {
+		return nil, nil, fmt.Errorf("%d tokens make %d noise spans, but there are %d sentinels", len(ids), spans, len(sentinels))
+	}
+	source, target = Corrupt(ids, o, rng, func(k int) int { return sentinels[k] })
+	return source, target, nil
+}

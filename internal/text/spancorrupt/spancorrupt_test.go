@@ -212,3 +212,34 @@ func TestValidate(t *testing.T) {
 		t.Error("T5 rejected")
 	}
 }
+
+func TestIDs(t *testing.T) {
+	ids := make([]int, 200)
+	for i := range ids {
+		ids[i] = 10 + i
+	}
+	sent := make([]int, 100)
+	for k := range sent {
+		sent[k] = 1000 - k
+	}
+	src, tgt, err := IDs(ids, 0.15, 3, sent, rng(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Reconstruct(src, tgt, func(id int) (int, bool) { return 1000 - id, id > 900 })
+	if err != nil || !slices.Equal(back, ids) {
+		t.Fatalf("%v %v", back, err)
+	}
+	if len(tgt) != 30+10 || len(src) != 170+10 {
+		t.Fatalf("source %d target %d, want 180 and 40", len(src), len(tgt))
+	}
+	if _, _, err := IDs(ids, 0.15, 3, sent[:5], rng(1)); err == nil || !strings.Contains(err.Error(), "10 noise spans, but there are 5 sentinels") {
+		t.Fatalf("too few sentinels: %v", err)
+	}
+	if _, _, err := IDs(ids, 1.5, 3, sent, rng(1)); err == nil || !strings.Contains(err.Error(), "noise density") {
+		t.Fatalf("bad density: %v", err)
+	}
+	if _, _, err := IDs(nil, 0.15, 3, sent, rng(1)); err == nil {
+		t.Fatal("empty sequence accepted")
+	}
+}

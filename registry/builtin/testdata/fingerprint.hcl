@@ -80,6 +80,13 @@ stage "span_corrupt" {
   seed       = 7
 }
 
+stage "unigram_vocab" {
+  uses       = "text.unigram_vocab"
+  input      = stage.wiki.sentences
+  vocab_size = 150
+  sentinels  = 10
+}
+
 stage "eda" {
   uses                = "text.eda"
   input               = stage.mask_rake.pairs
