@@ -17,8 +17,9 @@ type spNormalizer struct {
 	spec NormalizerSpec
 	// trie is the double array; norm the replacement strings it points
 	// into (NUL-terminated).
-	trie []uint32
-	norm []byte
+	trie    []uint32
+	norm    []byte
+	normStr string // norm as a string, sliced without copying
 	// user matches user-defined symbols, which are never normalised.
 	user *pieceTrie
 	// suffix: whitespace marks the end of a word (treat_whitespace_as_suffix).
@@ -49,6 +50,7 @@ func newSPNormalizer(spec NormalizerSpec, userDefined []string, suffix bool) (*s
 			n.trie[i] = binary.LittleEndian.Uint32(b[4+4*i:])
 		}
 		n.norm = b[4+size:]
+		n.normStr = string(n.norm)
 		if len(n.trie) == 0 {
 			return nil, fmt.Errorf("precompiled charsmap: empty trie")
 		}
@@ -90,7 +92,8 @@ func (n *spNormalizer) longestRule(s string) (length int, value uint32) {
 
 // prefix normalises the first unit of s: a user-defined symbol (kept), the
 // longest charsmap rule (replaced), or one UTF-8 character (kept; an
-// invalid byte becomes U+FFFD and consumes one byte).
+// invalid byte becomes U+FFFD and consumes one byte). It does not
+// allocate: the result is a slice of s or of the replacement strings.
 func (n *spNormalizer) prefix(s string) (out string, consumed int) {
 	if n.user != nil {
 		if l, _ := n.user.longest(s); l > 0 {
@@ -99,18 +102,18 @@ func (n *spNormalizer) prefix(s string) (out string, consumed int) {
 	}
 	if n.trie != nil {
 		if l, v := n.longestRule(s); l > 0 {
-			rest := n.norm
-			if int(v) < len(rest) {
-				rest = rest[v:]
-			} else {
-				rest = nil
+			rest := ""
+			if int(v) < len(n.normStr) {
+				rest = n.normStr[v:]
 			}
-			end := 0
-			for end < len(rest) && rest[end] != 0 {
-				end++
+			if end := strings.IndexByte(rest, 0); end >= 0 {
+				rest = rest[:end]
 			}
-			return string(rest[:end]), l
+			return rest, l
 		}
+	}
+	if s[0] < utf8.RuneSelf {
+		return s[:1], 1
 	}
 	r, size := utf8.DecodeRuneInString(s)
 	if r == utf8.RuneError && size <= 1 {
@@ -137,10 +140,9 @@ func (n *spNormalizer) Normalize(input string) string {
 	if input == "" {
 		return ""
 	}
-	var out strings.Builder
-	out.Grow(len(input) * 3 / 2)
+	out := make([]byte, 0, len(input)*3/2+len(space))
 	if !n.suffix && n.spec.AddDummyPrefix {
-		out.WriteString(space)
+		out = append(out, space...)
 	}
 	prevSpace := n.spec.RemoveExtraWhitespaces
 	for len(input) > 0 {
@@ -149,26 +151,27 @@ func (n *spNormalizer) Normalize(input string) string {
 			p = strings.TrimLeft(p, " ")
 		}
 		if p != "" {
-			if n.spec.EscapeWhitespaces {
-				out.WriteString(strings.ReplaceAll(p, " ", spaceSymbol))
-			} else {
-				out.WriteString(p)
+			for i := 0; i < len(p); i++ {
+				if p[i] == ' ' {
+					out = append(out, space...)
+				} else {
+					out = append(out, p[i])
+				}
 			}
-			prevSpace = strings.HasSuffix(p, " ")
+			prevSpace = p[len(p)-1] == ' '
 		}
 		input = input[c:]
 		if !n.spec.RemoveExtraWhitespaces {
 			prevSpace = false
 		}
 	}
-	s := out.String()
 	if n.spec.RemoveExtraWhitespaces {
-		for strings.HasSuffix(s, space) {
-			s = s[:len(s)-len(space)]
+		for len(out) >= len(space) && string(out[len(out)-len(space):]) == space {
+			out = out[:len(out)-len(space)]
 		}
 	}
 	if n.suffix && n.spec.AddDummyPrefix {
-		s += space
+		out = append(out, space...)
 	}
-	return s
+	return string(out)
 }
