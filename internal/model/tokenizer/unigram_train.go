@@ -111,7 +111,12 @@ func TrainUnigram(texts []string, o UnigramTrainOptions) (*SPModel, error) {
 		}
 		tr.prune(desired)
 	}
-	return tr.finish(spec), nil
+	m := tr.finish(spec)
+	if len(m.Pieces) < o.VocabSize {
+		// sentencepiece's hard_vocab_limit: too few pieces survive.
+		return nil, fmt.Errorf("unigram: vocabulary size %d is too large for this text: only %d pieces survive training (set it to %d or less)", o.VocabSize, len(m.Pieces), len(m.Pieces))
+	}
+	return m, nil
 }
 
 type unigramTrainer struct {
@@ -568,4 +573,15 @@ func digamma(x float64) float64 {
 	xx2 := xx * xx
 	xx4 := xx2 * xx2
 	return r + math.Log(x) + (1.0/24)*xx2 - (7.0/960)*xx4 + (31.0/8064)*xx4*xx2 - (127.0/30720)*xx4*xx4
+}
+
+// TrainT5SentencePiece trains a Unigram model of vocabSize pieces (T5's
+// pad, eos and unk included) on texts and frames it as T5's tokenizer with
+// sentinels <extra_id_N> after the pieces.
+func TrainT5SentencePiece(texts []string, vocabSize, sentinels int) (*SentencePiece, error) {
+	m, err := TrainUnigram(texts, UnigramTrainOptions{VocabSize: vocabSize})
+	if err != nil {
+		return nil, err
+	}
+	return NewSentencePiece(m, sentinels)
 }

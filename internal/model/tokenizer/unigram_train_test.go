@@ -116,11 +116,11 @@ func TestTrainUnigramSmall(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		corpus = append(corpus, texts...)
 	}
-	m, err := TrainUnigram(corpus, UnigramTrainOptions{VocabSize: 40})
+	m, err := TrainUnigram(corpus, UnigramTrainOptions{VocabSize: 25})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := TrainUnigram(corpus, UnigramTrainOptions{VocabSize: 40})
+	a, err := TrainUnigram(corpus, UnigramTrainOptions{VocabSize: 25})
 	if err != nil || !equalModels(a, m) {
 		t.Fatal("training is not deterministic")
 	}
@@ -135,6 +135,13 @@ func TestTrainUnigramSmall(t *testing.T) {
 	}
 	if got := len(tok.IDs("the cat sat")); got > 5 {
 		t.Errorf("frequent words not learnt: %v", tok.Pieces("the cat sat"))
+	}
+	t5, err := TrainT5SentencePiece(corpus, 25, 5)
+	if err != nil || t5.Size() != 30 || t5.Sentinel(0) != 29 || t5.Decode(t5.Encode("the cat", 0)) != "the cat" {
+		t.Fatalf("TrainT5SentencePiece: %v", err)
+	}
+	if _, err := TrainUnigram(corpus, UnigramTrainOptions{VocabSize: 40}); err == nil || !strings.Contains(err.Error(), "too large for this text: only 27 pieces") {
+		t.Errorf("vocabulary larger than the text allows: %v", err)
 	}
 	if _, err := TrainUnigram(nil, UnigramTrainOptions{VocabSize: 40}); err == nil {
 		t.Error("empty corpus accepted")
