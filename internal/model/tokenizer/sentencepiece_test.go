@@ -133,6 +133,37 @@ func TestUnigramJSONGolden(t *testing.T) {
 	if n < 3000 {
 		t.Fatalf("only %d rows", n)
 	}
+
+	// T5's own tokenizer.json lists the sentinels at the end of the
+	// vocabulary (<extra_id_99> first) and as added tokens: they are
+	// counted, not taken as pieces.
+	var f map[string]any
+	if err := json.Unmarshal(mustRead(t, path), &f); err != nil {
+		t.Fatal(err)
+	}
+	model := f["model"].(map[string]any)
+	vocab := model["vocab"].([]any)
+	added := f["added_tokens"].([]any)
+	for i := 99; i >= 0; i-- {
+		added = append(added, map[string]any{"id": len(vocab), "content": SentinelText(i), "special": true})
+		vocab = append(vocab, []any{SentinelText(i), 0.0})
+	}
+	model["vocab"], f["added_tokens"] = vocab, added
+	b, _ := json.Marshal(f)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t5, err := LoadUnigramJSON(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if t5.Size() != 4100 || t5.Sentinel(0) != 4099 || len(t5.Model().Pieces) != 4000 {
+		t.Fatalf("T5 layout: size %d, sentinel 0 = %d, %d pieces", t5.Size(), t5.Sentinel(0), len(t5.Model().Pieces))
+	}
+	text := "A man <extra_id_0> a guitar."
+	if got, want := t5.Encode(text, 0), ref.Encode(text, 0); !slices.Equal(got, want) {
+		t.Fatalf("T5 layout encodes %v, want %v", got, want)
+	}
 }
 
 func gunzipTo(t testing.TB, src, dst string) {
