@@ -330,3 +330,50 @@ func BenchmarkSentencePieceEncode(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*len(texts))/b.Elapsed().Seconds(), "sentences/s")
 }
+
+// TestSentencePieceGoldenEdge: byte-level inputs (invalid UTF-8, user
+// symbols, unknown runs, random mixes) against python sentencepiece
+// (testdata/gen_spm_golden_edge.py).
+func TestSentencePieceGoldenEdge(t *testing.T) {
+	f, err := os.Open("testdata/spm/golden_edge.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks := map[string]*SentencePiece{"t5like": loadTestSPM(t, "t5like"), "bytefb": loadTestSPM(t, "bytefb")}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(nil, 1<<20)
+	n, bad := 0, 0
+	for sc.Scan() {
+		var g struct {
+			Model   string `json:"model"`
+			Text    []byte `json:"text_b64"`
+			IDs     []int  `json:"ids"`
+			Decoded string `json:"decoded"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		tok := toks[g.Model]
+		got := tok.IDs(string(g.Text))
+		if !slices.Equal(got, g.IDs) {
+			if bad++; bad <= 5 {
+				t.Errorf("%s %q: got %v want %v", g.Model, g.Text, got, g.IDs)
+			}
+			continue
+		}
+		if dec := tok.DecodeRaw(g.IDs); dec != g.Decoded {
+			if bad++; bad <= 5 {
+				t.Errorf("%s decode %v: got %q want %q", g.Model, g.IDs, dec, g.Decoded)
+			}
+		}
+	}
+	if n < 2000 || bad > 0 {
+		t.Fatalf("%d of %d rows differ", bad, n)
+	}
+}
