@@ -110,28 +110,16 @@ func runSpanCorrupt(ctx context.Context, env *registry.Env) error {
 // from the corruption.
 func packWords(sents []rows.Sentence, n int, path string) ([][]string, error) {
 	var seqs [][]string
-	var cur []string
 	for i, s := range sents {
 		if strings.Contains(s.Text, "<extra_id_") {
 			return nil, fmt.Errorf("%s:%d: the text holds a T5 sentinel (<extra_id_N>)", path, i+1)
 		}
-		words := strings.Fields(s.Text)
-		if n == 0 {
-			if len(words) > 0 {
-				seqs = append(seqs, words)
-			}
-			continue
-		}
-		for _, w := range words {
-			cur = append(cur, w)
-			if len(cur) == n {
-				seqs = append(seqs, cur)
-				cur = nil
-			}
+		if words := strings.Fields(s.Text); len(words) > 0 {
+			seqs = append(seqs, words)
 		}
 	}
-	if len(cur) > 0 {
-		seqs = append(seqs, cur)
+	if n > 0 {
+		seqs = spancorrupt.Pack(seqs, n)
 	}
 	if len(seqs) == 0 {
 		return nil, fmt.Errorf("%s: no words to corrupt", path)

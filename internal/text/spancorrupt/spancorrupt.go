@@ -221,3 +221,30 @@ func IDs(ids []int, noiseDensity, meanSpanLength float64, sentinels []int, rng *
 	source, target = Corrupt(ids, o, rng, func(k int) int { return sentinels[k] })
 	return source, target, nil
 }
+
+// Pack concatenates the sequences in order and cuts the stream into
+// sequences of n tokens, the last possibly shorter (T5's
+// reduce_concat_tokens and split_tokens before span corruption, which keep
+// masks random: see the package doc). Empty input gives nothing.
+func Pack[T any](seqs [][]T, n int) [][]T {
+	if n <= 0 {
+		panic(fmt.Sprintf("spancorrupt: pack into %d tokens", n))
+	}
+	var out [][]T
+	var cur []T
+	for _, s := range seqs {
+		for len(s) > 0 {
+			take := min(n-len(cur), len(s))
+			cur = append(cur, s[:take]...)
+			s = s[take:]
+			if len(cur) == n {
+				out = append(out, cur)
+				cur = nil
+			}
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}

@@ -243,3 +243,14 @@ func TestIDs(t *testing.T) {
 		t.Fatal("empty sequence accepted")
 	}
 }
+
+func TestPack(t *testing.T) {
+	got := Pack([][]int{{1, 2, 3}, {}, {4, 5, 6, 7, 8}, {9}}, 4)
+	want := [][]int{{1, 2, 3, 4}, {5, 6, 7, 8}, {9}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Pack = %v, want %v", got, want)
+	}
+	if got := Pack([][]int{{}, {}}, 3); len(got) != 0 {
+		t.Fatalf("empty: %v", got)
+	}
+}
