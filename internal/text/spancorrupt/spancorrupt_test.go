@@ -254,3 +254,34 @@ func TestPack(t *testing.T) {
 		t.Fatalf("empty: %v", got)
 	}
 }
+
+// TestSegmentUniform: T5's random segmentation makes every composition
+// of the items into that many non-empty spans equally likely (C(5,2) = 10
+// compositions of 6 items into 3 spans).
+func TestSegmentUniform(t *testing.T) {
+	r := rng(11)
+	seen := map[string]int{}
+	const draws = 20000
+	for i := 0; i < draws; i++ {
+		seg := segment(6, 3, r)
+		sum := 0
+		for _, l := range seg {
+			if l < 1 {
+				t.Fatalf("empty segment: %v", seg)
+			}
+			sum += l
+		}
+		if sum != 6 || len(seg) != 3 {
+			t.Fatalf("segmentation %v", seg)
+		}
+		seen[fmt.Sprint(seg)]++
+	}
+	if len(seen) != 10 {
+		t.Fatalf("%d compositions seen, want 10: %v", len(seen), seen)
+	}
+	for c, n := range seen {
+		if n < draws/10*85/100 || n > draws/10*115/100 {
+			t.Errorf("composition %s drawn %d times of %d (want about %d)", c, n, draws, draws/10)
+		}
+	}
+}
