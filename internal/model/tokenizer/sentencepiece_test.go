@@ -141,6 +141,13 @@ func TestUnigramJSONGolden(t *testing.T) {
 	if err := json.Unmarshal(mustRead(t, path), &f); err != nil {
 		t.Fatal(err)
 	}
+	// ... and newer converters' normaliser and pre-tokenizer layout.
+	f["normalizer"] = map[string]any{"type": "Sequence", "normalizers": []any{
+		f["normalizer"].(map[string]any)["normalizers"].([]any)[0],
+		map[string]any{"type": "Strip", "strip_left": false, "strip_right": true},
+		map[string]any{"type": "Replace", "pattern": map[string]any{"Regex": " {2,}"}, "content": "\u2581"},
+	}}
+	f["pre_tokenizer"] = map[string]any{"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": true}
 	model := f["model"].(map[string]any)
 	vocab := model["vocab"].([]any)
 	added := f["added_tokens"].([]any)
@@ -160,9 +167,10 @@ func TestUnigramJSONGolden(t *testing.T) {
 	if t5.Size() != 4100 || t5.Sentinel(0) != 4099 || len(t5.Model().Pieces) != 4000 {
 		t.Fatalf("T5 layout: size %d, sentinel 0 = %d, %d pieces", t5.Size(), t5.Sentinel(0), len(t5.Model().Pieces))
 	}
-	text := "A man <extra_id_0> a guitar."
-	if got, want := t5.Encode(text, 0), ref.Encode(text, 0); !slices.Equal(got, want) {
-		t.Fatalf("T5 layout encodes %v, want %v", got, want)
+	for _, text := range []string{"A man <extra_id_0> a guitar.", "  Ｆｕｌｌ   width ﬁne  ", "東京 😀 café"} {
+		if got, want := t5.Encode(text, 0), ref.Encode(text, 0); !slices.Equal(got, want) {
+			t.Fatalf("T5 layout encodes %q as %v, want %v", text, got, want)
+		}
 	}
 }
 

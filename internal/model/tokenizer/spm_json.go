@@ -47,8 +47,9 @@ type hfTokenizerFile struct {
 // unknown piece; special added tokens control pieces, other added tokens
 // user-defined; <0xXX> byte pieces when byte_fallback; the Precompiled
 // normaliser's charsmap; Metaspace's prefix space as add_dummy_prefix; the
-// " {2,}" -> " " Replace (what transformers' converter writes for
-// remove_extra_whitespaces) as remove_extra_whitespaces. Whitespace then
+// " {2,}" -> " " (or "▁") Replace and Strip (what transformers'
+// converters write for remove_extra_whitespaces) as
+// remove_extra_whitespaces. Whitespace then
 // follows sentencepiece (leading and trailing spaces dropped), as T5's
 // slow tokenizer does. Trailing "<extra_id_N>" pieces (T5's tokenizer.json
 // lists its sentinels in the vocabulary) are returned as a count, not as
@@ -142,7 +143,8 @@ func (n *NormalizerSpec) fromHF(h hfNode) error {
 		}
 		n.PrecompiledCharsmap = b
 	case "Replace":
-		if h.Pattern.Regex != nil && *h.Pattern.Regex == " {2,}" && h.Content == " " {
+		// transformers' converters write " " (older) or "▁" (newer).
+		if h.Pattern.Regex != nil && *h.Pattern.Regex == " {2,}" && (h.Content == " " || h.Content == spaceSymbol) {
 			n.RemoveExtraWhitespaces = true
 			return nil
 		}
