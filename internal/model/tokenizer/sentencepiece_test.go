@@ -1,7 +1,6 @@
 package tokenizer
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
@@ -22,7 +21,32 @@ type spmGolden struct {
 
 func readSPMGolden(t testing.TB) []spmGolden {
 	t.Helper()
-	f, err := os.Open("testdata/spm/golden.jsonl.gz")
+	var out []spmGolden
+	for _, line := range gzLines(t, "testdata/spm/golden.jsonl.gz") {
+		var g spmGolden
+		if err := json.Unmarshal(line, &g); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// gzLines returns the non-empty lines of a gzipped file.
+func gzLines(t testing.TB, path string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, l := range bytes.Split(gunzip(t, path), []byte("\n")) {
+		if len(l) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func gunzip(t testing.TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,20 +55,11 @@ func readSPMGolden(t testing.TB) []spmGolden {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<20)
-	var out []spmGolden
-	for sc.Scan() {
-		var g spmGolden
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, g)
-	}
-	if err := sc.Err(); err != nil {
+	b, err := io.ReadAll(zr)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return b
 }
 
 func loadTestSPM(t testing.TB, name string) *SentencePiece {
@@ -176,20 +191,7 @@ func TestUnigramJSONGolden(t *testing.T) {
 
 func gunzipTo(t testing.TB, src, dst string) {
 	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o644); err != nil {
+	if err := os.WriteFile(dst, gunzip(t, src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -343,27 +345,16 @@ func BenchmarkSentencePieceEncode(b *testing.B) {
 // symbols, unknown runs, random mixes) against python sentencepiece
 // (testdata/gen_spm_golden_edge.py).
 func TestSentencePieceGoldenEdge(t *testing.T) {
-	f, err := os.Open("testdata/spm/golden_edge.jsonl.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	toks := map[string]*SentencePiece{"t5like": loadTestSPM(t, "t5like"), "bytefb": loadTestSPM(t, "bytefb")}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<20)
 	n, bad := 0, 0
-	for sc.Scan() {
+	for _, line := range gzLines(t, "testdata/spm/golden_edge.jsonl.gz") {
 		var g struct {
 			Model   string `json:"model"`
 			Text    []byte `json:"text_b64"`
 			IDs     []int  `json:"ids"`
 			Decoded string `json:"decoded"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
+		if err := json.Unmarshal(line, &g); err != nil {
 			t.Fatal(err)
 		}
 		n++

@@ -1,11 +1,8 @@
 package tokenizer
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,20 +13,9 @@ import (
 
 func wikiSentences(t testing.TB) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(datadirtest.Dir(t), "unlabeled", "wiki.txt.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if s := strings.TrimSpace(sc.Text()); s != "" {
+	for _, l := range gzLines(t, filepath.Join(datadirtest.Dir(t), "unlabeled", "wiki.txt.gz")) {
+		if s := strings.TrimSpace(string(l)); s != "" {
 			out = append(out, s)
 		}
 	}
