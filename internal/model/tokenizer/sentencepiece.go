@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -217,6 +218,22 @@ func utf8Len(b byte) int {
 	return [16]int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4}[b>>4]
 }
 
+// viterbiNode is the best path ending at a position.
+type viterbiNode struct {
+	id     int
+	score  float32
+	starts int
+}
+
+// spScratch holds Viterbi's buffers between calls (from spScratchPool),
+// so that encoding a sentence allocates little.
+type spScratch struct {
+	best []viterbiNode
+	path []spPiece
+}
+
+var spScratchPool = sync.Pool{New: func() any { return new(spScratch) }}
+
 // spPiece is one segment of a normalised string.
 type spPiece struct {
 	s  string
@@ -224,14 +241,13 @@ type spPiece struct {
 }
 
 // viterbi segments normalised text (unigram_model.cc EncodeOptimized).
-func (t *SentencePiece) viterbi(s string) []spPiece {
-	type node struct {
-		id     int
-		score  float32
-		starts int
-	}
+func (t *SentencePiece) viterbi(s string, sc *spScratch) []spPiece {
+	type node = viterbiNode
 	n := len(s)
-	best := make([]node, n+1)
+	if cap(sc.best) < n+1 {
+		sc.best = make([]viterbiNode, n+1)
+	}
+	best := sc.best[:n+1]
 	for i := range best {
 		best[i] = node{id: -1, starts: -1}
 	}
@@ -280,7 +296,7 @@ func (t *SentencePiece) viterbi(s string) []spPiece {
 		}
 		start += mblen
 	}
-	var out []spPiece
+	out := sc.path[:0]
 	for end := n; end > 0; {
 		nd := best[end]
 		out = append(out, spPiece{s[nd.starts:end], nd.id})
@@ -300,8 +316,12 @@ func (t *SentencePiece) appendIDs(dst []int, text string) []int {
 	if s == "" {
 		return dst
 	}
+	sc := spScratchPool.Get().(*spScratch)
+	defer spScratchPool.Put(sc)
+	path := t.viterbi(s, sc)
+	sc.path = path
 	prevUnk := false
-	for _, p := range t.viterbi(s) {
+	for _, p := range path {
 		isUnk := p.id == t.unk
 		switch {
 		case isUnk && t.m.ByteFallback:

@@ -23,10 +23,11 @@ size = sum(len(t.encode("utf-8")) for t in texts)
 m = spm.SentencePieceProcessor(model_file=os.path.join(HERE, "spm", "t5like.model"))
 for name, run in [("per sentence", lambda: [m.encode(t) for t in texts]),
                   ("one list call, 1 thread", lambda: m.encode(texts, num_threads=1))]:
-    best = float("inf")
-    for _ in range(7):
+    times = []
+    for _ in range(10):
         t0 = time.perf_counter()
         run()
-        best = min(best, time.perf_counter() - t0)
-    print(f"{name}: {best * 1e3:.2f} ms for {len(texts)} sentences, "
-          f"{len(texts) / best:.0f} sentences/s, {size / best / 1e6:.2f} MB/s")
+        times.append(time.perf_counter() - t0)
+    best, mean = min(times), sum(times) / len(times)
+    print(f"{name}: best {best * 1e3:.2f} ms, mean {mean * 1e3:.2f} ms for {len(texts)} sentences; "
+          f"best {len(texts) / best:.0f} sentences/s, {size / best / 1e6:.2f} MB/s")
