@@ -17,6 +17,7 @@ require (
 	golang.org/x/text v0.31.0
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
+	google.golang.org/protobuf v1.25.0
 	gorgonia.org/cu v0.9.6
 )
 
@@ -44,5 +45,4 @@ require (
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/mod v0.29.0 // indirect
 	golang.org/x/tools v0.38.0 // indirect
-	google.golang.org/protobuf v1.25.0 // indirect
 )
