@@ -3,6 +3,8 @@
 //
 //	text.mask_phrases  sentences -> masked pairs (duplicate and mask)
 //	text.eda           masked pairs -> masked pairs (EDA on s and s')
+//	text.span_corrupt  sentences -> seq2seq instances (T5's span corruption)
+//	text.unigram_vocab sentences -> tokenizer (a SentencePiece Unigram model)
 //
 // and of text-to-text training data (seq2seq.go):
 //
@@ -88,6 +90,8 @@ func Register(r *registry.Registry) {
 		},
 		Run: runEDA,
 	})
+	registerSpanCorrupt(r)
+	registerUnigramVocab(r)
 }
 
 func runMask(ctx context.Context, env *registry.Env) error {

@@ -9,6 +9,7 @@ import (
 	"github.com/nlpodyssey/spago/mat"
 
 	"repro/internal/model/t5"
+	"repro/internal/text/spancorrupt"
 	"repro/internal/trainer"
 	"repro/registry"
 )
@@ -21,11 +22,10 @@ import (
 // sentinel). Draws come from rng only.
 type SpanCorruptFunc func(ids []int, noiseDensity, meanSpanLength float64, sentinels []int, rng *rand.Rand) (source, target []int, err error)
 
-// SpanCorrupt is the seam through which train.span_corruption gets its
-// noise function: the SentencePiece branch (internal/model/tokenizer's
-// span-corruption library) provides it; until it is set, the stage type is
-// not registered. Tests set their own.
-var SpanCorrupt SpanCorruptFunc
+// SpanCorrupt is train.span_corruption's noise function: T5's exact mask
+// (internal/text/spancorrupt). A variable so that tests can substitute a
+// simpler one; nil leaves the stage type unregistered.
+var SpanCorrupt SpanCorruptFunc = spancorrupt.IDs
 
 // SpanCorruptionParams are train.span_corruption's parameters; the
 // defaults are T5's (noise density 0.15, mean span length 3).

@@ -72,6 +72,21 @@ stage "mask_np" {
   method = "np"
 }
 
+stage "span_corrupt" {
+  uses       = "text.span_corrupt"
+  input      = stage.wiki.sentences
+  pack_words = 40
+  copies     = 2
+  seed       = 7
+}
+
+stage "unigram_vocab" {
+  uses       = "text.unigram_vocab"
+  input      = stage.wiki.sentences
+  vocab_size = 150
+  sentinels  = 10
+}
+
 stage "eda" {
   uses                = "text.eda"
   input               = stage.mask_rake.pairs
@@ -379,6 +394,24 @@ stage "t5_contrastive" {
   max_steps     = 2
   eval_every    = 2
   max_triplets  = 20
+  learning_rate = 1e-3
+  seed          = 7
+}
+
+stage "span_corruption" {
+  uses          = "train.span_corruption"
+  data          = stage.wiki.sentences
+  tokenizer     = stage.unigram_vocab.tokenizer
+  from_scratch  = true
+  layers        = 1
+  hidden        = 16
+  heads         = 2
+  ff            = 32
+  sentinels     = 10
+  max_length    = 16
+  max_sentences = 40
+  batch_size    = 4
+  max_steps     = 2
   learning_rate = 1e-3
   seed          = 7
 }
