@@ -3,42 +3,19 @@ package local
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"repro/internal/generate"
 	"repro/internal/llm"
-	"repro/internal/model/gpt2"
+	"repro/internal/llm/llmtest"
 	"repro/internal/model/lm"
-	"repro/internal/model/tokenizer"
 )
 
-// tinyLM writes and opens a small random GPT-2 with a BPE vocabulary
-// trained on a few sentences and the chat format's words.
 func tinyLM(t *testing.T, context int) *lm.LM {
 	t.Helper()
-	texts := []string{"the cat sat on the mat", "a dog sat on a log", "the dog and the cat",
-		"System: User: Assistant:", "Please paraphrase the input sentence.", "1. one\n2. two"}
-	tok, err := tokenizer.TrainBPE(texts, tokenizer.BPETrainOptions{VocabSize: 300, Special: tokenizer.GPT2Specials})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := gpt2.DefaultConfig()
-	c.VocabSize, c.NPositions, c.NEmbd, c.NLayer, c.NHead = tok.Size(), context, 16, 1, 2
-	eos, _ := tok.ID(gpt2.EndOfText)
-	c.BOSTokenID, c.EOSTokenID = eos, eos
-	m, err := gpt2.New(c, rand.New(rand.NewPCG(1, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "lm")
-	if err := gpt2.Save(dir, m, tok, map[string]any{"bos": true}); err != nil {
-		t.Fatal(err)
-	}
-	l, err := lm.Open(dir)
+	l, err := lm.Open(llmtest.TinyLM(t, context))
 	if err != nil {
 		t.Fatal(err)
 	}
