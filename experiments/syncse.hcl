@@ -712,7 +712,7 @@ ablation "amount" {
 # NOT labelled here and on list chats), answering in-process (provider
 # "local"). It labels the first 1,200 NLI premises (SynCSE-partial), writes
 # 21 genres x 8 calls x 2 sentences (SynCSE-scratch: a few hundred) and
-# 150 x 2 naive sentences, and labels those; supervised SimCSE trains the
+# 600 x 2 naive sentences, and labels those; supervised SimCSE trains the
 # mini encoder of simcse.hcl's mini profile (2 layers, width 128, GloVe,
 # mean pooling, from scratch) on each set. Departures, all forced by a
 # 128-token context and a 5M-parameter model: prompts fitted to the context
@@ -768,7 +768,7 @@ profile "mini" {
     timeout_seconds    = 1800
     sentences_per_call = 2
     example_sentences  = 2
-    calls_per_genre    = 150
+    calls_per_genre    = 600
     max_tokens         = 64
   }
   stage "unsup_simcse" {
@@ -821,7 +821,7 @@ profile "mini" {
     glove_init    = true
     pooling       = "mean"
     learning_rate = 1e-3
-    batch_size    = 64
+    batch_size    = 4
     eval_every    = 30
   }
   stage "train_scratch_nli" {
@@ -847,7 +847,7 @@ profile "mini" {
     glove_init    = true
     pooling       = "mean"
     learning_rate = 1e-3
-    batch_size    = 64
+    batch_size    = 4
     eval_every    = 30
   }
   stage "train_scratch_22k" {
@@ -860,7 +860,7 @@ profile "mini" {
     glove_init    = true
     pooling       = "mean"
     learning_rate = 1e-3
-    batch_size    = 64
+    batch_size    = 4
     eval_every    = 30
   }
 }
@@ -869,8 +869,10 @@ profile "mini" {
 #
 # The generator is the module's own tiny GPT-2 (2 layers, width 128, context
 # 160; 300 updates, then 150 on the chats); 96 premises labelled, 3 genres
-# x 3 calls and 6 naive calls of 2 sentences; the encoders are
-# pretrained.hcl's ci BERT, 20 updates each. A gate, not a finding.
+# x 20 calls and 120 naive calls of 2 sentences (the tiny model answers
+# most naive calls with no list at all); the encoders are pretrained.hcl's
+# ci BERT, 20 updates each (batches of 8 on the small scratch and naive
+# sets). A gate, not a finding.
 profile "ci" {
   variables = { labelled = 96 }
 
@@ -906,7 +908,7 @@ profile "ci" {
     topics_per_call    = 3
     sentences_per_call = 2
     example_sentences  = 2
-    calls_per_genre    = 3
+    calls_per_genre    = 20
     max_tokens         = 64
     genres             = ["fiction", "news from websites or newspapers", "letters"]
   }
@@ -917,7 +919,7 @@ profile "ci" {
     timeout_seconds    = 1800
     sentences_per_call = 2
     example_sentences  = 2
-    calls_per_genre    = 6
+    calls_per_genre    = 120
     max_tokens         = 64
   }
   stage "unsup_simcse" {
@@ -945,7 +947,7 @@ profile "ci" {
   stage "train_scratch" {
     init          = module.pretrained.bert.model
     learning_rate = 1e-4
-    batch_size    = 32
+    batch_size    = 8
     max_steps     = 20
     eval_every    = 10
   }
@@ -959,14 +961,14 @@ profile "ci" {
   stage "train_naive" {
     init          = module.pretrained.bert.model
     learning_rate = 1e-4
-    batch_size    = 32
+    batch_size    = 8
     max_steps     = 20
     eval_every    = 10
   }
   stage "train_scratch_22k" {
     init          = module.pretrained.bert.model
     learning_rate = 1e-4
-    batch_size    = 32
+    batch_size    = 8
     max_steps     = 20
     eval_every    = 10
   }

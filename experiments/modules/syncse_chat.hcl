@@ -113,10 +113,10 @@ stage "chat_lm" {
   max_length    = 128
   batch_size    = 16
   learning_rate = 5e-4
-  warmup        = 50
+  warmup        = 20
   weight_decay  = 0.01
   dropout       = 0
-  max_steps     = 300
+  max_steps     = 150
   eval_every    = 0
   seed          = 42
 }
