@@ -25,6 +25,12 @@
 # cost). The key is read from the variable llm_api_key_env names, only when a
 # request must be sent, and is never stored.
 #
+# Offline (the mini and ci profiles): provider = "local", the project's own
+# small GPT-2 answering in-process, fine-tuned on SynCSE's chats rendered
+# from NLI triplets it will not label (modules/syncse_chat.hcl; a declared
+# departure). Its requests go through the same cache, keyed by the model
+# artifact's digest.
+#
 # What cannot be had here, and what stands in:
 # - The paper's 18 GPT-4-written exemplars per prompt and 30 one-shot
 #   examples per genre are not published. Exemplar pools are drawn from the
