@@ -95,10 +95,12 @@ stage "nli" {
   uses = "data.nli"
 }
 
+# The generator is built once (fixed seeds), like the pretrained models:
+# `repro baseline --seeds` varies generation and training, not the generator.
 stage "render" {
   uses = "pairs.render_instructions"
   data = stage.nli.triplets
-  seed = var.seed
+  seed = 42
 }
 
 stage "format" {
@@ -108,7 +110,7 @@ stage "format" {
   learning_rate = 5e-4
   batch_size    = 16
   max_length    = 96
-  max_steps     = 600
+  max_steps     = 250
   warmup        = 30
   dropout       = 0
   seed          = 42
