@@ -44,6 +44,11 @@ variable "gpt2" {
   default     = ""
 }
 
+variable "bert" {
+  description = "local Hugging Face bert-base-uncased directory (Table 1's BERT CLS and Avg. BERT rows)"
+  default     = ""
+}
+
 variable "roberta" {
   description = "local Hugging Face roberta-base directory (config.json, model.safetensors, vocab.json, merges.txt)"
   default     = ""
@@ -275,20 +280,18 @@ stage "eval_glove" {
 }
 
 # BERT CLS and Avg. BERT (Reimers and Gurevych's rows, BERT-base without
-# fine-tuning): the pretrained mini BERT of pretrained.hcl read two ways. The
-# paper profile has no BERT-base to read (-var bert is not a DINO input), so
-# there these stages use the module's paper-settings pretraining and refuse
-# like it; the mini and ci profiles read the module's mini/ci BERT.
+# fine-tuning): bert-base-uncased (-var bert=DIR) read two ways; the mini and
+# ci profiles read pretrained.hcl's mini/ci BERT instead.
 stage "bert_cls" {
-  uses    = "encode.pooling"
-  encoder = module.pretrained.bert.model
-  pooling = "cls_before_pooler"
+  uses          = "encode.pooling"
+  hf_checkpoint = var.bert
+  pooling       = "cls_before_pooler"
 }
 
 stage "bert_avg" {
-  uses    = "encode.pooling"
-  encoder = module.pretrained.bert.model
-  pooling = "mean"
+  uses          = "encode.pooling"
+  hf_checkpoint = var.bert
+  pooling       = "mean"
 }
 
 stage "eval_bert_cls" {
@@ -418,6 +421,14 @@ ablation "table2" {
 # layers, width 128), mean pooling, lr 1e-4 (a small model), batch 32, one
 # epoch, evaluated every 20 updates on the validation split.
 profile "mini" {
+  stage "bert_cls" {
+    encoder       = module.pretrained.bert.model
+    hf_checkpoint = ""
+  }
+  stage "bert_avg" {
+    encoder       = module.pretrained.bert.model
+    hf_checkpoint = ""
+  }
   stage "format" {
     init = module.lm.lm.model
   }
@@ -453,6 +464,14 @@ profile "mini" {
 
 # ---- ci: the same pipeline on lm.hcl's ci GPT-2 and pretrained.hcl's ci BERT, in minutes --
 profile "ci" {
+  stage "bert_cls" {
+    encoder       = module.pretrained.bert.model
+    hf_checkpoint = ""
+  }
+  stage "bert_avg" {
+    encoder       = module.pretrained.bert.model
+    hf_checkpoint = ""
+  }
   stage "render" {
     max_triplets = 1000
   }
