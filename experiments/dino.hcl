@@ -414,12 +414,19 @@ ablation "table2" {
 # ---- mini: the small GPT-2 of lm.hcl, format fine-tuned, and the mini BERT ------------
 #
 # Generator: lm.hcl's mini GPT-2 (4 layers, width 256, 37 minutes of
-# pretraining, cached), fine-tuned for 600 updates on 9,000 texts of NLI pairs
-# rendered in the instruction format (the departure named at the top). X1:
-# the first 300 STSb-train sentences (STS-L-x2) and 200 generated x1
+# pretraining, cached), fine-tuned 250 updates of 16 on the 26,448 texts
+# rendered from the NLI triplets (the departure named at the top). X1: the
+# first 300 STSb-train sentences (STS-L-x2) and 200 generated x1
 # (STS-L-x1x2). Bi-encoder: the pretrained mini BERT (pretrained.hcl, 4
 # layers, width 128), mean pooling, lr 1e-4 (a small model), batch 32, one
 # epoch, evaluated every 20 updates on the validation split.
+# What it shows (seed 42, README): the whole pipeline on real data -- 2,400
+# and 1,600 labelled pairs, every label present, quotes closed in >99% of
+# draws -- and DINO above every baseline row as in Table 1 (Avg: x2 51.34,
+# x1x2 50.77, Avg. BERT 46.75, GloVe 45.00, BERT CLS 35.30). What it cannot: the
+# small generator's x2 hardly depend on x1 or the instruction (validation
+# Spearman near 0), so the gain over Avg. BERT cannot be credited to DINO's
+# labels; nothing about GPT2-XL following instructions zero-shot.
 profile "mini" {
   stage "bert_cls" {
     encoder       = module.pretrained.bert.model
@@ -463,6 +470,9 @@ profile "mini" {
 }
 
 # ---- ci: the same pipeline on lm.hcl's ci GPT-2 and pretrained.hcl's ci BERT, in minutes --
+# 150 format updates on 3,000 rendered texts, 40 STSb-train x1, 30 generated
+# x1, 9 bi-encoder updates: a regression gate (results/dino.ci.json), not a
+# measurement.
 profile "ci" {
   stage "bert_cls" {
     encoder       = module.pretrained.bert.model
