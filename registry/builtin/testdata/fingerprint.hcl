@@ -72,6 +72,21 @@ stage "mask_np" {
   method = "np"
 }
 
+stage "span_corrupt" {
+  uses       = "text.span_corrupt"
+  input      = stage.wiki.sentences
+  pack_words = 40
+  copies     = 2
+  seed       = 7
+}
+
+stage "unigram_vocab" {
+  uses       = "text.unigram_vocab"
+  input      = stage.wiki.sentences
+  vocab_size = 150
+  sentinels  = 10
+}
+
 stage "eda" {
   uses                = "text.eda"
   input               = stage.mask_rake.pairs
