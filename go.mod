@@ -17,6 +17,7 @@ require (
 	golang.org/x/text v0.31.0
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
+	google.golang.org/protobuf v1.25.0
 	gorgonia.org/cu v0.9.6
 )
 

@@ -20,6 +20,9 @@ const (
 	// (masked phrases replaced by one "[MASK]" per word), "targets":
 	// [phrase, ...] most important first} (PaSeR's duplicate-and-mask).
 	KindMaskedPairs Kind = "masked_pairs"
+	// KindSeq2Seq: instances.jsonl, rows {"source": str, "target": str}:
+	// text-to-text training instances (teacher forcing on the target).
+	KindSeq2Seq Kind = "seq2seq"
 	// KindDocuments: documents.jsonl, rows {"id", "category", "headline",
 	// "sentences": [str]}.
 	KindDocuments Kind = "documents"
@@ -37,11 +40,17 @@ const (
 	KindEncoder Kind = "encoder"
 	// KindLanguageModel: a language model as a Hugging Face directory any
 	// tool can open without repro -- config.json (the family's HF keys,
-	// model_type "gpt2"; repro's own fields under "repro"),
+	// model_type "gpt2" or "t5"; repro's own fields under "repro"),
 	// model.safetensors, the tokenizer files (vocab.json, merges.txt,
 	// tokenizer_config.json) -- plus training.json (how it was trained).
 	// Opened with internal/model/lm.Open. Not a sentence encoder.
 	KindLanguageModel Kind = "language_model"
+	// KindTokenizer: a tokenizer directory in Hugging Face's layout:
+	// spiece.model + tokenizer_config.json (SentencePiece, T5's
+	// tokenizer), or vocab.txt, or vocab.json + merges.txt; plus
+	// pieces.tsv (piece<TAB>score per id) to read it. Opened with
+	// checkpoint.LoadTokenizer.
+	KindTokenizer Kind = "tokenizer"
 	// KindCompletions: completions.jsonl, rows {"prompt_index", "input",
 	// "prompt", "sample", "seed", "text", "stop_reason", "stop_string",
 	// "tokens", "sampling": {...}} (see rows.Completion), plus samples.md, a
@@ -60,6 +69,7 @@ const (
 	FilePairs     = "pairs.jsonl"
 	FileTriplets  = "triplets.jsonl"
 	FileDocuments = "documents.jsonl"
+	FileInstances = "instances.jsonl"
 	FileQueries   = "queries.jsonl"
 	FileEncoder   = "encoder.json"
 	FileMetrics   = "metrics.json"

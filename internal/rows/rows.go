@@ -40,6 +40,13 @@ type Pair struct {
 	Label     float64 `json:"label"`
 }
 
+// Seq2Seq is a text-to-text training instance: the model reads Source
+// and learns to write Target.
+type Seq2Seq struct {
+	Source string `json:"source"`
+	Target string `json:"target"`
+}
+
 // Document is a document of sentences (BBC News, Brown).
 type Document struct {
 	ID        string   `json:"id"`

@@ -3,6 +3,8 @@
 //
 //	text.mask_phrases  sentences -> masked pairs (duplicate and mask)
 //	text.eda           masked pairs -> masked pairs (EDA on s and s')
+//	text.span_corrupt  sentences -> seq2seq instances (T5's span corruption)
+//	text.unigram_vocab sentences -> tokenizer (a SentencePiece Unigram model)
 //
 // The stage types only decode parameters and move rows; the algorithms are
 // in internal/text's packages. Masked pairs are a kind of their own
@@ -83,6 +85,8 @@ func Register(r *registry.Registry) {
 		},
 		Run: runEDA,
 	})
+	registerSpanCorrupt(r)
+	registerUnigramVocab(r)
 }
 
 func runMask(ctx context.Context, env *registry.Env) error {

@@ -47,6 +47,11 @@ const (
 	FileTokenizerConfig = "tokenizer_config.json"
 	FileBPEVocab        = "vocab.json"
 	FileMerges          = "merges.txt"
+	// FileSPModel is a SentencePiece model (T5's tokenizer);
+	// FileTokenizerJSON a Hugging Face tokenizers file (read when it holds
+	// a Unigram model).
+	FileSPModel       = "spiece.model"
+	FileTokenizerJSON = "tokenizer.json"
 )
 
 // Config is config.json. The architecture keys are transformer.Config's

@@ -20,6 +20,8 @@ type tokenizerConfig struct {
 	StripAccents       *bool `json:"strip_accents"`
 	TokenizeChineseChr *bool `json:"tokenize_chinese_chars,omitempty"`
 	ModelMaxLength     int   `json:"model_max_length,omitempty"`
+	// ExtraIDs is T5Tokenizer's number of sentinels (<extra_id_N>).
+	ExtraIDs *int `json:"extra_ids,omitempty"`
 }
 
 // SaveTokenizer writes tok's files into dir.
@@ -50,13 +52,26 @@ func SaveTokenizer(dir string, tok tokenizer.Tokenizer, maxLen int) error {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 		return nil
+	case *tokenizer.SentencePiece:
+		if err := t.Save(filepath.Join(dir, FileSPModel)); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		n := t.NumSentinels()
+		tc := tokenizerConfig{TokenizerClass: "T5Tokenizer", ExtraIDs: &n, ModelMaxLength: maxLen}
+		b, _ := json.MarshalIndent(tc, "", "  ")
+		if err := os.WriteFile(filepath.Join(dir, FileTokenizerConfig), append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		return nil
 	}
 	return fmt.Errorf("checkpoint: cannot save tokenizer of type %T", tok)
 }
 
 // LoadTokenizer opens the tokenizer in dir: vocab.txt (WordPiece, options
 // from tokenizer_config.json; lowercasing by default, as HF's BertTokenizer)
-// or vocab.json + merges.txt (byte-level BPE).
+// or vocab.json + merges.txt (byte-level BPE), or spiece.model or a
+// tokenizer.json with a Unigram model (SentencePiece, T5: extra_ids from
+// tokenizer_config.json, 100 by default, as T5Tokenizer).
 func LoadTokenizer(dir string) (tokenizer.Tokenizer, error) {
 	var tc tokenizerConfig
 	if b, err := os.ReadFile(filepath.Join(dir, FileTokenizerConfig)); err == nil {
@@ -85,5 +100,15 @@ func LoadTokenizer(dir string) (tokenizer.Tokenizer, error) {
 	if _, err := os.Stat(filepath.Join(dir, FileBPEVocab)); err == nil {
 		return tokenizer.LoadBPE(filepath.Join(dir, FileBPEVocab), filepath.Join(dir, FileMerges), tokenizer.BPEOptions{})
 	}
-	return nil, fmt.Errorf("checkpoint: %s has no tokenizer (%s, or %s + %s)", dir, FileVocab, FileBPEVocab, FileMerges)
+	sentinels := tokenizer.NumT5Sentinels
+	if tc.ExtraIDs != nil {
+		sentinels = *tc.ExtraIDs
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileSPModel)); err == nil {
+		return tokenizer.LoadSentencePiece(filepath.Join(dir, FileSPModel), sentinels)
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileTokenizerJSON)); err == nil {
+		return tokenizer.LoadUnigramJSON(filepath.Join(dir, FileTokenizerJSON), sentinels)
+	}
+	return nil, fmt.Errorf("checkpoint: %s has no tokenizer (%s, %s + %s, %s or a Unigram %s)", dir, FileVocab, FileBPEVocab, FileMerges, FileSPModel, FileTokenizerJSON)
 }

@@ -12,6 +12,10 @@
 //
 // TrainWordPiece learns a vocabulary for models trained from scratch; see
 // its doc for the algorithm. BPE is GPT-2's byte-level BPE (RoBERTa, GPT-2).
+// SentencePiece is the Unigram tokenizer of T5 (spiece.model, or the Unigram
+// model of a tokenizer.json), a port of sentencepiece's normaliser and
+// Viterbi checked id for id against python sentencepiece; TrainUnigram
+// learns such a model (sentencepiece's EM-and-prune trainer).
 //
 // All tokenizers satisfy Tokenizer, so model code is independent of the
 // scheme; batches are padded to the longest sequence with explicit lengths,
