@@ -355,6 +355,39 @@ stage "complete" {
   seed           = 7
 }
 
+# The offline provider: fine-tuning chats for the language model above, and
+# synth.annotate answered by it in-process.
+stage "synth_chat_corpus" {
+  uses               = "synth.chat_corpus"
+  lm                 = stage.causal_lm.model
+  triplets           = stage.nli.triplets
+  exclude            = stage.triplet_sentences.sentences
+  sentences          = stage.wiki.sentences
+  max_exclude        = 3
+  max_triplets       = 6
+  pool_size          = 6
+  shots              = 2
+  lists              = 2
+  genres             = ["fiction"]
+  sentences_per_call = 2
+  example_sentences  = 2
+  list_max_tokens    = 64
+  seed               = 7
+}
+
+stage "synth_annotate_local" {
+  uses        = "synth.annotate"
+  input       = stage.synth_sentences.sentences
+  exemplars   = stage.nli.triplets
+  provider    = "local"
+  lm          = stage.causal_lm.model
+  max_tokens  = 6
+  pool_size   = 6
+  shots       = 2
+  concurrency = 4
+  seed        = 7
+}
+
 # DINO: generation with self-debiasing on the tiny LM ("e" as the quote so
 # that a random model ends its sentences), post-processing, rendering, the
 # bi-encoder regression.
