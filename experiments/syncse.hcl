@@ -25,6 +25,12 @@
 # cost). The key is read from the variable llm_api_key_env names, only when a
 # request must be sent, and is never stored.
 #
+# Offline (the mini and ci profiles): provider = "local", the project's own
+# small GPT-2 answering in-process, fine-tuned on SynCSE's chats rendered
+# from NLI triplets it will not label (modules/syncse_chat.hcl; a declared
+# departure). Its requests go through the same cache, keyed by the model
+# artifact's digest.
+#
 # What cannot be had here, and what stands in:
 # - The paper's 18 GPT-4-written exemplars per prompt and 30 one-shot
 #   examples per genre are not published. Exemplar pools are drawn from the
@@ -92,6 +98,32 @@ variable "llm_concurrency" {
   default     = 8
 }
 
+# ---- the offline generator (mini and ci profiles) ----------------------------
+# A small GPT-2 of this project, fine-tuned on SynCSE's chats
+# (modules/syncse_chat.hcl); the variables keep its fine-tuning chats and
+# the synth stages' calls alike. The paper profile references none of it.
+
+variable "labelled" {
+  description = "premises SynCSE-partial labels in the mini and ci profiles (never shown to the generator in fine-tuning)"
+  default     = 0
+}
+
+module "chat" {
+  source             = "./modules/syncse_chat.hcl"
+  labelled           = var.labelled
+  label_max_tokens   = 24
+  list_max_tokens    = 64
+  sentence_prompts   = local.short_prompts
+  topics_per_call    = 3
+  sentences_per_call = 2
+  example_sentences  = 2
+}
+
+# Encoders of the ci profile (lm.hcl-like ci pretraining of pretrained.hcl).
+module "pretrained" {
+  source = "./pretrained.hcl"
+}
+
 locals {
   sts_tasks = ["sts12", "sts13", "sts14", "sts15", "sts16", "stsb", "sickr"]
   sts = {
@@ -109,6 +141,16 @@ locals {
   partial_size = 8796
   # Table 8 compares on 22k examples.
   naive_size = 22000
+  # The mini and ci profiles' sentence prompts: the first sentence of each
+  # of Table 15's prompts (placeholders restored), with three topics: the
+  # whole prompts (~100 words) do not fit a 128-token context with an
+  # answer. A departure, as the generator is.
+  short_prompts = [
+    "Devise {count} distinct and diverse sentences that may appear in {genre}, covering a range of subjects ({topic1}, {topic2}, {topic3}, etc.).",
+    "Construct {count} varied and diverse sentences that may appear in {genre} encompassing a multitude of topics such as {topic1}, {topic2}, {topic3} and so on.",
+    "Create {count} varied and diverse sentences that may appear in {genre}, spanning an array of topics such as {topic1}, {topic2}, {topic3} and so on.",
+    "Compose {count} assorted and diverse sentences that may appear in {genre}, touching upon various themes like {topic1}, {topic2}, {topic3} and so on.",
+  ]
 }
 
 # ---- data -------------------------------------------------------------------
@@ -665,4 +707,275 @@ ablation "amount" {
   report  = [stage.eval_scratch_nli.metrics.avg]
   columns = ["Avg. STS"]
   paper   = { "0" = [82.04], "1" = [82.61] }
+}
+
+# ---- mini: the offline generator on this machine ------------------------------
+#
+# The language model is lm.hcl's mini GPT-2 (4 layers, width 256, context
+# 128, pretrained from scratch on the local Wikipedia, BBC and Brown
+# sentences: 37 minutes, cached), fine-tuned on SynCSE's chats
+# (modules/syncse_chat.hcl: 300 updates on NLI labelling chats of premises
+# NOT labelled here and on list chats), answering in-process (provider
+# "local"). It labels the first 1,200 NLI premises (SynCSE-partial), writes
+# 21 genres x 8 calls x 2 sentences (SynCSE-scratch: a few hundred) and
+# 600 x 2 naive sentences, and labels those; supervised SimCSE trains the
+# mini encoder of simcse.hcl's mini profile (2 layers, width 128, GloVe,
+# mean pooling, from scratch) on each set. Departures, all forced by a
+# 128-token context and a 5M-parameter model: prompts fitted to the context
+# (the earliest exemplars left out: 1-2 of the 5 shots remain), the short
+# sentence prompts (local.short_prompts, three topics), two sentences per
+# call, answers of at most 24 (labels) and 64 (lists) tokens. What it
+# shows: the whole pipeline, offline, with real parsing, dropping and
+# training on what a real model wrote. What it cannot show: anything about
+# ChatGPT's data -- a small GPT-2 writes poorer paraphrases and
+# contradictions than gpt-3.5-turbo -- so the paper's numbers are far.
+profile "mini" {
+  variables = { labelled = 1200 }
+
+  stage "partial" {
+    provider        = "local"
+    lm              = module.chat.chat_lm.model
+    concurrency     = 32
+    timeout_seconds = 1800
+    max_inputs      = 1200
+    max_tokens      = 24
+  }
+  stage "scratch" {
+    provider        = "local"
+    lm              = module.chat.chat_lm.model
+    concurrency     = 32
+    timeout_seconds = 1800
+    max_tokens      = 24
+  }
+  stage "naive" {
+    provider        = "local"
+    lm              = module.chat.chat_lm.model
+    concurrency     = 32
+    timeout_seconds = 1800
+    max_tokens      = 24
+  }
+  stage "scratch_sentences" {
+    provider           = "local"
+    lm                 = module.chat.chat_lm.model
+    concurrency        = 32
+    timeout_seconds    = 1800
+    prompts            = local.short_prompts
+    caption_prompts    = []
+    topics_per_call    = 3
+    sentences_per_call = 2
+    example_sentences  = 2
+    calls_per_genre    = 8
+    max_tokens         = 64
+  }
+  stage "naive_sentences" {
+    provider           = "local"
+    lm                 = module.chat.chat_lm.model
+    concurrency        = 32
+    timeout_seconds    = 1800
+    sentences_per_call = 2
+    example_sentences  = 2
+    calls_per_genre    = 600
+    max_tokens         = 64
+  }
+  stage "unsup_simcse" {
+    from_scratch   = true
+    layers         = 2
+    hidden         = 128
+    heads          = 4
+    intermediate   = 256
+    max_position   = 128
+    glove_init     = true
+    pooling        = "mean"
+    mlp_only_train = false
+    learning_rate  = 2e-4
+    batch_size     = 64
+    eval_every     = 60
+  }
+  stage "sup_nli" {
+    from_scratch  = true
+    layers        = 2
+    hidden        = 128
+    heads         = 4
+    intermediate  = 256
+    max_position  = 128
+    glove_init    = true
+    pooling       = "mean"
+    learning_rate = 1e-3
+    batch_size    = 64
+    eval_every    = 30
+  }
+  stage "train_partial" {
+    from_scratch  = true
+    layers        = 2
+    hidden        = 128
+    heads         = 4
+    intermediate  = 256
+    max_position  = 128
+    glove_init    = true
+    pooling       = "mean"
+    learning_rate = 1e-3
+    batch_size    = 64
+    eval_every    = 30
+  }
+  stage "train_scratch" {
+    from_scratch  = true
+    layers        = 2
+    hidden        = 128
+    heads         = 4
+    intermediate  = 256
+    max_position  = 128
+    glove_init    = true
+    pooling       = "mean"
+    learning_rate = 1e-3
+    batch_size    = 4
+    eval_every    = 30
+  }
+  stage "train_scratch_nli" {
+    from_scratch  = true
+    layers        = 2
+    hidden        = 128
+    heads         = 4
+    intermediate  = 256
+    max_position  = 128
+    glove_init    = true
+    pooling       = "mean"
+    learning_rate = 1e-3
+    batch_size    = 64
+    eval_every    = 30
+  }
+  stage "train_naive" {
+    from_scratch  = true
+    layers        = 2
+    hidden        = 128
+    heads         = 4
+    intermediate  = 256
+    max_position  = 128
+    glove_init    = true
+    pooling       = "mean"
+    learning_rate = 1e-3
+    batch_size    = 4
+    eval_every    = 30
+  }
+  stage "train_scratch_22k" {
+    from_scratch  = true
+    layers        = 2
+    hidden        = 128
+    heads         = 4
+    intermediate  = 256
+    max_position  = 128
+    glove_init    = true
+    pooling       = "mean"
+    learning_rate = 1e-3
+    batch_size    = 4
+    eval_every    = 30
+  }
+}
+
+# ---- ci: the same pipeline in minutes -------------------------------------------
+#
+# The generator is the module's own tiny GPT-2 (2 layers, width 128, context
+# 160; 300 updates, then 150 on the chats); 96 premises labelled, 3 genres
+# x 20 calls and 120 naive calls of 2 sentences (the tiny model answers
+# most naive calls with no list at all); the encoders are pretrained.hcl's
+# ci BERT, 20 updates each (batches of 8 on the small scratch and naive
+# sets). A gate, not a finding.
+profile "ci" {
+  variables = { labelled = 96 }
+
+  stage "partial" {
+    provider        = "local"
+    lm              = module.chat.chat_lm.model
+    concurrency     = 32
+    timeout_seconds = 1800
+    max_inputs      = 96
+    max_tokens      = 24
+  }
+  stage "scratch" {
+    provider        = "local"
+    lm              = module.chat.chat_lm.model
+    concurrency     = 32
+    timeout_seconds = 1800
+    max_tokens      = 24
+  }
+  stage "naive" {
+    provider        = "local"
+    lm              = module.chat.chat_lm.model
+    concurrency     = 32
+    timeout_seconds = 1800
+    max_tokens      = 24
+  }
+  stage "scratch_sentences" {
+    provider           = "local"
+    lm                 = module.chat.chat_lm.model
+    concurrency        = 32
+    timeout_seconds    = 1800
+    prompts            = local.short_prompts
+    caption_prompts    = []
+    topics_per_call    = 3
+    sentences_per_call = 2
+    example_sentences  = 2
+    calls_per_genre    = 20
+    max_tokens         = 64
+    genres             = ["fiction", "news from websites or newspapers", "letters"]
+  }
+  stage "naive_sentences" {
+    provider           = "local"
+    lm                 = module.chat.chat_lm.model
+    concurrency        = 32
+    timeout_seconds    = 1800
+    sentences_per_call = 2
+    example_sentences  = 2
+    calls_per_genre    = 120
+    max_tokens         = 64
+  }
+  stage "unsup_simcse" {
+    init          = module.pretrained.bert.model
+    learning_rate = 1e-4
+    batch_size    = 32
+    max_sentences = 640
+    max_steps     = 20
+    eval_every    = 10
+  }
+  stage "sup_nli" {
+    init          = module.pretrained.bert.model
+    learning_rate = 1e-4
+    batch_size    = 32
+    max_steps     = 20
+    eval_every    = 10
+  }
+  stage "train_partial" {
+    init          = module.pretrained.bert.model
+    learning_rate = 1e-4
+    batch_size    = 32
+    max_steps     = 20
+    eval_every    = 10
+  }
+  stage "train_scratch" {
+    init          = module.pretrained.bert.model
+    learning_rate = 1e-4
+    batch_size    = 8
+    max_steps     = 20
+    eval_every    = 10
+  }
+  stage "train_scratch_nli" {
+    init          = module.pretrained.bert.model
+    learning_rate = 1e-4
+    batch_size    = 32
+    max_steps     = 20
+    eval_every    = 10
+  }
+  stage "train_naive" {
+    init          = module.pretrained.bert.model
+    learning_rate = 1e-4
+    batch_size    = 8
+    max_steps     = 20
+    eval_every    = 10
+  }
+  stage "train_scratch_22k" {
+    init          = module.pretrained.bert.model
+    learning_rate = 1e-4
+    batch_size    = 8
+    max_steps     = 20
+    eval_every    = 10
+  }
 }

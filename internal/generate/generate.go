@@ -70,6 +70,8 @@ type Options struct {
 	Decode func(ids []int) string
 	// Seed seeds every sequence's stream (see Stream).
 	Seed uint64
+	// Seeds, when set, holds one seed per prompt instead (see streamOf).
+	Seeds []uint64
 	// Processors rewrite the logits of each group at each step, in order.
 	Processors []Processor
 	// Groups are sets of prompt indices that processors see together
@@ -197,6 +199,9 @@ func Generate(ctx context.Context, m Model, prompts [][]int, o Options) ([]Outpu
 			}
 		}
 	}
+	if err := o.checkSeeds(len(prompts)); err != nil {
+		return nil, err
+	}
 	groups, err := groupPrompts(len(prompts), o.Groups)
 	if err != nil {
 		return nil, err
@@ -286,7 +291,7 @@ func generateChunk(m Model, prompts [][]int, groups [][]int, firstGroup int, o O
 			for mi, p := range g {
 				out := &outs[p*o.Samples+s]
 				*out = Output{Prompt: p, Sample: s}
-				sq := &seq{out: out, group: len(units), member: mi, rng: Stream(o.Seed, p, s), plen: len(prompts[p])}
+				sq := &seq{out: out, group: len(units), member: mi, rng: o.streamOf(p, s), plen: len(prompts[p])}
 				u.seqs = append(u.seqs, sq)
 				seqs = append(seqs, sq)
 				fork = append(fork, row[p])

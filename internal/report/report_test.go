@@ -109,6 +109,21 @@ func TestBaselineFromRuns(t *testing.T) {
 	if bl.Cells["a"].Tolerance != 0.5 {
 		t.Errorf("floor not applied: %+v", bl.Cells["a"])
 	}
+	// A pending cell (only the paper's value) is not recorded; a cell
+	// without a value that is not pending is an error.
+	r := mk(50)
+	r.Cells = append(r.Cells, Cell{Name: "p", Pending: "the paper's value only"})
+	bl, err = BaselineFromRuns([]*Report{r}, nil, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := bl.Cells["p"]; ok || len(bl.Cells) != 1 {
+		t.Errorf("pending cell recorded: %+v", bl.Cells)
+	}
+	r.Cells = append(r.Cells, Cell{Name: "q"})
+	if _, err := BaselineFromRuns([]*Report{r}, nil, 0.5); err == nil {
+		t.Error("a cell without value or reason: no error")
+	}
 }
 
 func TestTolerance(t *testing.T) {

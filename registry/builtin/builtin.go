@@ -10,6 +10,7 @@ import (
 	"repro/registry/encode"
 	"repro/registry/evaluate"
 	"repro/registry/generate"
+	"repro/registry/pairs"
 	"repro/registry/synth"
 	"repro/registry/text"
 	"repro/registry/train"
@@ -37,4 +38,7 @@ var families = []func(*registry.Registry){
 	train.RegisterLM,
 	train.RegisterT5,
 	generate.Register,
+	generate.RegisterDINO,
+	pairs.Register,
+	train.RegisterCosine,
 }

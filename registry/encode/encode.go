@@ -32,6 +32,7 @@ func Register(r *registry.Registry) {
 	r.Add(gloveType())
 	r.Add(tfidfType())
 	r.Add(fileType())
+	r.Add(poolingType())
 }
 
 // catalogue is a variable so tests can point it at a temporary directory.

@@ -51,7 +51,7 @@ func run(t *testing.T, name string, set map[string]cty.Value, inputs map[string]
 func TestTypes(t *testing.T) {
 	r := registry.New()
 	Register(r)
-	if got := strings.Join(r.Names(), " "); got != "encode.file encode.glove_avg encode.tfidf" {
+	if got := strings.Join(r.Names(), " "); got != "encode.file encode.glove_avg encode.pooling encode.tfidf" {
 		t.Errorf("types %s", got)
 	}
 	for _, n := range r.Names() {

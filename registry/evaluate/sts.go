@@ -18,12 +18,13 @@ type STSParams struct {
 func stsType() *registry.StageType {
 	return &registry.StageType{
 		Name:    "evaluate.sts",
-		Version: 1,
+		Version: 2,
 		Doc: `Semantic textual similarity as SimCSE evaluates it ("all" setting): cosine between
 the two sentence vectors; per task, Spearman x100 over the concatenation of all its subsets;
 avg = mean of the seven (sts12..sts16, stsb, sickr) each rounded to two decimals, written only
 when all seven are present; sts12_16 likewise over the five years. Also per subset
-(subsets.TASK.SUBSET), Pearson (pearson.TASK), pair counts (n.TASK). With stsb pairs present:
+(subsets.TASK.SUBSET), the "mean" setting of DINO's Table 5 (mean.TASK: the mean of the task's
+subsets' Spearman; mean.avg: the mean of the five years' values rounded to two decimals), Pearson (pearson.TASK), pair counts (n.TASK). With stsb pairs present:
 alignment (alpha 2, pairs with gold > 4) and uniformity (t 2, over the distinct stsb sentences).`,
 		Params:  STSParams{BatchSize: defaultBatch, AlignUniform: true},
 		Inputs:  []registry.Port{encoderPort, {Name: "data", Kind: registry.KindSTS, Doc: "STS pairs of any tasks (one split per task)"}},
@@ -118,6 +119,15 @@ func runSTS(ctx context.Context, env *registry.Env) error {
 	if res.HasSTS12to16 {
 		out["sts12_16"] = res.STS12to16
 	}
+	mean, meanAvg, ok := res.MeanSetting()
+	mm := map[string]any{}
+	for k, v := range mean {
+		mm[k] = v
+	}
+	if ok {
+		mm["avg"] = meanAvg
+	}
+	out["mean"] = mm
 	if p.AlignUniform {
 		if err := alignUniform(env, d, out); err != nil {
 			return fmt.Errorf("evaluate.sts: %v", err)

@@ -1,9 +1,6 @@
 package generate
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -57,28 +54,8 @@ func sentences(t *testing.T, ss ...string) registry.Artifact {
 // complete runs generate.complete with its defaults overridden by set.
 func complete(t *testing.T, set map[string]cty.Value, inputs map[string]registry.Artifact, seed int64) (string, error) {
 	t.Helper()
-	r := registry.New()
-	Register(r)
-	st, _ := r.Lookup("generate.complete")
-	ps, _ := st.ParamSchema()
-	attrs := map[string]cty.Value{}
-	for _, p := range ps {
-		attrs[p.Name] = p.Default
-	}
-	for k, v := range set {
-		if _, ok := attrs[k]; !ok {
-			t.Fatalf("no parameter %q", k)
-		}
-		attrs[k] = v
-	}
-	params, err := st.DecodeParams(cty.ObjectVal(attrs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	env := &registry.Env{Params: params, Inputs: inputs, Outputs: map[string]string{"completions": out}, Seed: seed,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	return out, st.Call(context.Background(), env)
+	outs, err := runType(t, "generate.complete", set, inputs, seed)
+	return outs["completions"], err
 }
 
 func TestComplete(t *testing.T) {

@@ -49,6 +49,7 @@ Triplets need both labels; those with a sentence over max_words words are droppe
 		Inputs: []registry.Port{
 			{Name: "input", Kind: registry.KindSentences, Doc: "sentences to label (SynCSE-partial: NLI premises; -scratch: synth.sentences)"},
 			{Name: "exemplars", Kind: registry.KindTriplets, Doc: "demonstrations: anchor -> positive for positives, anchor -> negative for hard negatives"},
+			lmPort,
 		},
 		Outputs: []registry.Port{
 			{Name: "triplets", Kind: registry.KindTriplets, Doc: "triplets.jsonl, and provenance.jsonl (prompt, exemplars, call and request key of each label)"},
@@ -157,10 +158,15 @@ func runAnnotate(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	client, err := p.client(env)
+	model, _, err := p.requestModel(env)
 	if err != nil {
 		return err
 	}
+	client, done, err := p.client(env)
+	if err != nil {
+		return err
+	}
+	defer done()
 	got := make([][]*answer, len(labels)) // label -> input -> answer
 	for l := range labels {
 		got[l] = make([]*answer, len(inputs))
@@ -183,7 +189,7 @@ func runAnnotate(ctx context.Context, env *registry.Env) error {
 				}
 				c := lb.ann.Call(s, try)
 				slots = append(slots, slot{l, i, c})
-				reqs = append(reqs, llm.Request{Model: p.Model, Messages: c.Messages, Sampling: lb.smp, Sample: try})
+				reqs = append(reqs, llm.Request{Model: model, Messages: c.Messages, Sampling: lb.smp, Sample: try})
 			}
 		}
 		if len(reqs) == 0 {
@@ -270,14 +276,21 @@ func runAnnotate(ctx context.Context, env *registry.Env) error {
 // label is built and looked up; else an upper bound from max_inputs.
 func estimateAnnotate(ctx context.Context, env *registry.Env) (*registry.RequestEstimate, error) {
 	p := env.Params.(*AnnotateParams)
-	e := p.LLM.estimate()
+	e := p.LLM.estimate(env)
 	_, haveIn := env.Inputs["input"]
 	_, haveEx := env.Inputs["exemplars"]
-	if !haveIn || !haveEx {
+	model, haveModel, err := p.requestModel(env)
+	if err != nil {
+		return nil, err
+	}
+	if !haveIn || !haveEx || !haveModel {
 		if err := p.LLM.check(); err != nil {
 			return nil, err
 		}
 		e.Note = "inputs not computed yet"
+		if !haveModel {
+			e.Note = "the lm input's model not computed yet"
+		}
 		if p.MaxInputs > 0 {
 			e.Requests = 2 * p.MaxInputs
 			// A five-shot call: the prompt, ten turns of about 20 tokens, the input.
@@ -305,7 +318,7 @@ func estimateAnnotate(ctx context.Context, env *registry.Env) (*registry.Request
 	for _, lb := range labels {
 		for _, s := range inputs {
 			c := lb.ann.Call(s, 0)
-			r := llm.Request{Model: p.Model, Messages: c.Messages, Sampling: lb.smp}
+			r := llm.Request{Model: model, Messages: c.Messages, Sampling: lb.smp}
 			e.Requests++
 			if _, ok, err := lookup(ctx, env, kind, r); err != nil {
 				return nil, err

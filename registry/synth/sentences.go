@@ -53,6 +53,7 @@ repeats (ignoring case and spacing) kept once, in call order.`,
 		Inputs: []registry.Port{
 			{Name: "examples", Kind: registry.KindSentences, Doc: "sentences the one-shot examples are drawn from"},
 			{Name: "caption_examples", Kind: registry.KindSentences, Optional: true, Doc: "sentences for the caption genres' examples (e.g. SNLI premises, which are Flickr30k captions); absent: examples"},
+			lmPort,
 		},
 		Outputs: []registry.Port{
 			{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl, and provenance.jsonl (genre, topics, prompt, example, call, request key per sentence)"},
@@ -121,14 +122,19 @@ func runSentences(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	reqs := make([]llm.Request, len(calls))
-	for i, c := range calls {
-		reqs[i] = c.Request(p.Model, smp)
-	}
-	client, err := p.client(env)
+	model, _, err := p.requestModel(env)
 	if err != nil {
 		return err
 	}
+	reqs := make([]llm.Request, len(calls))
+	for i, c := range calls {
+		reqs[i] = c.Request(model, smp)
+	}
+	client, done, err := p.client(env)
+	if err != nil {
+		return err
+	}
+	defer done()
 	results := make([]llm.Result, len(reqs))
 	if _, err := client.Do(ctx, reqs, func(i int, r llm.Result) error { results[i] = r; return nil }); err != nil {
 		return err
@@ -196,7 +202,11 @@ func runSentences(ctx context.Context, env *registry.Env) error {
 // up, and their prompt tokens counted.
 func estimateSentences(ctx context.Context, env *registry.Env) (*registry.RequestEstimate, error) {
 	p := env.Params.(*SentencesParams)
-	e := p.LLM.estimate()
+	e := p.LLM.estimate(env)
+	model, haveModel, err := p.requestModel(env)
+	if err != nil {
+		return nil, err
+	}
 	cfg, smp, err := p.config(env.Seed)
 	if err != nil {
 		return nil, err
@@ -204,8 +214,11 @@ func estimateSentences(ctx context.Context, env *registry.Env) (*registry.Reques
 	e.Requests, e.Exact = len(p.Genres)*p.CallsPerGenre, true
 	// An answer is about as long as the example list, scaled to the count.
 	perSentence := int64(20) // tokens, when no example is at hand
-	if _, ok := env.Inputs["examples"]; !ok {
+	if _, ok := env.Inputs["examples"]; !ok || !haveModel {
 		e.Note = "input examples not computed yet: tokens estimated from the templates"
+		if !haveModel {
+			e.Note = "the lm input's model not computed yet: tokens estimated from the templates"
+		}
 		prompt := int64(0)
 		for _, t := range cfg.Prompts {
 			prompt += int64(llm.EstimateTokens(t))
@@ -221,7 +234,7 @@ func estimateSentences(ctx context.Context, env *registry.Env) (*registry.Reques
 	}
 	kind := p.Provider // provider names are the llm provider kinds
 	for _, c := range calls {
-		r := c.Request(p.Model, smp)
+		r := c.Request(model, smp)
 		if _, ok, err := lookup(ctx, env, kind, r); err != nil {
 			return nil, err
 		} else if ok {

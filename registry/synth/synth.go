@@ -39,6 +39,8 @@ import (
 
 	"repro/internal/llm"
 	"repro/internal/llm/chatapi"
+	"repro/internal/llm/local"
+	"repro/internal/model/lm"
 	"repro/internal/rows"
 	"repro/registry"
 )
@@ -48,6 +50,7 @@ func Register(r *registry.Registry) {
 	r.Add(sentencesType())
 	r.Add(annotateType())
 	r.Add(mixType())
+	r.Add(chatCorpusType())
 }
 
 // Price is one row of a price table: dollars per 1,000 tokens.
@@ -59,7 +62,7 @@ type Price struct {
 // LLM are the parameters that say which model answers and how requests are
 // sent; every stage that sends requests has them.
 type LLM struct {
-	Provider          string           `cty:"provider" doc:"openai: any server speaking the OpenAI chat-completions API (OpenAI, vLLM, llama.cpp, Ollama, LM Studio)"`
+	Provider          string           `cty:"provider" doc:"openai: any server speaking the OpenAI chat-completions API (OpenAI, vLLM, llama.cpp, Ollama, LM Studio); local: the language model connected to the lm input, in-process (model, base_url, the key and the rate limits are then unused; concurrency is its batch)"`
 	BaseURL           string           `cty:"base_url" doc:"the API root; requests go to BASE_URL/chat/completions"`
 	Model             string           `cty:"model" doc:"model name as the server knows it (part of every request key)"`
 	APIKeyEnv         string           `cty:"api_key_env" doc:"NAME of the environment variable holding the API key (upper case, e.g. OPENAI_API_KEY; \"\": send none, as local servers need none); the key is read only when a request must be sent and never stored"`
@@ -85,8 +88,8 @@ func DefaultLLM() LLM {
 
 func (p *LLM) check() error {
 	switch {
-	case p.Provider != "openai":
-		return fmt.Errorf("provider: %q is not a provider (openai)", p.Provider)
+	case p.Provider != "openai" && p.Provider != local.Kind:
+		return fmt.Errorf("provider: %q is not a provider (openai, local)", p.Provider)
 	case strings.TrimSpace(p.Model) == "":
 		return fmt.Errorf("model: empty")
 	case p.Concurrency <= 0:
@@ -113,6 +116,9 @@ func (p *LLM) check() error {
 }
 
 func (p *LLM) price() (llm.Price, bool) {
+	if p.Provider == ProviderLocal {
+		return llm.Price{}, true // in-process: free, and Table 13's cells say so
+	}
 	table := map[string]llm.Price{}
 	for m, pr := range p.Prices {
 		table[m] = llm.Price{InputPer1K: pr.InputPer1K, OutputPer1K: pr.OutputPer1K}
@@ -130,7 +136,56 @@ func (m missingKey) Complete(context.Context, llm.Request) (llm.Response, error)
 	return llm.Response{}, llm.Fatal(fmt.Errorf("environment variable %s (api_key_env) is not set: it must hold the API key for the requests not yet in the cache", m.name))
 }
 
-func (p *LLM) provider() (llm.Provider, error) {
+// Providers.
+const (
+	ProviderOpenAI = "openai"
+	ProviderLocal  = local.Kind
+)
+
+// lmPort is the input the local provider's language model comes from.
+var lmPort = registry.Port{Name: "lm", Kind: registry.KindLanguageModel, Optional: true,
+	Doc: "with provider = \"local\": the language model that answers (e.g. train.causal_lm's model, fine-tuned on synth.chat_corpus)"}
+
+// requestModel is the model string of the stage's requests: the model
+// parameter, or for the local provider the connected language model's
+// digest and chat format (local.ModelName). ok is false when that model is
+// not computed yet (plans).
+func (p *LLM) requestModel(env *registry.Env) (string, bool, error) {
+	if p.Provider != ProviderLocal {
+		return p.Model, true, nil
+	}
+	a, ok := env.Inputs["lm"]
+	if !ok {
+		return "", false, nil
+	}
+	if a.Digest == "" {
+		return "", false, fmt.Errorf("lm: the language model's artifact has no digest")
+	}
+	return local.ModelName(a.Digest), true, nil
+}
+
+func (p *LLM) provider(env *registry.Env) (llm.Provider, func(), error) {
+	if p.Provider == ProviderLocal {
+		a, ok := env.Inputs["lm"]
+		if !ok {
+			return nil, nil, fmt.Errorf("provider = \"local\" needs the lm input: connect a language model (lm = stage.NAME.model)")
+		}
+		model, _, err := p.requestModel(env)
+		if err != nil {
+			return nil, nil, err
+		}
+		l, err := lm.Open(a.Dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("lm: %w", err)
+		}
+		prov := local.New(l, model, local.Options{MaxBatch: p.Concurrency})
+		return prov, prov.Close, nil
+	}
+	prov, err := p.remote()
+	return prov, func() {}, err
+}
+
+func (p *LLM) remote() (llm.Provider, error) {
 	key := ""
 	if p.APIKeyEnv != "" {
 		key = os.Getenv(p.APIKeyEnv)
@@ -143,10 +198,10 @@ func (p *LLM) provider() (llm.Provider, error) {
 
 // client builds the llm.Client of a stage run: the request cache of env,
 // the stage's limits, and progress reports with the running cost.
-func (p *LLM) client(env *registry.Env) (*llm.Client, error) {
-	prov, err := p.provider()
+func (p *LLM) client(env *registry.Env) (*llm.Client, func(), error) {
+	prov, done, err := p.provider(env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c := &llm.Client{
 		Provider: prov,
@@ -178,7 +233,11 @@ func (p *LLM) client(env *registry.Env) (*llm.Client, error) {
 		}
 		env.Progress.Update(pr.Done, pr.Total, status)
 	}
-	return c, nil
+	if p.Provider == ProviderLocal {
+		// In-process: no rate limits; the workers feed the batches.
+		c.Limits.RequestsPerMinute, c.Limits.TokensPerMinute = 0, 0
+	}
+	return c, done, nil
 }
 
 // logger is env.Log, or a logger that discards when there is none.
@@ -228,8 +287,12 @@ func (p *LLM) metrics(m map[string]float64, prefix string, u usage) {
 }
 
 // estimate fills the model and price part of a RequestEstimate.
-func (p *LLM) estimate() *registry.RequestEstimate {
-	e := &registry.RequestEstimate{Provider: p.Provider, Model: p.Model}
+func (p *LLM) estimate(env *registry.Env) *registry.RequestEstimate {
+	model, ok, _ := p.requestModel(env)
+	if !ok {
+		model = "the lm input's model (not computed yet)"
+	}
+	e := &registry.RequestEstimate{Provider: p.Provider, Model: model}
 	if pr, ok := p.price(); ok {
 		e.InputPer1K, e.OutputPer1K, e.Priced = pr.InputPer1K, pr.OutputPer1K, true
 	}

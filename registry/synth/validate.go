@@ -15,7 +15,7 @@ var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,63}$`)
 
 // checkLLM records the problems of the provider parameters.
 func (p *LLM) checkLLM(c *registry.Checks) {
-	c.OneOf("provider", p.Provider, "openai")
+	c.OneOf("provider", p.Provider, ProviderOpenAI, ProviderLocal)
 	c.Add(strings.TrimSpace(p.Model) != "", "model", "empty")
 	c.Positive("concurrency", p.Concurrency)
 	c.Add(p.RequestsPerMinute >= 0, "requests_per_minute", "%v is negative (0: no limit)", p.RequestsPerMinute)

@@ -80,6 +80,7 @@ func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (
 	RegisterLM(r)
 	RegisterMLM(r)
 	RegisterT5(r)
+	RegisterCosine(r)
 	st, ok := r.Lookup(s.name)
 	if !ok {
 		t.Fatalf("%s not registered", s.name)

@@ -355,6 +355,116 @@ stage "complete" {
   seed           = 7
 }
 
+# The offline provider: fine-tuning chats for the language model above, and
+# synth.annotate answered by it in-process.
+stage "synth_chat_corpus" {
+  uses               = "synth.chat_corpus"
+  lm                 = stage.causal_lm.model
+  triplets           = stage.nli.triplets
+  exclude            = stage.triplet_sentences.sentences
+  sentences          = stage.wiki.sentences
+  max_exclude        = 3
+  max_triplets       = 6
+  pool_size          = 6
+  shots              = 2
+  lists              = 2
+  genres             = ["fiction"]
+  sentences_per_call = 2
+  example_sentences  = 2
+  list_max_tokens    = 64
+  seed               = 7
+}
+
+stage "synth_annotate_local" {
+  uses        = "synth.annotate"
+  input       = stage.synth_sentences.sentences
+  exemplars   = stage.nli.triplets
+  provider    = "local"
+  lm          = stage.causal_lm.model
+  max_tokens  = 6
+  pool_size   = 6
+  shots       = 2
+  concurrency = 4
+  seed        = 7
+}
+
+# DINO: generation with self-debiasing on the tiny LM ("e" as the quote so
+# that a random model ends its sentences), post-processing, rendering, the
+# bi-encoder regression.
+stage "dino_pairs" {
+  uses           = "generate.dino_pairs"
+  model          = stage.causal_lm.model
+  data           = stage.corpus.dev
+  max_x1         = 3
+  quote          = "e"
+  max_new_tokens = 6
+  max_tries      = 2
+  lambda         = 100
+  seed           = 7
+}
+
+stage "dino_x1" {
+  uses           = "generate.dino_x1"
+  model          = stage.causal_lm.model
+  quote          = "e"
+  count          = 3
+  max_rounds     = 4
+  max_new_tokens = 30
+  seed           = 7
+}
+
+stage "dino_distinct" {
+  uses = "pairs.drop_identical"
+  data = stage.dino_pairs.pairs
+}
+
+stage "dino_smooth" {
+  uses = "pairs.smooth"
+  data = stage.dino_distinct.pairs
+}
+
+stage "dino_augment" {
+  uses = "pairs.augment"
+  data = stage.dino_smooth.pairs
+  seed = 7
+}
+
+stage "dino_split" {
+  uses = "pairs.split"
+  data = stage.dino_augment.pairs
+  seed = 7
+}
+
+stage "dino_render" {
+  uses         = "pairs.render_instructions"
+  data         = stage.nli.triplets
+  max_triplets = 5
+  seed         = 7
+}
+
+stage "dino_cosine" {
+  uses          = "train.cosine_mse"
+  data          = stage.dino_split.train
+  from_scratch  = true
+  layers        = 1
+  hidden        = 16
+  heads         = 2
+  intermediate  = 32
+  max_position  = 64
+  vocab         = "train"
+  vocab_size    = 120
+  max_length    = 16
+  batch_size    = 4
+  max_steps     = 2
+  seed          = 7
+}
+
+stage "repool" {
+  uses    = "encode.pooling"
+  encoder = stage.mlm.model
+  pooling = "cls_before_pooler"
+}
+
 stage "entail_instances" {
   uses       = "text.seq2seq"
   data       = stage.nli.triplets
