@@ -36,6 +36,7 @@ var families = []func(*registry.Registry){
 	train.RegisterPaSeR,
 	train.RegisterMLM,
 	train.RegisterLM,
+	train.RegisterT5,
 	generate.Register,
 	generate.RegisterDINO,
 	pairs.Register,
