@@ -35,5 +35,6 @@ var families = []func(*registry.Registry){
 	train.RegisterPaSeR,
 	train.RegisterMLM,
 	train.RegisterLM,
+	train.RegisterT5,
 	generate.Register,
 }

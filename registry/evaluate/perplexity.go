@@ -65,6 +65,9 @@ func runPerplexity(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
+	if m.Family == "t5" {
+		return fmt.Errorf("model: %s is a text-to-text (t5) model: its perplexity is of targets given sources, which train.seq2seq measures on its dev input (evaluate.perplexity scores causal models)", ma.Dir)
+	}
 	maxLen := p.MaxLength
 	if ctxLen := m.Model.MaxLength(); maxLen == 0 || (ctxLen > 0 && maxLen > ctxLen) {
 		maxLen = ctxLen

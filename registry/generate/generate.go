@@ -20,6 +20,7 @@ import (
 
 	gen "repro/internal/generate"
 	"repro/internal/model/lm"
+	"repro/internal/prompt"
 	"repro/internal/rows"
 	"repro/registry"
 )
@@ -28,7 +29,7 @@ import (
 func Register(r *registry.Registry) { r.Add(completeType()) }
 
 // Placeholder is what a template's input sentence replaces.
-const Placeholder = "[X]"
+const Placeholder = prompt.X
 
 // CompleteParams are generate.complete's parameters.
 type CompleteParams struct {

@@ -54,6 +54,7 @@ type EDAParams struct {
 
 // Register adds the text stage types to r.
 func Register(r *registry.Registry) {
+	r.Add(seq2seqType())
 	r.Add(&registry.StageType{
 		Name:    "text.mask_phrases",
 		Version: 1,

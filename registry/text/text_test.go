@@ -36,7 +36,7 @@ func stsSentences(t *testing.T, n int) []rows.Sentence {
 func registryForTest(t *testing.T) *registry.Registry {
 	r := registry.New()
 	Register(r)
-	if got := strings.Join(r.Names(), ","); got != "text.eda,text.mask_phrases,text.span_corrupt,text.unigram_vocab" {
+	if got := strings.Join(r.Names(), ","); got != "text.eda,text.mask_phrases,text.seq2seq,text.span_corrupt,text.unigram_vocab" {
 		t.Fatalf("registered %s", got)
 	}
 	return r

@@ -79,6 +79,7 @@ func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (
 	Register(r)
 	RegisterLM(r)
 	RegisterMLM(r)
+	RegisterT5(r)
 	st, ok := r.Lookup(s.name)
 	if !ok {
 		t.Fatalf("%s not registered", s.name)

@@ -86,3 +86,43 @@ func Evaluate(ctx context.Context, m generate.Model, seqs [][]int, batch int) (P
 	nll /= float64(n)
 	return Perplexity{Perplexity: math.Exp(nll), NLL: nll, Tokens: n, Sequences: len(seqs)}, nil
 }
+
+// ScoreOptions returns, for every prompt, the total natural-log
+// probability of each option as the model's continuation of it (GenSE's
+// discriminator compares "true" with "false"), scored in batches through
+// generate.Score. Prompts are framed by Prompt (bos as there); options are
+// encoded without special tokens, so a causal model's option should carry
+// its leading space (" true").
+func (l *LM) ScoreOptions(ctx context.Context, prompts, options []string, bos bool, batch int) ([][]float64, error) {
+	if len(options) == 0 {
+		return nil, fmt.Errorf("score: no options")
+	}
+	opts := make([][]int, len(options))
+	for i, o := range options {
+		if opts[i] = l.Encode(o); len(opts[i]) == 0 {
+			return nil, fmt.Errorf("score: option %q has no tokens", o)
+		}
+	}
+	var ps, cs [][]int
+	for i, p := range prompts {
+		ids := l.Prompt(p, bos)
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("score: prompt %d is empty", i)
+		}
+		for _, o := range opts {
+			ps, cs = append(ps, ids), append(cs, o)
+		}
+	}
+	lps, err := generate.Score(ctx, l.Model, ps, cs, batch)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(prompts))
+	for i := range prompts {
+		out[i] = make([]float64, len(options))
+		for j := range options {
+			out[i][j] = generate.Sum(lps[i*len(options)+j])
+		}
+	}
+	return out, nil
+}

@@ -354,3 +354,64 @@ stage "complete" {
   top_p          = 0.9
   seed           = 7
 }
+
+stage "entail_instances" {
+  uses       = "text.seq2seq"
+  data       = stage.nli.triplets
+  source     = "Write two sentences that are entailment. Sentence 1: \"[X1]\" Sentence 2:"
+  target     = "[X2]"
+  hypothesis = "positive"
+}
+
+stage "seq2seq" {
+  uses              = "train.seq2seq"
+  data              = stage.entail_instances.instances
+  dev               = stage.entail_instances.instances
+  from_scratch      = true
+  layers            = 1
+  hidden            = 16
+  heads             = 2
+  ff                = 32
+  vocab_size        = 300
+  sentinels         = 4
+  max_source_length = 24
+  max_target_length = 12
+  batch_size        = 4
+  max_steps         = 2
+  eval_every        = 2
+  learning_rate     = 1e-3
+  max_instances     = 40
+  seed              = 7
+}
+
+stage "span_corruption" {
+  uses          = "train.span_corruption"
+  data          = stage.wiki.sentences
+  from_scratch  = true
+  layers        = 1
+  hidden        = 16
+  heads         = 2
+  ff            = 32
+  vocab_size    = 300
+  sentinels     = 4
+  max_length    = 24
+  batch_size    = 4
+  max_steps     = 2
+  learning_rate = 1e-3
+  max_sentences = 40
+  seed          = 7
+}
+
+stage "t5_contrastive" {
+  uses          = "train.t5_contrastive"
+  data          = stage.nli.triplets
+  dev           = stage.sts.pairs
+  init          = stage.seq2seq.model
+  max_length    = 24
+  batch_size    = 4
+  max_steps     = 2
+  eval_every    = 2
+  max_triplets  = 20
+  learning_rate = 1e-3
+  seed          = 7
+}

@@ -1,0 +1,45 @@
+package train
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"repro/internal/model/lm"
+	"repro/registry"
+)
+
+// testCorrupt is a stand-in for the SentencePiece branch's span
+// corruption, for this package's tests only: one span of about
+// noiseDensity*len tokens at a random offset.
+func testCorrupt(ids []int, density, _ float64, sentinels []int, rng *rand.Rand) ([]int, []int, error) {
+	n := max(1, int(density*float64(len(ids))+0.5))
+	n = min(n, len(ids))
+	at := rng.IntN(len(ids) - n + 1)
+	src := append(append(append([]int{}, ids[:at]...), sentinels[0]), ids[at+n:]...)
+	tgt := append(append([]int{sentinels[0]}, ids[at:at+n]...), sentinels[1])
+	return src, tgt, nil
+}
+
+func TestSpanCorruptionSeam(t *testing.T) {
+	SpanCorrupt = testCorrupt
+	defer func() { SpanCorrupt = nil }()
+	train, dev := lmTexts(t)
+	set := tinyT5(map[string]cty.Value{"max_length": cty.NumberIntVal(24), "batch_size": cty.NumberIntVal(16)})
+	delete(set, "max_source_length")
+	delete(set, "max_target_length")
+	out, _, err := stageRun{name: "train.span_corruption", set: set, seed: 2,
+		inputs: map[string]registry.Artifact{"data": train, "dev": dev}}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := readT5History[SpanHistory](t, out)
+	if len(h.Evaluation) != 2 || h.DevPPL == nil || h.Evaluation[1].Metric <= h.Evaluation[0].Metric || h.Truncated == 0 {
+		t.Fatalf("history %+v", h)
+	}
+	t.Logf("dev perplexity of the spans %.2f -> %.2f", -h.Evaluation[0].Metric, *h.DevPPL)
+	if l, err := lm.Open(out); err != nil || l.Family != "t5" {
+		t.Fatalf("the artifact does not open as a t5 language model: %v", err)
+	}
+}

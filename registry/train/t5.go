@@ -1,0 +1,432 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/encoder/t5enc"
+	"repro/internal/model/checkpoint"
+	"repro/internal/model/t5"
+	"repro/internal/model/tokenizer"
+	"repro/internal/rows"
+	"repro/internal/trainer"
+	"repro/registry"
+)
+
+// RegisterT5 adds the text-to-text trainers -- train.seq2seq,
+// train.t5_contrastive (and the "t5" encoder type its artifacts are) and
+// train.span_corruption when a span-corruption function is wired in
+// (SpanCorrupt).
+func RegisterT5(r *registry.Registry) {
+	t5enc.Register()
+	r.Add(seq2seqType())
+	r.Add(t5ContrastiveType())
+	if SpanCorrupt != nil {
+		r.Add(spanCorruptionType())
+	}
+}
+
+// T5Architecture is where a text-to-text stage's model comes from when no
+// init input is connected: a local Hugging Face T5 directory, or a model of
+// this shape trained from scratch with a WordPiece vocabulary trained on the
+// stage's texts plus T5's sentinel tokens. Defaults: t5-small's shape
+// (v1.0: ReLU, tied output), and no training from scratch unless asked.
+type T5Architecture struct {
+	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face T5 directory (config.json, model.safetensors, tokenizer files) to start from; when set the architecture parameters are ignored"`
+	FromScratch  bool   `cty:"from_scratch" doc:"without init or hf_checkpoint, train the architecture below from random weights; false makes a missing checkpoint an error"`
+	Layers       int    `cty:"layers" doc:"from scratch: encoder blocks and decoder blocks (num_layers)"`
+	Hidden       int    `cty:"hidden" doc:"from scratch: width (d_model)"`
+	Heads        int    `cty:"heads" doc:"from scratch: attention heads (num_heads)"`
+	HeadWidth    int    `cty:"head_width" doc:"from scratch: width of one head (d_kv); 0 = hidden / heads"`
+	FF           int    `cty:"ff" doc:"from scratch: feed-forward width (d_ff)"`
+	FeedForward  string `cty:"feed_forward_proj" doc:"from scratch: \"relu\" (T5 v1.0) or \"gated-gelu\" (v1.1, Flan-T5)"`
+	Tied         bool   `cty:"tie_word_embeddings" doc:"from scratch: output layer tied to the shared embedding (v1.0) rather than a separate lm_head (v1.1)"`
+	VocabSize    int    `cty:"vocab_size" doc:"from scratch: WordPiece vocabulary trained on the stage's texts (sentinels not included)"`
+	Sentinels    int    `cty:"sentinels" doc:"from scratch: sentinel tokens <extra_id_0>.. appended to the vocabulary (T5: 100)"`
+}
+
+func defaultT5Architecture() T5Architecture {
+	return T5Architecture{Layers: 6, Hidden: 512, Heads: 8, FF: 2048, FeedForward: "relu", Tied: true, VocabSize: 8000, Sentinels: 100}
+}
+
+func (a T5Architecture) validate(c *registry.Checks) {
+	if a.HFCheckpoint != "" || !a.FromScratch {
+		return
+	}
+	c.Positive("layers", a.Layers)
+	c.Positive("heads", a.Heads)
+	c.Add(a.Hidden >= 1 && (a.HeadWidth > 0 || a.Heads >= 1 && a.Hidden%a.Heads == 0), "hidden",
+		"%d must be a positive multiple of heads (%d) when head_width is 0", a.Hidden, a.Heads)
+	c.NonNegative("head_width", a.HeadWidth)
+	c.Positive("ff", a.FF)
+	cfg := t5.DefaultConfig()
+	cfg.FeedForwardProj = a.FeedForward
+	if _, _, err := cfg.FeedForward(); err != nil {
+		c.Add(false, "feed_forward_proj", "%v", err)
+	}
+	c.Add(a.VocabSize >= 100, "vocab_size", "%d is too small for a trained vocabulary (need at least 100)", a.VocabSize)
+	c.NonNegative("sentinels", a.Sentinels)
+}
+
+func (a T5Architecture) externals() []registry.External {
+	if a.HFCheckpoint == "" {
+		return nil
+	}
+	return []registry.External{{Name: "hf_checkpoint", Path: a.HFCheckpoint}}
+}
+
+// buildT5 returns the model to train and its tokenizer: init, else
+// hf_checkpoint, else from scratch with a vocabulary trained on corpus.
+func buildT5(env *registry.Env, a T5Architecture, corpus func() []string) (*t5.Model, tokenizer.Tokenizer, string, error) {
+	load := func(what, dir string) (*t5.Model, tokenizer.Tokenizer, string, error) {
+		m, tok, err := t5.Load(dir)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s: %w", what, err)
+		}
+		if tok == nil {
+			return nil, nil, "", fmt.Errorf("%s: %s has no tokenizer files", what, dir)
+		}
+		return m, tok, what, nil
+	}
+	if init, ok := env.Inputs["init"]; ok {
+		return load("init", init.Dir)
+	}
+	if a.HFCheckpoint != "" {
+		if st, err := os.Stat(a.HFCheckpoint); err != nil || !st.IsDir() {
+			return nil, nil, "", fmt.Errorf("hf_checkpoint: %s is not a directory (want a Hugging Face T5 directory with config.json, model.safetensors and the tokenizer)", a.HFCheckpoint)
+		}
+		return load("hf_checkpoint", a.HFCheckpoint)
+	}
+	if !a.FromScratch {
+		return nil, nil, "", fmt.Errorf("no pretrained model: set hf_checkpoint to a local Hugging Face T5 directory (the experiments take it as -var t5=DIR), connect init, or set from_scratch = true to train the architecture parameters from random weights (the mini profiles do)")
+	}
+	var tok tokenizer.Tokenizer
+	if ta, ok := env.Inputs["tokenizer"]; ok {
+		// A tokenizer artifact (a SentencePiece model, say) instead of
+		// a WordPiece vocabulary trained here.
+		t, err := checkpoint.LoadTokenizer(ta.Dir)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("tokenizer: %w", err)
+		}
+		if t.Special().PAD < 0 || t.Special().SEP < 0 {
+			return nil, nil, "", fmt.Errorf("tokenizer: %s has no pad or end-of-sequence token (T5 needs both)", ta.Dir)
+		}
+		tok = t
+	} else {
+		wp, err := t5.TrainVocab(corpus(), a.VocabSize, a.Sentinels)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("vocab: %w", err)
+		}
+		tok = wp
+	}
+	sp := tok.Special()
+	c := t5.DefaultConfig()
+	c.VocabSize, c.DModel, c.NumHeads, c.DFF, c.NumLayers = tok.Size(), a.Hidden, a.Heads, a.FF, a.Layers
+	c.DKV = a.HeadWidth
+	if c.DKV == 0 {
+		c.DKV = a.Hidden / a.Heads
+	}
+	c.FeedForwardProj, c.TieWordEmbeddings = a.FeedForward, a.Tied
+	c.PadTokenID, c.DecoderStartTokenID, c.EOSTokenID = sp.PAD, sp.PAD, sp.SEP
+	m, err := t5.New(c, rand.New(rand.NewPCG(uint64(env.Seed), 0x7435)))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return m, tok, "from_scratch", nil
+}
+
+// tokenizerPort is the optional tokenizer of a from-scratch T5 (a
+// SentencePiece model from text.unigram_vocab, say); without it a WordPiece
+// vocabulary is trained on the stage's texts.
+var tokenizerPort = registry.Port{Name: "tokenizer", Kind: registry.KindTokenizer, Optional: true,
+	Doc: "from scratch: the tokenizer to use (e.g. a SentencePiece model) instead of a WordPiece vocabulary trained on the data"}
+
+// Overflow policies for inputs longer than the stage's length limits.
+const (
+	OverflowTruncate = "truncate" // cut (keeping EOS) and count in training.json
+	OverflowFail     = "fail"     // stop the stage naming the first such row
+)
+
+// Model-selection metrics of train.seq2seq.
+const (
+	SelectPerplexity    = "perplexity"     // lowest dev target perplexity
+	SelectTokenAccuracy = "token_accuracy" // highest dev teacher-forced token accuracy
+)
+
+// Seq2SeqParams are train.seq2seq's parameters; the defaults are common
+// T5 fine-tuning settings (AdamW 1e-4, dropout 0.1).
+type Seq2SeqParams struct {
+	LearningRate    float64 `cty:"learning_rate" doc:"peak learning rate"`
+	BatchSize       int     `cty:"batch_size" doc:"instances per micro-batch"`
+	Epochs          int     `cty:"epochs" doc:"passes over the data (max_steps > 0 overrides)"`
+	MaxSteps        int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
+	MaxInstances    int     `cty:"max_instances" doc:"train on the first N instances; 0 = all"`
+	MaxSourceLength int     `cty:"max_source_length" doc:"source tokens at most (EOS included)"`
+	MaxTargetLength int     `cty:"max_target_length" doc:"target tokens at most (EOS included)"`
+	Overflow        string  `cty:"overflow" doc:"\"truncate\" (cut longer sources/targets, keep EOS, count them in training.json) or \"fail\" (stop at the first one)"`
+	Select          string  `cty:"select" doc:"model selection on dev: \"perplexity\" (lowest target perplexity) or \"token_accuracy\" (highest)"`
+	DevBatch        int     `cty:"dev_batch" doc:"instances per batch when scoring dev"`
+	Dropout         float64 `cty:"dropout" doc:"dropout_rate during training (T5: 0.1); the saved config keeps the source's"`
+	Optimisation    `doc.eval_every:"updates between dev evaluations (when dev is connected)"`
+	T5Architecture
+}
+
+// Validate checks every parameter of train.seq2seq.
+func (p *Seq2SeqParams) Validate() error {
+	var c registry.Checks
+	p.validateCommon(&c)
+	c.OneOf("select", p.Select, SelectPerplexity, SelectTokenAccuracy)
+	c.NonNegative("max_instances", p.MaxInstances)
+	return c.Result()
+}
+
+func (p *Seq2SeqParams) validateCommon(c *registry.Checks) {
+	c.Add(p.MaxSourceLength >= 2, "max_source_length", "%d must be at least 2 (a token and EOS)", p.MaxSourceLength)
+	c.Add(p.MaxTargetLength >= 1, "max_target_length", "%d must be at least 1", p.MaxTargetLength)
+	c.OneOf("overflow", p.Overflow, OverflowTruncate, OverflowFail)
+	c.Positive("dev_batch", p.DevBatch)
+	c.Add(p.Dropout >= 0 && p.Dropout < 1, "dropout", "%v must lie in [0, 1)", p.Dropout)
+	l := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps)
+	l.validate(c)
+	p.T5Architecture.validate(c)
+}
+
+func defaultSeq2SeqParams() Seq2SeqParams {
+	return Seq2SeqParams{LearningRate: 1e-4, BatchSize: 8, Epochs: 3, MaxSourceLength: 128, MaxTargetLength: 64,
+		Overflow: OverflowTruncate, Select: SelectPerplexity, DevBatch: 16, Dropout: 0.1,
+		Optimisation: DefaultOptimisation(), T5Architecture: defaultT5Architecture()}
+}
+
+func seq2seqType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "train.seq2seq",
+		Version: 1,
+		Doc: `Teacher-forced training of a T5 text-to-text model on {source, target} instances: the
+decoder reads the pad token then the target shifted right, the loss is the mean token
+cross-entropy over the target tokens (padding ignored). Sources and targets end with EOS; longer
+ones are cut or fail the stage (overflow). The model is the init input (a T5 language model),
+else hf_checkpoint (a local Hugging Face T5), else a from-scratch T5 of the given shape with a
+WordPiece vocabulary trained on the instances plus sentinel tokens. With dev connected, the
+declared metric (perplexity or token_accuracy) is measured every eval_every updates and the
+best weights are kept. Resumable; bit-identical on CPU for a given seed.`,
+		Params: defaultSeq2SeqParams(),
+		Inputs: []registry.Port{
+			{Name: "data", Kind: registry.KindSeq2Seq, Doc: "training instances"},
+			{Name: "dev", Kind: registry.KindSeq2Seq, Optional: true, Doc: "held-out instances for model selection (absent: keep the last weights)"},
+			{Name: "init", Kind: registry.KindLanguageModel, Optional: true, Doc: "a T5 language model to continue training (overrides hf_checkpoint and the architecture)"},
+			tokenizerPort,
+		},
+		Outputs:   []registry.Port{{Name: "model", Kind: registry.KindLanguageModel, Doc: "the trained model: Hugging Face T5 directory plus training.json"}},
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*Seq2SeqParams).externals(), nil },
+		Run:       runSeq2Seq,
+	}
+}
+
+// ReadSeq2Seq reads the `name` input's instances (KindSeq2Seq), keeping
+// the first max (0: all). An empty source or target is an error naming
+// its row.
+func ReadSeq2Seq(env *registry.Env, name string, max int) ([]rows.Seq2Seq, error) {
+	a, err := env.Input(name)
+	if err != nil {
+		return nil, err
+	}
+	path := a.Path(registry.FileInstances)
+	xs, err := rows.Read[rows.Seq2Seq](path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if max > 0 && len(xs) > max {
+		xs = xs[:max]
+	}
+	for i, x := range xs {
+		switch {
+		case strings.TrimSpace(x.Source) == "":
+			return nil, fmt.Errorf("%s: %s: row %d: empty source", name, path, i+1)
+		case strings.TrimSpace(x.Target) == "":
+			return nil, fmt.Errorf("%s: %s: row %d: empty target", name, path, i+1)
+		}
+	}
+	if len(xs) == 0 {
+		return nil, fmt.Errorf("%s: %s: no instances", name, path)
+	}
+	return xs, nil
+}
+
+// Overflowed counts the sources and targets cut to the length limits.
+type Overflowed struct {
+	Sources int `json:"sources"`
+	Targets int `json:"targets"`
+}
+
+// encodeInstances turns instances into token ids under the length limits
+// and the overflow policy; what names the input in errors.
+func encodeInstances(text *t5.Text, xs []rows.Seq2Seq, maxSrc, maxTgt int, overflow, what string) ([]t5.Example, Overflowed, error) {
+	var o Overflowed
+	ex := make([]t5.Example, len(xs))
+	for i, x := range xs {
+		src, cutS := text.Encode(x.Source, maxSrc)
+		tgt, cutT := text.Encode(x.Target, maxTgt)
+		if overflow == OverflowFail && (cutS || cutT) {
+			side, n, limit := "source", len(text.Pieces(x.Source))+1, maxSrc
+			if !cutS {
+				side, n, limit = "target", len(text.Pieces(x.Target))+1, maxTgt
+			}
+			return nil, o, fmt.Errorf("%s: row %d: the %s has %d tokens, more than max_%s_length %d (overflow = \"fail\"; set overflow = \"truncate\" to cut it)",
+				what, i+1, side, n, side, limit)
+		}
+		if cutS {
+			o.Sources++
+		}
+		if cutT {
+			o.Targets++
+		}
+		ex[i] = t5.Example{Source: src, Target: tgt}
+	}
+	return ex, o, nil
+}
+
+// Seq2SeqHistory is training.json in a trained text-to-text artifact. It
+// holds no timings, so identical runs write identical bytes.
+type Seq2SeqHistory struct {
+	Stage      string         `json:"stage"`
+	Source     string         `json:"source"` // init | hf_checkpoint | from_scratch
+	Instances  int            `json:"instances"`
+	Overflowed Overflowed     `json:"overflowed"`
+	Steps      int            `json:"steps"`
+	LastLoss   float64        `json:"last_loss"`
+	Select     string         `json:"select,omitempty"`
+	BestStep   int            `json:"best_step"` // -1: no evaluation, last weights kept
+	Best       *float64       `json:"best_dev,omitempty"`
+	Evaluation []trainer.Eval `json:"evaluation,omitempty"`
+	Stopped    bool           `json:"early_stopped,omitempty"`
+}
+
+func runSeq2Seq(ctx context.Context, env *registry.Env) error {
+	p := env.Params.(*Seq2SeqParams)
+	xs, err := ReadSeq2Seq(env, "data", p.MaxInstances)
+	if err != nil {
+		return err
+	}
+	var dev []rows.Seq2Seq
+	if _, ok := env.Inputs["dev"]; ok {
+		if dev, err = ReadSeq2Seq(env, "dev", 0); err != nil {
+			return err
+		}
+	}
+	m, tok, source, err := buildT5(env, p.T5Architecture, func() []string {
+		texts := make([]string, 0, 2*len(xs))
+		for _, x := range xs {
+			texts = append(texts, x.Source, x.Target)
+		}
+		return texts
+	})
+	if err != nil {
+		return err
+	}
+	text := t5.NewText(tok, m.Config)
+	ex, over, err := encodeInstances(text, xs, p.MaxSourceLength, p.MaxTargetLength, p.Overflow, "data")
+	if err != nil {
+		return err
+	}
+	devEx, _, err := encodeInstances(text, dev, p.MaxSourceLength, p.MaxTargetLength, p.Overflow, "dev")
+	if err != nil {
+		return err
+	}
+	log := stageLog(env)
+	log.Info("seq2seq data", "instances", len(ex), "dev", len(devEx), "source", source, "vocab", m.Config.VocabSize,
+		"truncated_sources", over.Sources, "truncated_targets", over.Targets)
+	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
+		part := make([]t5.Example, len(batch))
+		for i, j := range batch {
+			part[i] = ex[j]
+		}
+		loss, _, err := m.Loss(part, rng)
+		return loss, err
+	}
+	var eval trainer.EvalFunc
+	if len(devEx) > 0 {
+		eval = func(context.Context) (float64, error) {
+			s, err := m.Evaluate(devEx, p.DevBatch)
+			if err != nil {
+				return 0, fmt.Errorf("dev: %w", err)
+			}
+			if p.Select == SelectTokenAccuracy {
+				return 100 * s.TokenAccuracy, nil
+			}
+			return -s.Perplexity, nil // the trainer keeps the highest
+		}
+	}
+	show := func(metric, best float64) string {
+		if p.Select == SelectTokenAccuracy {
+			return fmt.Sprintf("dev token accuracy %.2f (best %.2f)", metric, best)
+		}
+		return fmt.Sprintf("dev ppl %.2f (best %.2f)", -metric, -best)
+	}
+	res, err := trainT5(ctx, env, m, p.Dropout, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps), len(ex), step, eval, show)
+	if err != nil {
+		return err
+	}
+	h := Seq2SeqHistory{Stage: "train.seq2seq", Source: source, Instances: len(ex), Overflowed: over, Steps: res.Steps,
+		LastLoss: res.LastLoss, BestStep: res.BestStep, Evaluation: res.History, Stopped: res.Stopped}
+	if eval != nil {
+		h.Select = p.Select
+	}
+	if !math.IsNaN(res.BestMetric) {
+		v := res.BestMetric
+		if p.Select == SelectPerplexity {
+			v = -v
+		}
+		h.Best = &v
+	}
+	return saveT5(env, m, tok, "train.seq2seq", res, h)
+}
+
+func stageLog(env *registry.Env) *slog.Logger {
+	if env.Log != nil {
+		return env.Log
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// trainT5 runs the shared trainer over every parameter of m with the
+// training dropout set, restoring the model's own dropout afterwards (it
+// is a training setting, not part of the saved model).
+func trainT5(ctx context.Context, env *registry.Env, m *t5.Model, dropout float64, loop LoopSpec, n int, step trainer.StepFunc,
+	eval trainer.EvalFunc, show func(metric, best float64) string) (*trainer.Result, error) {
+	if err := loop.check(); err != nil {
+		return nil, err
+	}
+	if loop.BatchSize > n {
+		return nil, fmt.Errorf("batch_size: %d is larger than the %d training instances", loop.BatchSize, n)
+	}
+	saved := m.Config.DropoutRate
+	m.Config.DropoutRate = float32(dropout)
+	defer func() { m.Config.DropoutRate = saved }()
+	tr := &trainer.Trainer{Params: trainer.FromNamed(m.NamedParams()), N: n, Step: step, Eval: eval, Config: loop.config(env)}
+	return runTrainer(ctx, env, tr, show)
+}
+
+// saveT5 writes the model (Hugging Face T5 directory) and its history.
+func saveT5(env *registry.Env, m *t5.Model, tok tokenizer.Tokenizer, stage string, res *trainer.Result, history any) error {
+	dir := env.Output("model")
+	if err := t5.Save(dir, m, tok, map[string]any{"trained_by": stage, "steps": res.Steps, "best_step": res.BestStep}); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(history, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, FileHistory), append(b, '\n'), 0o644)
+}

@@ -1,0 +1,167 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"repro/internal/encoder/t5enc"
+	"repro/internal/model/t5"
+	"repro/internal/prompt"
+	"repro/internal/trainer"
+	"repro/registry"
+)
+
+// T5ContrastiveParams are train.t5_contrastive's parameters; the defaults
+// are GenSE's (temperature 0.05, hard negatives, the T_s prompt, the
+// decoder's first output).
+type T5ContrastiveParams struct {
+	Mode          string  `cty:"mode" doc:"\"encdec\" (first decoder output, pad fed to the decoder: GenSE, ST5-EncDec) or \"mean\" (mean of encoder outputs: ST5-Enc)"`
+	Template      string  `cty:"template" doc:"prompt around each sentence, [X] its place (GenSE's T_s); \"\" = the sentence alone"`
+	MaxLength     int     `cty:"max_length" doc:"encoder tokens per input at most (EOS included); longer inputs are cut and counted"`
+	Temperature   float64 `cty:"temperature" doc:"softmax temperature of the contrastive loss"`
+	HardNegatives bool    `cty:"hard_negatives" doc:"score anchors against the contradictions too (GenSE eq. 2); false: in-batch negatives only (eq. 3, pairs such as QA)"`
+	LearningRate  float64 `cty:"learning_rate" doc:"peak learning rate"`
+	BatchSize     int     `cty:"batch_size" doc:"triplets per micro-batch"`
+	Epochs        int     `cty:"epochs" doc:"passes over the data (max_steps > 0 overrides)"`
+	MaxSteps      int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
+	MaxTriplets   int     `cty:"max_triplets" doc:"train on the first N triplets; 0 = all"`
+	Dropout       float64 `cty:"dropout" doc:"dropout_rate during training (T5: 0.1)"`
+	Optimisation
+	T5Architecture
+}
+
+// Validate checks every parameter of train.t5_contrastive.
+func (p *T5ContrastiveParams) Validate() error {
+	var c registry.Checks
+	c.OneOf("mode", p.Mode, t5enc.ModeEncDec, t5enc.ModeMean)
+	if p.Template != "" {
+		if _, err := prompt.Parse(p.Template, 1); err != nil {
+			c.Add(false, "template", "%v", err)
+		}
+	}
+	c.Add(p.MaxLength >= 2, "max_length", "%d must be at least 2 (a token and EOS)", p.MaxLength)
+	checkTemperature(&c, p.Temperature)
+	c.NonNegative("max_triplets", p.MaxTriplets)
+	c.Add(p.Dropout >= 0 && p.Dropout < 1, "dropout", "%v must lie in [0, 1)", p.Dropout)
+	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
+	p.T5Architecture.validate(&c)
+	return c.Result()
+}
+
+func t5ContrastiveType() *registry.StageType {
+	return &registry.StageType{
+		Name:    "train.t5_contrastive",
+		Version: 1,
+		Doc: `Contrastive training of a sentence encoder made from a T5 (GenSE section 2.2; Sentence-T5):
+each sentence is put into the template, encoded, and represented by the decoder's first output
+with the pad token fed to the decoder (mode "encdec") or by the mean of the encoder outputs
+("mean"). The loss is supervised SimCSE's over anchors, positives and, with hard_negatives, the
+contradictions (GenSE eq. 2), or in-batch negatives only (eq. 3), at the given temperature. The
+model is the encoder input (a T5 encoder to continue), else init (a T5 language model, e.g. from
+train.span_corruption or train.seq2seq), else hf_checkpoint, else from scratch. With dev (STS-B
+dev) the best weights by Spearman are kept. The artifact is an encoder that every evaluate.*
+stage accepts and also a Hugging Face T5 directory.`,
+		Params: T5ContrastiveParams{Mode: t5enc.ModeEncDec, Template: "[X] Question: what can we draw from the above sentence?",
+			MaxLength: 64, Temperature: 0.05, HardNegatives: true, LearningRate: 5e-5, BatchSize: 64, Epochs: 1, Dropout: 0.1,
+			Optimisation: DefaultOptimisation(), T5Architecture: defaultT5Architecture()},
+		Inputs: []registry.Port{
+			{Name: "data", Kind: registry.KindTriplets, Doc: "training triplets (anchor, positive, negative); negatives may be empty without hard_negatives"},
+			{Name: "dev", Kind: registry.KindSTS, Optional: true, Doc: "STS-B dev pairs for model selection"},
+			{Name: "encoder", Kind: registry.KindEncoder, Optional: true, Doc: "a T5 sentence encoder to continue training (its mode and template are replaced by this stage's)"},
+			{Name: "init", Kind: registry.KindLanguageModel, Optional: true, Doc: "a T5 language model to start from"},
+			tokenizerPort,
+		},
+		Outputs:   []registry.Port{{Name: "model", Kind: registry.KindEncoder, Doc: "the sentence encoder (type t5): a Hugging Face T5 directory plus encoder.json and training.json"}},
+		Seeded:    true,
+		Tensor:    true,
+		Externals: func(p any) ([]registry.External, error) { return p.(*T5ContrastiveParams).externals(), nil },
+		Run:       runT5Contrastive,
+	}
+}
+
+func runT5Contrastive(ctx context.Context, env *registry.Env) error {
+	p := env.Params.(*T5ContrastiveParams)
+	ts, err := ReadTriplets(env, "data", p.MaxTriplets, p.HardNegatives)
+	if err != nil {
+		return err
+	}
+	dev, err := LoadDev(env)
+	if err != nil {
+		return err
+	}
+	var m *t5.Model
+	var source string
+	var enc *t5enc.Model
+	if a, ok := env.Inputs["encoder"]; ok {
+		m2, tok, err := t5.Load(a.Dir)
+		if err != nil {
+			return fmt.Errorf("encoder: %w (a T5 sentence encoder is a T5 directory)", err)
+		}
+		if tok == nil {
+			return fmt.Errorf("encoder: %s has no tokenizer files", a.Dir)
+		}
+		if enc, err = t5enc.New(m2, tok, p.Mode, p.Template, p.MaxLength); err != nil {
+			return err
+		}
+		m, source = m2, "encoder"
+	} else {
+		m2, tok, src, err := buildT5(env, p.T5Architecture, func() []string {
+			var c []string
+			for _, t := range ts {
+				c = append(c, t.Anchor, t.Positive, t.Negative)
+			}
+			return c
+		})
+		if err != nil {
+			return err
+		}
+		if enc, err = t5enc.New(m2, tok, p.Mode, p.Template, p.MaxLength); err != nil {
+			return err
+		}
+		m, source = m2, src
+	}
+	anchors, positives, negatives := make([]string, len(ts)), make([]string, len(ts)), make([]string, len(ts))
+	for i, t := range ts {
+		anchors[i], positives[i], negatives[i] = t.Anchor, t.Positive, t.Negative
+	}
+	a, cutA := enc.Inputs(anchors)
+	pos, cutP := enc.Inputs(positives)
+	var neg [][]int
+	cutN := 0
+	if p.HardNegatives {
+		neg, cutN = enc.Inputs(negatives)
+	}
+	stageLog(env).Info("t5 contrastive data", "triplets", len(ts), "source", source, "mode", p.Mode, "truncated", cutA+cutP+cutN)
+	temp := float32(p.Temperature)
+	step := tripletStep(a, pos, neg, temp, enc.Embed)
+	// Dropout is a training setting (evaluation passes no generator, so
+	// none applies there); the saved config keeps the source's rate.
+	saved := m.Config.DropoutRate
+	m.Config.DropoutRate = float32(p.Dropout)
+	res, err := FitParams(ctx, env, trainer.FromNamed(m.NamedParams()), enc, len(ts), step, dev,
+		p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
+	m.Config.DropoutRate = saved
+	if err != nil {
+		return err
+	}
+	h := History{Stage: "train.t5_contrastive", Examples: len(ts), Steps: res.Steps, LastLoss: res.LastLoss, BestStep: res.BestStep,
+		Evaluation: res.History, Stopped: res.Stopped}
+	if !math.IsNaN(res.BestMetric) {
+		v := res.BestMetric
+		h.BestDev = &v
+	}
+	dir := env.Output("model")
+	if err := enc.Save(dir, map[string]any{"trained_by": "train.t5_contrastive", "steps": res.Steps, "best_step": res.BestStep,
+		"source": source, "truncated_inputs": cutA + cutP + cutN}); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, FileHistory), append(b, '\n'), 0o644)
+}
