@@ -48,6 +48,8 @@ func Register(r *registry.Registry) {
 	r.Add(sentencesType())
 	r.Add(annotateType())
 	r.Add(mixType())
+	r.Add(sampleType())
+	r.Add(qualityType())
 }
 
 // Price is one row of a price table: dollars per 1,000 tokens.
