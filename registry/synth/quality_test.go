@@ -174,9 +174,12 @@ func TestSample(t *testing.T) {
 	for _, s := range sentences(50, "anchor %d") {
 		ts = append(ts, rows.Triplet{Anchor: s.Text, Positive: s.Text + " pos", Negative: s.Text + " neg"})
 	}
-	run := func(fraction float64, seed int64) ([]rows.Triplet, string) {
+	run := func(fraction float64, seed int64, rest ...bool) ([]rows.Triplet, string) {
 		s := newStage(t, "synth.sample", nil)
 		s.seed = seed
+		if len(rest) > 0 {
+			s.set["rest"] = cty.BoolVal(rest[0])
+		}
 		s.input("data", registry.FileTriplets, ts)
 		s.set["fraction"] = cty.NumberFloatVal(fraction)
 		out := s.mustRun()
@@ -207,9 +210,20 @@ func TestSample(t *testing.T) {
 	if same {
 		t.Error("seeds 42 and 1 drew the same sample")
 	}
+	r, _ := run(0.2, 42, true)
+	if len(r) != 40 || r[0] != b[10] {
+		t.Fatalf("rest: %d rows", len(r))
+	}
+	seen := map[rows.Triplet]bool{}
+	for _, x := range append(append([]rows.Triplet(nil), a...), r...) {
+		seen[x] = true
+	}
+	if len(seen) != 50 {
+		t.Errorf("share and rest cover %d distinct rows of 50", len(seen))
+	}
 	none, dir := run(0, 42)
 	why, err := os.ReadFile(filepath.Join(dir, registry.FileWhyEmpty))
-	if len(none) != 0 || err != nil || !strings.Contains(string(why), "rounds to 0") {
+	if len(none) != 0 || err != nil || !strings.Contains(string(why), "leaves no row") {
 		t.Errorf("fraction 0: %d rows, %v %q", len(none), err, why)
 	}
 	s := newStage(t, "synth.sample", nil)

@@ -23,8 +23,11 @@ func permutation(n int, seed int64) []int {
 // SampleParams are synth.sample's parameters.
 type SampleParams struct {
 	Fraction float64 `cty:"fraction" doc:"share of the triplets to keep, in [0, 1], rounded down (GenSE Table 6: 0.2, 0.4, 0.6, 1; Table 7: 0.5 of NLI)"`
-	Max      int     `cty:"max" doc:"keep at most this many (after fraction; 0: no limit)"`
+	Max      int     `cty:"max" doc:"write at most this many (the first of the share or rest; 0: no limit)"`
 	Shuffle  bool    `cty:"shuffle" doc:"keep a seeded random sample (nested: a smaller fraction keeps a prefix of the same order) in that order; false keeps the first rows"`
+	// The complement gives a held-out split from the same seed: a stage
+	// with rest = false and one with rest = true never share a row.
+	Rest bool `cty:"rest" doc:"keep the rows the share leaves out instead (a held-out split: the same seed and fraction with rest = false gives the other part)"`
 }
 
 // Validate checks the parameters at load time.
@@ -41,8 +44,8 @@ func sampleType() *registry.StageType {
 		Version: 1,
 		Doc: `A seeded share of one triplet set: fraction of its rows (rounded down), at most max, drawn by a
 permutation from the seed (nested across fractions) or its first rows. GenSE's amounts of synthetic
-data (Table 6) and half of the NLI triplets (Table 7). Writes an empty set with why_empty.txt when the
-share rounds to nothing, so a training stage downstream says why it has no data.`,
+data (Table 6), half of the NLI triplets (Table 7), and with rest a held-out split. Writes an empty set with why_empty.txt when the
+share is empty, so a training stage downstream says why it has no data.`,
 		Params:  SampleParams{Fraction: 1, Shuffle: true},
 		Inputs:  []registry.Port{{Name: "data", Kind: registry.KindTriplets, Doc: "the triplets to sample"}},
 		Outputs: []registry.Port{{Name: "triplets", Kind: registry.KindTriplets, Doc: "triplets.jsonl"}},
@@ -64,13 +67,17 @@ share rounds to nothing, so a training stage downstream says why it has no data.
 				ts = sh
 			}
 			n := int(p.Fraction*float64(len(ts)) + 1e-9)
-			if p.Max > 0 && n > p.Max {
-				n = p.Max
+			keep := ts[:n]
+			if p.Rest {
+				keep = ts[n:]
 			}
-			env.Logger().Info("sample", "of", len(ts), "kept", n, "fraction", p.Fraction)
+			if p.Max > 0 && len(keep) > p.Max {
+				keep = keep[:p.Max]
+			}
+			env.Logger().Info("sample", "of", len(ts), "kept", len(keep), "fraction", p.Fraction, "rest", p.Rest)
 			dir := env.Output("triplets")
-			if n == 0 {
-				why := fmt.Sprintf("synth.sample kept none: fraction %g of %d triplets rounds to 0", p.Fraction, len(ts))
+			if len(keep) == 0 {
+				why := fmt.Sprintf("synth.sample kept none: fraction %g of %d triplets (rest = %v) leaves no row", p.Fraction, len(ts), p.Rest)
 				if len(ts) == 0 {
 					// Pass the producer's reason on: the set was empty before sampling.
 					a, _ := env.Input("data")
@@ -82,7 +89,7 @@ share rounds to nothing, so a training stage downstream says why it has no data.
 					return err
 				}
 			}
-			return rows.Write(filepath.Join(dir, registry.FileTriplets), ts[:n])
+			return rows.Write(filepath.Join(dir, registry.FileTriplets), keep)
 		},
 	}
 }
