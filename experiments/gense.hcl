@@ -683,8 +683,8 @@ ablation "negatives" {
 #
 # What it shows: every step of section 2 running for real at small scale -- a
 # 4+4-layer, 128-wide T5 trained from random weights on the four Table 1 tasks
-# (95% of the local NLI triplets), synthesis by nucleus sampling from 3,000
-# unlabeled Wikipedia/BBC/Brown sentences (a seeded draw), the
+# (95% of the local NLI triplets, 1,000 updates of 32), synthesis by nucleus
+# sampling from 2,500 unlabeled Wikipedia/BBC/Brown sentences (a seeded draw), the
 # discriminator's quality check with its pass rate, contrastive training on
 # the kept triplets then on NLI, and the comparison with the same model
 # trained on NLI alone (+ Prompt) and without the prompt (ST5 rows): does
@@ -692,14 +692,16 @@ ablation "negatives" {
 # T5-base's behaviour. No pretrained weights can be had here, and a T5 that
 # has seen only the NLI tasks writes poor sentences for open-domain text, so
 # its synthetic pairs are far noisier than the paper's and its STS numbers
-# far below (compare the directions, not the values). alpha is lowered to 0.5
-# so that more than 1,000 triplets reach the contrastive stage; the pass rate
-# at the paper's 0.9 is reported beside it (stage.filter.metrics). Every
+# far below (compare the directions, not the values). alpha is lowered to 0.4
+# so that more than 1,000 triplets reach the contrastive stage (at ci scale
+# the discriminator's normalised P(true) sits at 0.50 +- 0.03 for generated
+# pairs: nothing reaches 0.9, about a tenth of the candidates pass 0.5); the
+# pass rate at the paper's 0.9 is reported beside it (stage.filter.metrics). Every
 # contrastive model starts from the generator/discriminator's weights, the
 # one "pre-trained" model this profile has (the paper starts all from T5-base).
 profile "mini" {
   stage "unlabeled" {
-    test_size = 3000
+    test_size = 2500
   }
   stage "gen" {
     from_scratch      = true
@@ -715,67 +717,69 @@ profile "mini" {
     learning_rate     = 1e-3
     warmup            = 100
     dropout           = 0.1
-    max_steps         = 1500
+    max_steps         = 1000
     eval_every        = 250
     epochs            = 1
   }
   stage "syn_entail" {
     data           = stage.unlabeled.test
-    max_new_tokens = 32
+    max_new_tokens = 24
   }
   stage "syn_contra" {
     data           = stage.unlabeled.test
-    max_new_tokens = 32
+    max_new_tokens = 24
   }
   stage "filter" {
-    alpha = 0.5
+    alpha = 0.4
   }
   stage "embed_syn" {
     init          = stage.gen.model
     max_length    = 48
     batch_size    = 64
     learning_rate = 5e-4
-    max_steps     = 100
-    eval_every    = 50
+    max_steps     = 40
+    eval_every    = 20
   }
   stage "embed" {
     max_length    = 48
     batch_size    = 64
     learning_rate = 5e-4
-    max_steps     = 400
-    eval_every    = 100
+    max_steps     = 200
+    eval_every    = 50
   }
   stage "prompt_nli" {
     init          = stage.gen.model
     max_length    = 48
     batch_size    = 64
     learning_rate = 5e-4
-    max_steps     = 400
-    eval_every    = 100
+    max_steps     = 200
+    eval_every    = 50
   }
   stage "st5_encdec" {
     init          = stage.gen.model
     max_length    = 48
     batch_size    = 64
     learning_rate = 5e-4
-    max_steps     = 400
-    eval_every    = 100
+    max_steps     = 200
+    eval_every    = 50
   }
   stage "st5_enc" {
     init          = stage.gen.model
     max_length    = 48
     batch_size    = 64
     learning_rate = 5e-4
-    max_steps     = 400
-    eval_every    = 100
+    max_steps     = 200
+    eval_every    = 50
   }
 }
 
 # ---- ci: the same pipeline, tiny, from an empty cache in minutes ------------------
 #
 # A 2+2-layer, 64-wide T5 from scratch on 1,000 NLI triplets' instances, 300
-# unlabeled sentences synthesised, alpha lowered to 0.5 (a delta: at this
-# size few pairs reach 0.9; the pass rate at 0.9 is still recorded), short
+# unlabeled sentences synthesised, alpha lowered to 0.48 (a delta: at this
+# size the discriminator sits at chance, P = 0.50 +- 0.03, and nothing reaches
+# 0.9; 0.5 kept 32 and 24 of 300 at seeds 42 and 1, too few for a batch, 0.48
+# keeps 170 and 99; the pass rate at 0.9 is still recorded), short
 # contrastive stages on 1,000 NLI triplets. It checks that the chain runs and
 # stays where it was; its numbers say nothing about GenSE.
 profile "ci" {
@@ -815,12 +819,12 @@ profile "ci" {
     max_new_tokens = 24
   }
   stage "filter" {
-    alpha = 0.5
+    alpha = 0.48
   }
   stage "embed_syn" {
     init          = stage.gen.model
     max_length    = 32
-    batch_size    = 32
+    batch_size    = 16
     learning_rate = 1e-3
     max_steps     = 20
     eval_every    = 20
