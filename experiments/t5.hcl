@@ -190,15 +190,15 @@ profile "mini" {
     learning_rate     = 1e-3
     warmup            = 100
     dropout           = 0.1
-    max_steps         = 1500
+    max_steps         = 800
   }
   stage "embed" {
     max_length    = 48
     batch_size    = 64
     learning_rate = 5e-4
     dropout       = 0.1
-    max_steps     = 600
-    eval_every    = 150
+    max_steps     = 400
+    eval_every    = 100
   }
 }
 

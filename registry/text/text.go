@@ -6,6 +6,10 @@
 //	text.span_corrupt  sentences -> seq2seq instances (T5's span corruption)
 //	text.unigram_vocab sentences -> tokenizer (a SentencePiece Unigram model)
 //
+// and of text-to-text training data (seq2seq.go):
+//
+//	text.seq2seq       triplets -> seq2seq instances (prompt templates, GenSE's Table 1)
+//
 // The stage types only decode parameters and move rows; the algorithms are
 // in internal/text's packages. Masked pairs are a kind of their own
 // (registry.KindMaskedPairs): rows {"sentence", "masked", "targets"} in

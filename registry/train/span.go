@@ -22,10 +22,9 @@ import (
 // sentinel). Draws come from rng only.
 type SpanCorruptFunc func(ids []int, noiseDensity, meanSpanLength float64, sentinels []int, rng *rand.Rand) (source, target []int, err error)
 
-// SpanCorrupt is the seam through which train.span_corruption gets its
-// noise function: the SentencePiece branch (internal/model/tokenizer's
-// span-corruption library) provides it; until it is set, the stage type is
-// not registered. Tests set their own.
+// SpanCorrupt is train.span_corruption's noise function: T5's exact mask
+// (internal/text/spancorrupt). A variable so that tests can substitute a
+// simpler one; nil leaves the stage type unregistered.
 var SpanCorrupt SpanCorruptFunc = spancorrupt.IDs
 
 // SpanCorruptionParams are train.span_corruption's parameters; the

@@ -2,11 +2,15 @@ package train
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/zclconf/go-cty/cty"
 
+	"repro/internal/model/checkpoint"
 	"repro/internal/model/lm"
+	"repro/internal/model/tokenizer"
 	"repro/registry"
 )
 
@@ -23,8 +27,9 @@ func testCorrupt(ids []int, density, _ float64, sentinels []int, rng *rand.Rand)
 }
 
 func TestSpanCorruptionSeam(t *testing.T) {
+	prev := SpanCorrupt
 	SpanCorrupt = testCorrupt
-	defer func() { SpanCorrupt = nil }()
+	defer func() { SpanCorrupt = prev }()
 	train, dev := lmTexts(t)
 	set := tinyT5(map[string]cty.Value{"max_length": cty.NumberIntVal(24), "batch_size": cty.NumberIntVal(16)})
 	delete(set, "max_source_length")
@@ -41,5 +46,46 @@ func TestSpanCorruptionSeam(t *testing.T) {
 	t.Logf("dev perplexity of the spans %.2f -> %.2f", -h.Evaluation[0].Metric, *h.DevPPL)
 	if l, err := lm.Open(out); err != nil || l.Family != "t5" {
 		t.Fatalf("the artifact does not open as a t5 language model: %v", err)
+	}
+}
+
+// TestSpanCorruptionT5 pretrains with T5's own noise function
+// (spancorrupt.IDs) over a SentencePiece vocabulary trained on the same
+// sentences (the tokenizer input): the dev perplexity of the spans falls
+// and the artifact is a T5 directory with spiece.model.
+func TestSpanCorruptionT5(t *testing.T) {
+	c := useData(t)
+	ls, err := c.Wiki()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.TrainT5SentencePiece(ls[:600], 400, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tdir := t.TempDir()
+	if err := checkpoint.SaveTokenizer(tdir, tok, 0); err != nil {
+		t.Fatal(err)
+	}
+	set := tinyT5(map[string]cty.Value{"max_length": cty.NumberIntVal(24), "sentinels": cty.NumberIntVal(20)})
+	delete(set, "max_source_length")
+	delete(set, "max_target_length")
+	out, _, err := stageRun{name: "train.span_corruption", set: set, seed: 2, inputs: map[string]registry.Artifact{
+		"data": sentencesArtifact(t, ls[:600]), "dev": sentencesArtifact(t, ls[600:700]),
+		"tokenizer": {Kind: registry.KindTokenizer, Dir: tdir}}}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := readT5History[SpanHistory](t, out)
+	if len(h.Evaluation) != 2 || h.Evaluation[1].Metric <= h.Evaluation[0].Metric {
+		t.Fatalf("history %+v", h)
+	}
+	t.Logf("SentencePiece, T5 noise: dev perplexity of the spans %.2f -> %.2f", -h.Evaluation[0].Metric, *h.DevPPL)
+	if _, err := os.Stat(filepath.Join(out, "spiece.model")); err != nil {
+		t.Errorf("artifact lacks spiece.model: %v", err)
+	}
+	l, err := lm.Open(out)
+	if err != nil || l.Family != "t5" {
+		t.Fatalf("open: %v", err)
 	}
 }

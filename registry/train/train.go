@@ -4,7 +4,11 @@
 // repro/internal/trainer and written as a "transformer" encoder artifact;
 // PaSeR's (paser.go); and masked-LM pretraining (train.mlm, mlm.go), whose
 // artifact is that same kind of encoder with its MLM head, the `init` the
-// mini profiles start from.
+// mini profiles start from; the causal LM trainer (causal_lm.go); and the
+// text-to-text family (t5.go, span.go, t5enc.go): train.seq2seq,
+// train.span_corruption and train.t5_contrastive over a
+// repro/internal/model/t5 model, whose artifacts are Hugging Face T5
+// directories (a language model, or a "t5" sentence encoder).
 //
 // Design choices:
 //

@@ -207,18 +207,6 @@ func (m *Model) NamedParams() []transformer.NamedParam {
 // Params lists the trainable parameters in NamedParams order.
 func (m *Model) Params() []*nn.Param { return transformer.Params(m.NamedParams()) }
 
-// EncoderParams lists the parameters the encoder uses (the shared
-// embedding included).
-func (m *Model) EncoderParams() []*nn.Param {
-	var ps []*nn.Param
-	for _, p := range m.NamedParams() {
-		if p.Name == "shared.weight" || len(p.Name) > 8 && p.Name[:8] == "encoder." {
-			ps = append(ps, p.Param)
-		}
-	}
-	return ps
-}
-
 // VocabSize is the number of logits per position (generate.Model).
 func (m *Model) VocabSize() int { return m.Config.VocabSize }
 

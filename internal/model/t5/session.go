@@ -4,10 +4,13 @@ import (
 	"fmt"
 
 	"github.com/nlpodyssey/spago/mat"
+	"github.com/nlpodyssey/spago/nn"
 
 	"repro/internal/generate"
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
+	"repro/internal/tensor/backend"
+	"repro/internal/tensor/kernel"
 )
 
 // Session is a batch of sequences being decoded (generate.Session): per
@@ -16,7 +19,12 @@ import (
 // cache of cap rows per sequence, the decoder tokens each sequence holds,
 // and the logits of its next position.
 type Session struct {
-	m      *Model
+	m *Model
+	// packed holds the decoder's weights packed for the CPU sgemm, when
+	// the CPU backend runs (nil otherwise): each step multiplies every
+	// weight by a few rows, and packing it every time would cost as much
+	// as the products.
+	packed map[*nn.Param]*kernel.PackedB
 	cap    int
 	n      int
 	S      int         // padded source length
@@ -61,6 +69,9 @@ func (m *Model) Start(prompts [][]int, capacity int) (generate.Session, error) {
 	L := len(m.Decoder)
 	s := &Session{m: m, cap: capacity, n: src.B, S: src.T, src: append([]int(nil), src.Lens...), lens: make([]int, src.B),
 		ck: make([][]float32, L), cv: make([][]float32, L), k: make([][]float32, L), v: make([][]float32, L)}
+	if err := s.pack(); err != nil {
+		return nil, err
+	}
 	I := c.Inner()
 	for i, b := range m.Decoder {
 		s.ck[i] = tensor.Data(linear(enc.Hidden, b.Cross.K))
@@ -122,7 +133,7 @@ func (s *Session) Append(tokens []int) error {
 		Bias: tensor.New(s.n*H, s.cap, bias)}
 	cross := tensor.AttentionSpec{Batch: s.n, Heads: H, QLen: 1, KLen: s.S, KeyLens: s.src, Scale: 1}
 	selfAttend := func(l int, a Attention, q, h mat.Tensor) mat.Tensor {
-		K, V := tensor.Data(linear(h, a.K)), tensor.Data(linear(h, a.V))
+		K, V := tensor.Data(s.linear(h, a.K)), tensor.Data(s.linear(h, a.V))
 		for r := 0; r < s.n; r++ {
 			at := (r*s.cap + s.lens[r]) * I
 			copy(s.k[l][at:at+I], K[r*I:(r+1)*I])
@@ -134,12 +145,58 @@ func (s *Session) Append(tokens []int) error {
 		return tensor.Attention(q, view(s.ck[l], s.n*s.S, I), view(s.cv[l], s.n*s.S, I), cross)
 	}
 	x := tensor.Gather(m.Shared, tokens)
-	h := m.decoderStack(x, selfAttend, crossAttend, linear, nil)
+	h := m.decoderStack(x, selfAttend, crossAttend, s.linear, nil)
 	for i := range s.lens {
 		s.lens[i]++
 	}
-	s.logits = tensor.Data(m.Logits(h))
+	if m.LMHead == nil {
+		h = tensor.Scale(h, m.outScale())
+	}
+	s.logits = tensor.Data(s.linear(h, m.output()))
 	return nil
+}
+
+// pack prepacks the decoder's weights and the output layer (each as its
+// transpose: they are [out, in]) when the CPU backend runs; the products
+// then give the same bits as unpacked ones.
+func (s *Session) pack() error {
+	if backend.Current() != backend.CPU() {
+		return nil
+	}
+	s.packed = map[*nn.Param]*kernel.PackedB{}
+	add := func(p *nn.Param) error {
+		if p == nil {
+			return nil
+		}
+		out, in := tensor.Dims(p)
+		pb, err := kernel.PackB(true, in, out, tensor.Data(p), in)
+		if err != nil {
+			return fmt.Errorf("t5: %w", err)
+		}
+		s.packed[p] = pb
+		return nil
+	}
+	for _, b := range s.m.Decoder {
+		for _, p := range []*nn.Param{b.Self.Q, b.Self.K, b.Self.V, b.Self.O, b.Cross.Q, b.Cross.O, b.FF.Wi, b.FF.Wi1, b.FF.Wo} {
+			if err := add(p); err != nil {
+				return err
+			}
+		}
+	}
+	return add(s.m.output())
+}
+
+// linear is x W^T with W prepacked when the session has it.
+func (s *Session) linear(x mat.Tensor, w *nn.Param) mat.Tensor {
+	pw := s.packed[w]
+	if pw == nil {
+		return linear(x, w)
+	}
+	n, in := tensor.Dims(x)
+	out := pw.N()
+	y := make([]float32, n*out)
+	kernel.SgemmPacked(false, n, 1, tensor.Data(x), in, pw, 0, y, out)
+	return view(y, n, out)
 }
 
 // Select keeps the sequences rows, in that order (generate.Session): their

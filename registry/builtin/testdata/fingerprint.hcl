@@ -384,24 +384,6 @@ stage "seq2seq" {
   seed              = 7
 }
 
-stage "span_corruption" {
-  uses          = "train.span_corruption"
-  data          = stage.wiki.sentences
-  from_scratch  = true
-  layers        = 1
-  hidden        = 16
-  heads         = 2
-  ff            = 32
-  vocab_size    = 300
-  sentinels     = 4
-  max_length    = 24
-  batch_size    = 4
-  max_steps     = 2
-  learning_rate = 1e-3
-  max_sentences = 40
-  seed          = 7
-}
-
 stage "t5_contrastive" {
   uses          = "train.t5_contrastive"
   data          = stage.nli.triplets
@@ -454,4 +436,22 @@ stage "synth_sample" {
   data     = stage.nli.triplets
   fraction = 0.5
   seed     = 7
+}
+
+stage "span_corruption" {
+  uses          = "train.span_corruption"
+  data          = stage.wiki.sentences
+  tokenizer     = stage.unigram_vocab.tokenizer
+  from_scratch  = true
+  layers        = 1
+  hidden        = 16
+  heads         = 2
+  ff            = 32
+  sentinels     = 10
+  max_length    = 16
+  max_sentences = 40
+  batch_size    = 4
+  max_steps     = 2
+  learning_rate = 1e-3
+  seed          = 7
 }
