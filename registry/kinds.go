@@ -78,4 +78,8 @@ const (
 	FileCompletions = "completions.jsonl"
 	FileSamples     = "samples.md"
 	FileReport      = "report.md"
+	// FileWhyEmpty, beside an artifact's rows, says in one line why the
+	// producing stage wrote none (a filter that kept nothing); readers
+	// that need rows quote it in their error.
+	FileWhyEmpty = "why_empty.txt"
 )

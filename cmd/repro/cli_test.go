@@ -226,7 +226,7 @@ func TestFmt(t *testing.T) {
 	if code, _, errs := repro(t, "fmt", broken); code != 1 || !strings.Contains(errs, "broken.hcl:") {
 		t.Errorf("fmt on a broken file: exit %d, stderr %q", code, errs)
 	}
-	if code, out, _ := repro(t, "fmt", "--check", "../../experiments/simcse.hcl", "../../experiments/paser.hcl", "../../experiments/baselines.hcl", "../../experiments/syncse.hcl"); code != 0 {
+	if code, out, _ := repro(t, "fmt", "--check", "../../experiments/simcse.hcl", "../../experiments/paser.hcl", "../../experiments/baselines.hcl", "../../experiments/syncse.hcl", "../../experiments/gense.hcl"); code != 0 {
 		t.Errorf("the shipped experiments are not formatted (run repro fmt experiments/*.hcl):\n%s", out)
 	}
 }

@@ -3,7 +3,6 @@ package synth
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 
 	"repro/internal/rows"
@@ -58,11 +57,8 @@ data to NLI; Table 4 compares synthetic sets of the same size.`,
 					return err
 				}
 				if p.SampleB {
-					s := uint64(env.Seed)
-					rng := rand.New(rand.NewPCG(s, s^0x5851f42d4c957f2d))
-					perm := rng.Perm(len(b))
 					sb := make([]rows.Triplet, len(b))
-					for i, j := range perm {
+					for i, j := range permutation(len(b), env.Seed) {
 						sb[i] = b[j]
 					}
 					b = sb

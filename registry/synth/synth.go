@@ -51,6 +51,8 @@ func Register(r *registry.Registry) {
 	r.Add(annotateType())
 	r.Add(mixType())
 	r.Add(chatCorpusType())
+	r.Add(sampleType())
+	r.Add(qualityType())
 }
 
 // Price is one row of a price table: dollars per 1,000 tokens.

@@ -294,6 +294,9 @@ func ReadTriplets(env *registry.Env, name string, max int, needNegative bool) ([
 		}
 	}
 	if len(ts) == 0 {
+		if why, err := os.ReadFile(a.Path(registry.FileWhyEmpty)); err == nil {
+			return nil, fmt.Errorf("%s: %s: no triplets to train on: %s", name, path, strings.TrimSpace(string(why)))
+		}
 		return nil, fmt.Errorf("%s: %s: no triplets", name, path)
 	}
 	return ts, nil

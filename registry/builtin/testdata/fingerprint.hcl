@@ -508,6 +508,46 @@ stage "t5_contrastive" {
   seed          = 7
 }
 
+stage "t5_entail" {
+  uses           = "generate.complete"
+  model          = stage.seq2seq.model
+  data           = stage.corpus.dev
+  template       = "Write two sentences that are entailment. Sentence 1: \"[X]\" Sentence 2:"
+  max_prompts    = 3
+  max_new_tokens = 5
+  temperature    = 1
+  top_p          = 0.9
+  seed           = 7
+}
+
+stage "t5_contra" {
+  uses           = "generate.complete"
+  model          = stage.seq2seq.model
+  data           = stage.corpus.dev
+  template       = "Write two sentences that are contradictory. Sentence 1: \"[X]\" Sentence 2:"
+  max_prompts    = 3
+  max_new_tokens = 5
+  temperature    = 1
+  top_p          = 0.9
+  seed           = 7
+}
+
+stage "quality_check" {
+  uses   = "synth.quality_check"
+  model  = stage.seq2seq.model
+  entail = stage.t5_entail.completions
+  contra = stage.t5_contra.completions
+  alpha  = 0
+  seed   = 7
+}
+
+stage "synth_sample" {
+  uses     = "synth.sample"
+  data     = stage.nli.triplets
+  fraction = 0.5
+  seed     = 7
+}
+
 stage "span_corruption" {
   uses          = "train.span_corruption"
   data          = stage.wiki.sentences

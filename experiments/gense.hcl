@@ -1,0 +1,876 @@
+# GenSE: Generate, Discriminate and Contrast (Chen et al. 2022; paper:
+# ../shared/papers/gense.md), section 2 as stages:
+#
+#   1. instances: each NLI triplet gives T_e(x) -> x_entail, T_c(x) ->
+#      x_contra, T_d(x, x_entail) -> true, T_d(x, x_contra) -> false
+#      (Table 1's prompts, verbatim), generation and discrimination mixed
+#      equally: stage.instances.instances is the JSONL a reader can open;
+#   2. one T5 trained jointly as generator and discriminator (train.seq2seq);
+#   3. synthesis: T_e(u) and T_c(u) sampled with nucleus p = 0.9 for every
+#      unlabeled sentence u (two generate.complete stages, same sentences and
+#      seed);
+#   4. quality check: T_d(u, u_entail) and T_d(u, u_contra) scored by the
+#      discriminator; a triplet is kept when P(true) and P(false), normalised
+#      over the two label sequences, both reach alpha = 0.9
+#      (synth.quality_check; counts per reason in its log, metrics and
+#      samples.md, the pass rate at 0.9 always);
+#   5. prompt-based contrastive learning (train.t5_contrastive: T_s around
+#      the input, pad fed to the decoder, its first output the embedding;
+#      eq. 2 with hard negatives, tau 0.05): first on the synthetic
+#      triplets (batch 1024), then on NLI (batch 512), lr 5e-5 both.
+#
+# The stage blocks hold the paper's settings on T5-base (-var t5=DIR, a local
+# Hugging Face t5-base directory); without it the run refuses at the first
+# stage that needs it. The paper's unlabeled corpus is C4 (61M synthetic
+# triplets); none is here, so every profile reads the local Wikipedia, BBC
+# and Brown sentences (STS text excluded). Deviations the code forces, all
+# declared where they apply:
+#   - model selection of the generator/discriminator: the paper's
+#     "accuracy - 10 x ppl" is not a train.seq2seq option; dev perplexity of
+#     the mixed instances selects (the discrimination targets are part of it).
+#   - generate.complete's placeholder is [X] where Table 1 writes [X1]; the
+#     prompt text is otherwise Table 1's.
+#   - the NLI here is the dev/test-derived SNLI+MNLI set (8,816 triplets, see
+#     ../shared/data/README.md), not the 275k training triplets.
+#   - Table 2's ST5 rows are trained here with this file's settings
+#     (ST5-EncDec: no prompt, first decoder output; ST5-Enc: encoder mean).
+#
+# Not reproducible here, declared as pending cells below: Table 3 and the
+# Transfer columns (AskUbuntu, CQADupStack, Twitter, BIOSSES are not in the
+# data directory; the SemEval-2016 CQA reranking MAP stands in, openly
+# labelled, as in paser.hcl), GenSE-QA / GenSE+ (ELI5, GooAQ, Yahoo QA are
+# not here), back-translation (Table 8: needs translation models), the
+# retrieval row of Table 8 (needs an NLI cross-encoder this project does not
+# train), domain adaptation (section 2.3; no in-domain sets), and Figure 2's
+# plot (the alignment/uniformity values are reported as cells; no scatter
+# plot stage exists).
+
+experiment "gense" {
+  title = "GenSE: semi-supervised sentence embeddings from a T5 generator/discriminator and prompt-based contrastive learning"
+  table = "STS test Spearman x 100 (Table 2); STS-B dev and CQA MAP for the ablations"
+  paper = "gense.md"
+}
+
+variable "seed" {
+  default = 42
+}
+
+variable "t5" {
+  description = "local Hugging Face T5-base directory (config.json, model.safetensors, spiece.model or tokenizer.json): the paper profile's weights"
+  default     = ""
+}
+
+variable "t5_small" {
+  description = "local Hugging Face T5-small directory, for Table 5 (run the paper profile again with -var t5=$t5_small)"
+  default     = ""
+}
+
+locals {
+  sts = {
+    STS12   = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
+    "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
+  }
+  # Table 1, verbatim ([X1], [X2] the placeholders; [X] for T_s).
+  t_e = "Write two sentences that are entailment. Sentence 1: \"[X1]\" Sentence 2:"
+  t_c = "Write two sentences that are contradictory. Sentence 1: \"[X1]\" Sentence 2:"
+  t_d = "if \"[X1]\", does this mean that \"[X2]\"? true or false"
+  t_s = "[X] Question: what can we draw from the above sentence?"
+  # generate.complete's one placeholder is [X].
+  t_e_gen = replace(local.t_e, "[X1]", "[X]")
+  t_c_gen = replace(local.t_c, "[X1]", "[X]")
+}
+
+# ---- data ---------------------------------------------------------------------
+
+stage "nli" {
+  uses = "data.nli"
+}
+
+# A seeded 5% of the NLI triplets held out for the generator/discriminator's
+# model selection (the paper's "development set"); the other 95% train it.
+stage "nli_dev" {
+  uses     = "synth.sample"
+  data     = stage.nli.triplets
+  fraction = 0.05
+  seed     = var.seed
+}
+
+stage "nli_train" {
+  uses     = "synth.sample"
+  data     = stage.nli.triplets
+  fraction = 0.05
+  rest     = true
+  seed     = var.seed
+}
+
+# The NLI triplets the contrastive stages train on: all of them (a seeded
+# order; the ci profile caps them).
+stage "nli_part" {
+  uses     = "synth.sample"
+  data     = stage.nli.triplets
+  fraction = 1
+  seed     = var.seed
+}
+
+# Table 7's share of those: a prefix of the (already seeded) sample, so
+# that 0.5 is a seeded half of whatever nli_part holds in every profile.
+stage "nli_use" {
+  uses     = "synth.sample"
+  data     = stage.nli_part.triplets
+  fraction = 1
+  shuffle  = false
+  seed     = var.seed
+}
+
+stage "unlabeled" {
+  uses        = "data.corpus"
+  sources     = ["wiki", "bbc", "brown"]
+  dedupe      = true
+  exclude_sts = true
+  min_words   = 5
+  seed        = var.seed
+}
+
+stage "stsb_dev" {
+  uses  = "data.sts"
+  tasks = ["stsb"]
+  split = "dev"
+}
+
+stage "sts" {
+  uses  = "data.sts"
+  tasks = ["sts12", "sts13", "sts14", "sts15", "sts16", "stsb", "sickr"]
+  split = "test"
+}
+
+stage "rerank" {
+  uses  = "data.rerank"
+  split = "dev"
+}
+
+# ---- 1. instances (Table 1's prompts) ------------------------------------------
+
+stage "ins_entail" {
+  uses       = "text.seq2seq"
+  data       = stage.nli_train.triplets
+  source     = local.t_e
+  target     = "[X2]"
+  hypothesis = "positive"
+}
+
+stage "ins_contra" {
+  uses       = "text.seq2seq"
+  data       = stage.nli_train.triplets
+  prepend    = stage.ins_entail.instances
+  source     = local.t_c
+  target     = "[X2]"
+  hypothesis = "negative"
+}
+
+stage "ins_true" {
+  uses       = "text.seq2seq"
+  data       = stage.nli_train.triplets
+  prepend    = stage.ins_contra.instances
+  source     = local.t_d
+  target     = "true"
+  hypothesis = "positive"
+}
+
+stage "instances" {
+  uses       = "text.seq2seq"
+  data       = stage.nli_train.triplets
+  prepend    = stage.ins_true.instances
+  source     = local.t_d
+  target     = "false"
+  hypothesis = "negative"
+}
+
+# The same four tasks on the held-out triplets.
+stage "dev_entail" {
+  uses       = "text.seq2seq"
+  data       = stage.nli_dev.triplets
+  source     = local.t_e
+  target     = "[X2]"
+  hypothesis = "positive"
+}
+
+stage "dev_contra" {
+  uses       = "text.seq2seq"
+  data       = stage.nli_dev.triplets
+  prepend    = stage.dev_entail.instances
+  source     = local.t_c
+  target     = "[X2]"
+  hypothesis = "negative"
+}
+
+stage "dev_true" {
+  uses       = "text.seq2seq"
+  data       = stage.nli_dev.triplets
+  prepend    = stage.dev_contra.instances
+  source     = local.t_d
+  target     = "true"
+  hypothesis = "positive"
+}
+
+stage "dev_instances" {
+  uses       = "text.seq2seq"
+  data       = stage.nli_dev.triplets
+  prepend    = stage.dev_true.instances
+  source     = local.t_d
+  target     = "false"
+  hypothesis = "negative"
+}
+
+# ---- 2. the generator/discriminator (section 3.1: lr 5e-5, batch 256, 10
+# epochs, evaluation every 500 steps) --------------------------------------------
+
+stage "gen" {
+  uses              = "train.seq2seq"
+  data              = stage.instances.instances
+  dev               = stage.dev_instances.instances
+  hf_checkpoint     = var.t5
+  from_scratch      = false
+  learning_rate     = 5e-5
+  batch_size        = 256
+  epochs            = 10
+  eval_every        = 500
+  select            = "perplexity"
+  max_source_length = 128
+  max_target_length = 64
+  dropout           = 0.1
+  seed              = var.seed
+}
+
+# ---- 3. synthesis: nucleus sampling, p = 0.9 -------------------------------------
+
+stage "syn_entail" {
+  uses           = "generate.complete"
+  model          = stage.gen.model
+  data           = stage.unlabeled.sentences
+  template       = local.t_e_gen
+  samples        = 1
+  temperature    = 1
+  top_k          = 0
+  top_p          = 0.9
+  max_new_tokens = 64
+  batch_size     = 64
+  show           = 10
+  seed           = var.seed
+}
+
+stage "syn_contra" {
+  uses           = "generate.complete"
+  model          = stage.gen.model
+  data           = stage.unlabeled.sentences
+  template       = local.t_c_gen
+  samples        = 1
+  temperature    = 1
+  top_k          = 0
+  top_p          = 0.9
+  max_new_tokens = 64
+  batch_size     = 64
+  show           = 10
+  seed           = var.seed
+}
+
+# ---- 4. quality check (alpha = 0.9) ----------------------------------------------
+
+stage "filter" {
+  uses        = "synth.quality_check"
+  model       = stage.gen.model
+  entail      = stage.syn_entail.completions
+  contra      = stage.syn_contra.completions
+  template    = local.t_d
+  alpha       = 0.9
+  true_label  = "true"
+  false_label = "false"
+  batch_size  = 64
+  show        = 10
+  seed        = var.seed
+}
+
+# Table 6's amount of synthetic data (1 = all of it).
+stage "syn_part" {
+  uses     = "synth.sample"
+  data     = stage.filter.triplets
+  fraction = 1
+  seed     = var.seed
+}
+
+# ---- 5. prompt-based contrastive learning, synthetic then NLI -------------------
+
+stage "embed_syn" {
+  uses           = "train.t5_contrastive"
+  data           = stage.syn_part.triplets
+  dev            = stage.stsb_dev.pairs
+  hf_checkpoint  = var.t5
+  from_scratch   = false
+  mode           = "encdec"
+  template       = local.t_s
+  temperature    = 0.05
+  hard_negatives = true
+  learning_rate  = 5e-5
+  batch_size     = 1024
+  epochs         = 1
+  eval_every     = 250
+  max_length     = 64
+  seed           = var.seed
+}
+
+stage "embed" {
+  uses           = "train.t5_contrastive"
+  data           = stage.nli_use.triplets
+  dev            = stage.stsb_dev.pairs
+  encoder        = stage.embed_syn.model
+  mode           = "encdec"
+  template       = local.t_s
+  temperature    = 0.05
+  hard_negatives = true
+  learning_rate  = 5e-5
+  batch_size     = 512
+  epochs         = 3
+  eval_every     = 250
+  max_length     = 64
+  seed           = var.seed
+}
+
+# ---- baselines trained here: ST5-EncDec + Prompt (= GenSE with 0% synthetic
+# data, Tables 4, 6, 7, 8), ST5-EncDec and ST5-Enc (Table 2), all on NLI from
+# the same pretrained weights ----------------------------------------------------
+
+stage "prompt_nli" {
+  uses           = "train.t5_contrastive"
+  data           = stage.nli_use.triplets
+  dev            = stage.stsb_dev.pairs
+  hf_checkpoint  = var.t5
+  from_scratch   = false
+  mode           = "encdec"
+  template       = local.t_s
+  temperature    = 0.05
+  hard_negatives = true
+  learning_rate  = 5e-5
+  batch_size     = 512
+  epochs         = 3
+  eval_every     = 250
+  max_length     = 64
+  seed           = var.seed
+}
+
+stage "st5_encdec" {
+  uses           = "train.t5_contrastive"
+  data           = stage.nli_use.triplets
+  dev            = stage.stsb_dev.pairs
+  hf_checkpoint  = var.t5
+  from_scratch   = false
+  mode           = "encdec"
+  template       = ""
+  temperature    = 0.05
+  hard_negatives = true
+  learning_rate  = 5e-5
+  batch_size     = 512
+  epochs         = 3
+  eval_every     = 250
+  max_length     = 64
+  seed           = var.seed
+}
+
+stage "st5_enc" {
+  uses           = "train.t5_contrastive"
+  data           = stage.nli_use.triplets
+  dev            = stage.stsb_dev.pairs
+  hf_checkpoint  = var.t5
+  from_scratch   = false
+  mode           = "mean"
+  template       = ""
+  temperature    = 0.05
+  hard_negatives = true
+  learning_rate  = 5e-5
+  batch_size     = 512
+  epochs         = 3
+  eval_every     = 250
+  max_length     = 64
+  seed           = var.seed
+}
+
+# ---- evaluation ------------------------------------------------------------------
+
+stage "eval" {
+  uses          = "evaluate.sts"
+  encoder       = stage.embed.model
+  data          = stage.sts.pairs
+  align_uniform = true
+}
+
+stage "eval_dev" {
+  uses    = "evaluate.sts"
+  encoder = stage.embed.model
+  data    = stage.stsb_dev.pairs
+}
+
+stage "cqa" {
+  uses    = "evaluate.rerank"
+  encoder = stage.embed.model
+  data    = stage.rerank.queries
+}
+
+stage "eval_prompt_nli" {
+  uses          = "evaluate.sts"
+  encoder       = stage.prompt_nli.model
+  data          = stage.sts.pairs
+  align_uniform = true
+}
+
+stage "eval_dev_prompt_nli" {
+  uses    = "evaluate.sts"
+  encoder = stage.prompt_nli.model
+  data    = stage.stsb_dev.pairs
+}
+
+stage "cqa_prompt_nli" {
+  uses    = "evaluate.rerank"
+  encoder = stage.prompt_nli.model
+  data    = stage.rerank.queries
+}
+
+stage "eval_st5_encdec" {
+  uses          = "evaluate.sts"
+  encoder       = stage.st5_encdec.model
+  data          = stage.sts.pairs
+  align_uniform = true
+}
+
+stage "eval_dev_st5_encdec" {
+  uses    = "evaluate.sts"
+  encoder = stage.st5_encdec.model
+  data    = stage.stsb_dev.pairs
+}
+
+stage "eval_st5_enc" {
+  uses          = "evaluate.sts"
+  encoder       = stage.st5_enc.model
+  data          = stage.sts.pairs
+  align_uniform = true
+}
+
+# ---- Table 2 -----------------------------------------------------------------------
+
+expect "gense" {
+  for_each = {
+    STS12   = 80.72, STS13 = 87.43, STS14 = 83.96, STS15 = 88.63, STS16 = 85.19,
+    "STS-B" = 87.65, "SICK-R" = 79.87, Avg = 84.78
+  }
+  row       = "GenSE (Table 2)"
+  column    = each.key
+  value     = stage.eval.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "st5_encdec" {
+  for_each = {
+    STS12   = 77.90, STS13 = 85.62, STS14 = 82.24, STS15 = 86.81, STS16 = 82.13,
+    "STS-B" = 84.98, "SICK-R" = 79.97, Avg = 82.81
+  }
+  row       = "ST5-EncDec-Base, NLI, no prompt (Table 2)"
+  column    = each.key
+  value     = stage.eval_st5_encdec.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "st5_enc" {
+  for_each = {
+    STS12   = 77.37, STS13 = 83.65, STS14 = 80.41, STS15 = 86.04, STS16 = 81.70,
+    "STS-B" = 84.49, "SICK-R" = 79.79, Avg = 81.92
+  }
+  row       = "ST5-Enc-Base, NLI (Table 2)"
+  column    = each.key
+  value     = stage.eval_st5_enc.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+# Not a Table 2 row: the NLI-only model with T_s (Table 4's "+Prompt",
+# Table 6's 0%), on the same columns for comparison with GenSE.
+expect "prompt_nli" {
+  for_each = local.sts
+  row      = "ST5-EncDec-Base + Prompt, NLI only (ours)"
+  column   = each.key
+  value    = stage.eval_prompt_nli.metrics[each.value]
+}
+
+expect "simcse_not_here" {
+  for_each = { Avg = 82.52, "STS-B" = 85.83, "SICK-R" = 80.50 }
+  row      = "SimCSE-RoBERTa-Base (Table 2)"
+  column   = each.key
+  paper    = each.value
+  pending  = "trained and reported by experiments/simcse.hcl (sup_roberta), not re-run here"
+}
+
+expect "qa_not_here" {
+  for_each = { "GenSE-QA" = 84.22, "GenSE+" = 85.19 }
+  row      = "${each.key} (Table 2)"
+  column   = "Avg"
+  paper    = each.value
+  pending  = "not reproducible here: needs the ELI5, GooAQ and Yahoo QA pairs (4M), not in the data directory"
+}
+
+# ---- Transfer (Table 3, Tables 4-8's Transfer column) -----------------------------
+# The four transfer sets are not here. The SemEval-2016 CQA question
+# reranking MAP stands in, openly labelled: a different dataset, so the paper
+# column holds no target.
+
+expect "cqa_gense" {
+  row    = "GenSE: CQA MAP (stand-in for Transfer)"
+  column = "CQA MAP"
+  value  = stage.cqa.metrics.map
+}
+
+expect "cqa_prompt_nli" {
+  row    = "ST5-EncDec-Base + Prompt: CQA MAP (stand-in for Transfer)"
+  column = "CQA MAP"
+  value  = stage.cqa_prompt_nli.metrics.map
+}
+
+expect "transfer_not_here" {
+  for_each = { "AskU." = 58.2, "CQADup." = 15.3, "TwitterP." = 76.1, "BIOSSES" = 73.1, "Avg." = 59.8 }
+  row      = "GenSE, Open-domain -> NLI, direct transfer (Table 3)"
+  column   = each.key
+  paper    = each.value
+  pending  = "not reproducible here: AskUbuntu, CQADupStack, TwitterPara and BIOSSES are not in the data directory"
+}
+
+expect "adapt_not_here" {
+  for_each = { "AskU." = 60.3, "CQADup." = 16.0, "TwitterP." = 76.7, "BIOSSES" = 77.9, "Avg." = 61.5 }
+  row      = "GenSE, Open-domain -> In-domain -> NLI (Table 3, domain adaptation)"
+  column   = each.key
+  paper    = each.value
+  pending  = "not reproducible here: no in-domain unlabeled sets or test sets of the four transfer tasks"
+}
+
+# ---- Tables 4, 6, 7, 8: STS-B dev -----------------------------------------------------
+
+expect "dev_gense" {
+  row       = "GenSE"
+  column    = "STS-B dev (Tables 4, 6, 8)"
+  value     = stage.eval_dev.metrics.stsb
+  paper     = 88.9
+  tolerance = 1.0
+}
+
+expect "dev_prompt_nli" {
+  row       = "ST5-EncDec-Base + Prompt"
+  column    = "STS-B dev (Tables 4, 6, 8)"
+  value     = stage.eval_dev_prompt_nli.metrics.stsb
+  paper     = 87.7
+  tolerance = 1.0
+}
+
+expect "dev_st5_encdec" {
+  row       = "ST5-EncDec-Base"
+  column    = "STS-B dev (Tables 4, 6, 8)"
+  value     = stage.eval_dev_st5_encdec.metrics.stsb
+  paper     = 87.2
+  tolerance = 1.0
+}
+
+expect "table8_not_here" {
+  for_each = {
+    "Back Translation" = [88.0, "not reproducible here: needs English-French/German translation models"],
+    "Retrieval"        = [88.3, "not reproducible here: needs BM25 pairs labelled by an NLI cross-encoder, which this project does not train"]
+  }
+  row     = "${each.key} (Table 8)"
+  column  = "STS-B dev (Tables 4, 6, 8)"
+  paper   = each.value[0]
+  pending = each.value[1]
+}
+
+expect "table5_not_here" {
+  for_each = { "ST5-Enc-Small" = 80.9, "ST5-EncDec-Small" = 80.9, "GenSE-Small" = 82.5 }
+  row      = "${each.key} (Table 5)"
+  column   = "STS Avg"
+  paper    = each.value
+  pending  = "T5-small: run this file's paper profile with -var t5=<t5-small dir> (var.t5_small documents it); the Avg cells of Table 2's rows are then Table 5's"
+}
+
+# ---- the synthetic data ------------------------------------------------------------------
+
+expect "synthesis" {
+  for_each = {
+    "candidates"          = "candidates", "kept" = "kept", "pass rate" = "pass_rate", "pass rate at 0.9" = "pass_rate_at_0.9",
+    "mean P(true) entail" = "mean_p_true_entail", "mean P(false) contra" = "mean_p_false_contra"
+  }
+  row    = "quality check (synthetic triplets)"
+  column = each.key
+  value  = stage.filter.metrics[each.value]
+}
+
+# Figure 2's values (the paper plots them; alignment here is SimCSE's squared
+# distance over STS-B test pairs with gold > 4, uniformity t = 2).
+expect "geometry_gense" {
+  for_each        = { alignment = "alignment", uniformity = "uniformity" }
+  row             = "GenSE on STS-B test"
+  column          = each.key
+  value           = stage.eval.metrics[each.value]
+  lower_is_better = true
+}
+
+expect "geometry_prompt_nli" {
+  for_each        = { alignment = "alignment", uniformity = "uniformity" }
+  row             = "ST5-EncDec-Base + Prompt on STS-B test"
+  column          = each.key
+  value           = stage.eval_prompt_nli.metrics[each.value]
+  lower_is_better = true
+}
+
+expect "geometry_st5_encdec" {
+  for_each        = { alignment = "alignment", uniformity = "uniformity" }
+  row             = "ST5-EncDec-Base on STS-B test"
+  column          = each.key
+  value           = stage.eval_st5_encdec.metrics[each.value]
+  lower_is_better = true
+}
+
+expect "geometry_st5_enc" {
+  for_each        = { alignment = "alignment", uniformity = "uniformity" }
+  row             = "ST5-Enc-Base on STS-B test"
+  column          = each.key
+  value           = stage.eval_st5_enc.metrics[each.value]
+  lower_is_better = true
+}
+
+# ---- ablations (run with --ablation NAME; columns as the paper prints them,
+# CQA MAP the openly labelled stand-in for its Transfer column) -----------------
+
+ablation "prompt" {
+  title   = "Table 4: prompt T_s in the NLI-only model (ST5-EncDec-Base vs + Prompt)"
+  report  = [stage.eval_dev_prompt_nli.metrics.stsb, stage.cqa_prompt_nli.metrics.map]
+  columns = ["STS-B dev", "CQA MAP (Transfer stand-in)"]
+  variant "ST5-EncDec-Base" {
+    set = { "stage.prompt_nli.template" = "" }
+  }
+  variant "+Prompt" {
+    set = { "stage.prompt_nli.template" = local.t_s }
+  }
+  paper = { "ST5-EncDec-Base" = [87.2, null], "+Prompt" = [87.7, null] }
+}
+
+ablation "amount" {
+  title   = "Table 6: share of the synthetic triplets (0% = + Prompt on NLI alone, the prompt_nli row)"
+  vary    = { "stage.syn_part.fraction" = [0.2, 0.4, 0.6, 1] }
+  report  = [stage.eval_dev.metrics.stsb, stage.cqa.metrics.map]
+  columns = ["STS-B dev", "CQA MAP (Transfer stand-in)"]
+  paper = {
+    "syn_part.fraction=0.2" = [88.7, null], "syn_part.fraction=0.4" = [88.8, null],
+    "syn_part.fraction=0.6" = [88.7, null], "syn_part.fraction=1" = [88.9, null]
+  }
+}
+
+ablation "half_nli" {
+  title   = "Table 7: 50% of the NLI triplets (seeded), without and with synthetic data"
+  report  = [stage.eval_dev_prompt_nli.metrics.stsb, stage.eval_dev.metrics.stsb, stage.cqa_prompt_nli.metrics.map, stage.cqa.metrics.map]
+  columns = ["STS-B dev: + Prompt (no synthetic)", "STS-B dev: GenSE", "CQA MAP: + Prompt", "CQA MAP: GenSE"]
+  variant "100% NLI" {
+    set = { "stage.nli_use.fraction" = 1 }
+  }
+  variant "50% NLI" {
+    set = { "stage.nli_use.fraction" = 0.5 }
+  }
+  paper = { "100% NLI" = [87.7, 88.9, null, null], "50% NLI" = [87.1, 88.6, null, null] }
+}
+
+ablation "negatives" {
+  title   = "Table 8: w/o synthetic negatives (eq. 3 on the synthetic stage; NLI stage unchanged)"
+  report  = [stage.eval_dev.metrics.stsb, stage.cqa.metrics.map]
+  columns = ["STS-B dev", "CQA MAP (Transfer stand-in)"]
+  variant "GenSE" {
+    set = { "stage.embed_syn.hard_negatives" = true }
+  }
+  variant "w/o synthetic negatives" {
+    set = { "stage.embed_syn.hard_negatives" = false }
+  }
+  paper = { "GenSE" = [88.9, null], "w/o synthetic negatives" = [88.6, null] }
+}
+
+# ---- mini: a small T5 from scratch, the whole pipeline on this machine ------------
+#
+# What it shows: every step of section 2 running for real at small scale -- a
+# 4+4-layer, 128-wide T5 trained from random weights on the four Table 1 tasks
+# (95% of the local NLI triplets, 1,000 updates of 32), synthesis by nucleus
+# sampling from 2,500 unlabeled Wikipedia/BBC/Brown sentences (a seeded draw), the
+# discriminator's quality check with its pass rate, contrastive training on
+# the kept triplets then on NLI, and the comparison with the same model
+# trained on NLI alone (+ Prompt) and without the prompt (ST5 rows): does
+# synthetic data help at this scale? What it cannot show: anything about
+# T5-base's behaviour. No pretrained weights can be had here, and a T5 that
+# has seen only the NLI tasks writes poor sentences for open-domain text, so
+# its synthetic pairs are far noisier than the paper's and its STS numbers
+# far below (compare the directions, not the values). alpha is lowered to 0.4
+# so that more than 1,000 triplets reach the contrastive stage (at ci scale
+# the discriminator's normalised P(true) sits at 0.50 +- 0.03 for generated
+# pairs: nothing reaches 0.9, about a tenth of the candidates pass 0.5); the
+# pass rate at the paper's 0.9 is reported beside it (stage.filter.metrics). Every
+# contrastive model starts from the generator/discriminator's weights, the
+# one "pre-trained" model this profile has (the paper starts all from T5-base).
+profile "mini" {
+  stage "unlabeled" {
+    test_size = 2500
+  }
+  stage "gen" {
+    from_scratch      = true
+    layers            = 4
+    hidden            = 128
+    heads             = 4
+    ff                = 512
+    vocab_size        = 4000
+    sentinels         = 10
+    max_source_length = 64
+    max_target_length = 32
+    batch_size        = 32
+    learning_rate     = 1e-3
+    warmup            = 100
+    dropout           = 0.1
+    max_steps         = 1000
+    eval_every        = 250
+    epochs            = 1
+  }
+  stage "syn_entail" {
+    data           = stage.unlabeled.test
+    max_new_tokens = 24
+  }
+  stage "syn_contra" {
+    data           = stage.unlabeled.test
+    max_new_tokens = 24
+  }
+  stage "filter" {
+    alpha = 0.4
+  }
+  stage "embed_syn" {
+    init          = stage.gen.model
+    max_length    = 48
+    batch_size    = 64
+    learning_rate = 5e-4
+    max_steps     = 40
+    eval_every    = 20
+  }
+  stage "embed" {
+    max_length    = 48
+    batch_size    = 64
+    learning_rate = 5e-4
+    max_steps     = 200
+    eval_every    = 50
+  }
+  stage "prompt_nli" {
+    init          = stage.gen.model
+    max_length    = 48
+    batch_size    = 64
+    learning_rate = 5e-4
+    max_steps     = 200
+    eval_every    = 50
+  }
+  stage "st5_encdec" {
+    init          = stage.gen.model
+    max_length    = 48
+    batch_size    = 64
+    learning_rate = 5e-4
+    max_steps     = 200
+    eval_every    = 50
+  }
+  stage "st5_enc" {
+    init          = stage.gen.model
+    max_length    = 48
+    batch_size    = 64
+    learning_rate = 5e-4
+    max_steps     = 200
+    eval_every    = 50
+  }
+}
+
+# ---- ci: the same pipeline, tiny, from an empty cache in minutes ------------------
+#
+# A 2+2-layer, 64-wide T5 from scratch on 1,000 NLI triplets' instances, 300
+# unlabeled sentences synthesised, alpha lowered to 0.48 (a delta: at this
+# size the discriminator sits at chance, P = 0.50 +- 0.03, and nothing reaches
+# 0.9; 0.5 kept 32 and 24 of 300 at seeds 42 and 1, too few for a batch, 0.48
+# keeps 170 and 99; the pass rate at 0.9 is still recorded), short
+# contrastive stages on 1,000 NLI triplets. It checks that the chain runs and
+# stays where it was; its numbers say nothing about GenSE.
+profile "ci" {
+  stage "nli_train" {
+    max = 1000
+  }
+  stage "nli_part" {
+    max = 1000
+  }
+  stage "unlabeled" {
+    test_size = 300
+  }
+  stage "gen" {
+    from_scratch      = true
+    layers            = 2
+    hidden            = 64
+    heads             = 4
+    ff                = 128
+    vocab_size        = 2000
+    sentinels         = 10
+    max_source_length = 48
+    max_target_length = 24
+    batch_size        = 32
+    learning_rate     = 2e-3
+    warmup            = 20
+    dropout           = 0
+    max_steps         = 500
+    eval_every        = 250
+    epochs            = 1
+  }
+  stage "syn_entail" {
+    data           = stage.unlabeled.test
+    max_new_tokens = 24
+  }
+  stage "syn_contra" {
+    data           = stage.unlabeled.test
+    max_new_tokens = 24
+  }
+  stage "filter" {
+    alpha = 0.48
+  }
+  stage "embed_syn" {
+    init          = stage.gen.model
+    max_length    = 32
+    batch_size    = 16
+    learning_rate = 1e-3
+    max_steps     = 20
+    eval_every    = 20
+  }
+  stage "embed" {
+    max_length    = 32
+    batch_size    = 32
+    learning_rate = 1e-3
+    max_steps     = 100
+    eval_every    = 50
+  }
+  stage "prompt_nli" {
+    init          = stage.gen.model
+    max_length    = 32
+    batch_size    = 32
+    learning_rate = 1e-3
+    max_steps     = 100
+    eval_every    = 50
+  }
+  stage "st5_encdec" {
+    init          = stage.gen.model
+    max_length    = 32
+    batch_size    = 32
+    learning_rate = 1e-3
+    max_steps     = 100
+    eval_every    = 50
+  }
+  stage "st5_enc" {
+    init          = stage.gen.model
+    max_length    = 32
+    batch_size    = 32
+    learning_rate = 1e-3
+    max_steps     = 100
+    eval_every    = 50
+  }
+}
