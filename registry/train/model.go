@@ -238,22 +238,32 @@ func LoadDev(env *registry.Env) (*pooled.DevSet, error) {
 	return d, nil
 }
 
+// readInput reads the rows of file in the `name` input, keeping the first
+// max (0: all); the Read* helpers below add each row type's checks.
+func readInput[T any](env *registry.Env, name, file string, max int) ([]T, registry.Artifact, error) {
+	a, err := env.Input(name)
+	if err != nil {
+		return nil, a, err
+	}
+	rs, err := rows.Read[T](a.Path(file))
+	if err != nil {
+		return nil, a, fmt.Errorf("%s: %w", name, err)
+	}
+	if max > 0 && len(rs) > max {
+		rs = rs[:max]
+	}
+	return rs, a, nil
+}
+
 // ReadSentences reads the `name` input's sentences (KindSentences),
 // keeping the first max (0: all). An empty sentence is an error naming its
 // row.
 func ReadSentences(env *registry.Env, name string, max int) ([]string, error) {
-	a, err := env.Input(name)
+	ss, a, err := readInput[rows.Sentence](env, name, registry.FileSentences, max)
 	if err != nil {
 		return nil, err
 	}
 	path := a.Path(registry.FileSentences)
-	ss, err := rows.Read[rows.Sentence](path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if max > 0 && len(ss) > max {
-		ss = ss[:max]
-	}
 	out := make([]string, len(ss))
 	for i, s := range ss {
 		if strings.TrimSpace(s.Text) == "" {
@@ -271,18 +281,11 @@ func ReadSentences(env *registry.Env, name string, max int) ([]string, error) {
 // the first max (0: all). An empty anchor or positive is an error naming
 // its row, and so is an empty negative when needNegative is set.
 func ReadTriplets(env *registry.Env, name string, max int, needNegative bool) ([]rows.Triplet, error) {
-	a, err := env.Input(name)
+	ts, a, err := readInput[rows.Triplet](env, name, registry.FileTriplets, max)
 	if err != nil {
 		return nil, err
 	}
 	path := a.Path(registry.FileTriplets)
-	ts, err := rows.Read[rows.Triplet](path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if max > 0 && len(ts) > max {
-		ts = ts[:max]
-	}
 	for i, t := range ts {
 		switch {
 		case strings.TrimSpace(t.Anchor) == "":

@@ -31,7 +31,6 @@ import (
 	"repro/internal/encoder/pooled"
 	"repro/internal/model/transformer"
 	"repro/internal/paser"
-	"repro/internal/rows"
 	"repro/internal/text/mask"
 	"repro/internal/trainer"
 	"repro/registry"
@@ -165,18 +164,11 @@ func objective(decoderLayers int, m, n float64, memory string, maxTarget int, po
 
 // readMasked reads a masked-pairs input, keeping the first max (0: all).
 func readMasked(env *registry.Env, name string, max int) ([]mask.MaskedPair, string, error) {
-	a, err := env.Input(name)
+	ps, a, err := readInput[mask.MaskedPair](env, name, registry.FilePairs, max)
 	if err != nil {
 		return nil, "", err
 	}
 	path := a.Path(registry.FilePairs)
-	ps, err := rows.Read[mask.MaskedPair](path)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", name, err)
-	}
-	if max > 0 && len(ps) > max {
-		ps = ps[:max]
-	}
 	if len(ps) == 0 {
 		return nil, "", fmt.Errorf("%s: %s: no masked pairs", name, path)
 	}

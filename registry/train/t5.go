@@ -238,18 +238,11 @@ best weights are kept. Resumable; bit-identical on CPU for a given seed.`,
 // the first max (0: all). An empty source or target is an error naming
 // its row.
 func ReadSeq2Seq(env *registry.Env, name string, max int) ([]rows.Seq2Seq, error) {
-	a, err := env.Input(name)
+	xs, a, err := readInput[rows.Seq2Seq](env, name, registry.FileInstances, max)
 	if err != nil {
 		return nil, err
 	}
 	path := a.Path(registry.FileInstances)
-	xs, err := rows.Read[rows.Seq2Seq](path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if max > 0 && len(xs) > max {
-		xs = xs[:max]
-	}
 	for i, x := range xs {
 		switch {
 		case strings.TrimSpace(x.Source) == "":
