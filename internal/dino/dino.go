@@ -29,13 +29,14 @@ import (
 	"strings"
 
 	"repro/internal/generate"
+	"repro/internal/prompt"
 	"repro/internal/rows"
 )
 
 // Placeholders of an instruction template.
 const (
-	PlaceholderX1          = "[X]" // the input sentence x1
-	PlaceholderInstruction = "[I]" // the label's instruction text i_y
+	PlaceholderX1          = prompt.X // the input sentence x1, as every template in repro
+	PlaceholderInstruction = "[I]"    // the label's instruction text i_y
 )
 
 // Template is Figure 2's instruction template I_y(x1), lines as in the
