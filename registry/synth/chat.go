@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 
 	"repro/internal/llm"
 	"repro/internal/llm/local"
@@ -36,6 +37,8 @@ type ChatCorpusParams struct {
 	ExamplesPerGenre int      `cty:"examples_per_genre" doc:"as synth.sentences'"`
 	ListMaxTokens    int      `cty:"list_max_tokens" doc:"the answer length synth.sentences reserves (its max_tokens)"`
 	ListMaxWords     int      `cty:"list_max_words" doc:"longest corpus sentence in a list answer (a small context holds only short lists)"`
+	FixedPrompts     []string `cty:"fixed_prompts" doc:"the prompt of Table 8's naive calls (synth.sentences with fixed = true, genre \"any\", no topics): its first is used"`
+	FixedLists       int      `cty:"fixed_lists" doc:"list conversations of the naive calls (fixed_prompts[0] with the first example, as synth.sentences' fixed calls), answered with corpus sentences; 0: none"`
 }
 
 // Validate implements registry.Validator.
@@ -48,7 +51,9 @@ func (p *ChatCorpusParams) Validate() error {
 	c.NonNegative("max_triplets", p.MaxTriplets)
 	c.NonNegative("max_exclude", p.MaxExclude)
 	c.NonNegative("lists", p.Lists)
-	if p.Lists > 0 {
+	c.NonNegative("fixed_lists", p.FixedLists)
+	c.Add(p.FixedLists == 0 || len(p.FixedPrompts) > 0, "fixed_prompts", "fixed_lists = %d needs a prompt", p.FixedLists)
+	if p.Lists > 0 || p.FixedLists > 0 {
 		c.Positive("list_max_tokens", p.ListMaxTokens)
 		c.Positive("sentences_per_call", p.SentencesPerCall)
 		c.Positive("example_sentences", p.ExampleSentences)
@@ -68,7 +73,7 @@ positive and the hard-negative labelling call synth.annotate would make for its 
 the pool, exemplars from the other triplets -- fitted to the model's context as the provider fits it,
 answered with the triplet's own positive or negative; and, with lists > 0, synth.sentences' calls
 answered with numbered lists of corpus sentences (the format only: corpus sentences are not of the
-genre asked for). A departure from the paper, whose LLM needed no such teaching; the excluded
+genre asked for), and with fixed_lists > 0 Table 8's fixed naive calls answered the same way. A departure from the paper, whose LLM needed no such teaching; the excluded
 sentences (those the model will label) never appear as an anchor.`,
 		Params: ChatCorpusParams{
 			PositivePrompts: syncse.PositivePrompts, NegativePrompts: syncse.NegativePrompts,
@@ -189,39 +194,57 @@ func runChatCorpus(ctx context.Context, env *registry.Env) error {
 	}
 	m["triplets_used"] = float64(used)
 
-	// List conversations.
-	if p.Lists > 0 {
+	// List conversations: synth.sentences' calls (lists of them, and
+	// fixed_lists of Table 8's fixed naive calls), each answered with
+	// sentences_per_call corpus sentences.
+	if p.Lists > 0 || p.FixedLists > 0 {
 		if _, ok := env.Inputs["sentences"]; !ok {
-			return fmt.Errorf("lists = %d needs the sentences input (corpus sentences for the answers)", p.Lists)
+			return fmt.Errorf("lists = %d and fixed_lists = %d need the sentences input (corpus sentences for the answers)", p.Lists, p.FixedLists)
 		}
 		corpus, err := readSentences(env, "sentences")
 		if err != nil {
 			return err
 		}
 		pool := syncse.ExamplePool(corpus, p.MaxWords)
-		cfg := &syncse.ScratchConfig{Genres: p.Genres, Topics: p.Topics, TopicsPerCall: p.TopicsPerCall, Prompts: p.SentencePrompts,
-			CallsPerGenre: (p.Lists + len(p.Genres) - 1) / max(1, len(p.Genres)), Count: p.SentencesPerCall,
-			ExampleCount: p.ExampleSentences, ExamplesPerGenre: p.ExamplesPerGenre, MaxWords: p.MaxWords, Seed: env.Seed}
-		cs, err := cfg.Calls(pool, nil)
-		if err != nil {
-			return paramOf(err, "genres", "topics_per_call", "topics", "sentence_prompts", "max_words")
-		}
 		// Answers drawn from the corpus apart from the examples' draws.
 		answers := syncse.ExamplePool(corpus, p.ListMaxWords)
 		if len(answers) < p.SentencesPerCall {
 			return fmt.Errorf("sentences: %d sentences of 3 to list_max_words = %d words, fewer than sentences_per_call", len(answers), p.ListMaxWords)
 		}
 		rng := rand.New(rand.NewPCG(uint64(env.Seed), 0x636861))
-		for i, c := range cs {
-			if i >= p.Lists {
-				break
+		for _, kind := range []struct {
+			n   int
+			cfg syncse.ScratchConfig
+		}{
+			{p.Lists, syncse.ScratchConfig{Genres: p.Genres, Topics: p.Topics, TopicsPerCall: p.TopicsPerCall, Prompts: p.SentencePrompts,
+				CallsPerGenre: (p.Lists + len(p.Genres) - 1) / max(1, len(p.Genres))}},
+			{p.FixedLists, syncse.ScratchConfig{Genres: []string{"any"}, Prompts: p.FixedPrompts, Fixed: true, CallsPerGenre: p.FixedLists}},
+		} {
+			if kind.n == 0 {
+				continue
 			}
-			items := make([]string, p.SentencesPerCall)
-			for k := range items {
-				items[k] = answers[rng.IntN(len(answers))]
+			cfg := kind.cfg
+			cfg.Count, cfg.ExampleCount, cfg.ExamplesPerGenre, cfg.MaxWords, cfg.Seed = p.SentencesPerCall, p.ExampleSentences, p.ExamplesPerGenre, p.MaxWords, env.Seed
+			cs, err := cfg.Calls(pool, nil)
+			if err != nil {
+				// The plan's "prompts" are this stage's sentence_prompts or fixed_prompts.
+				prompts := map[bool]string{false: "sentence_prompts", true: "fixed_prompts"}[cfg.Fixed]
+				if rest, ok := strings.CutPrefix(err.Error(), "prompts"); ok {
+					return registry.Paramf(prompts, "%s", strings.TrimLeft(rest, ": "))
+				}
+				return paramOf(err, "genres", "topics_per_call", "topics", "max_words")
 			}
-			if err := add("list", c.Messages, syncse.FormatList(items), p.ListMaxTokens); err != nil {
-				return err
+			for i, c := range cs {
+				if i >= kind.n {
+					break
+				}
+				items := make([]string, p.SentencesPerCall)
+				for k := range items {
+					items[k] = answers[rng.IntN(len(answers))]
+				}
+				if err := add("list", c.Messages, syncse.FormatList(items), p.ListMaxTokens); err != nil {
+					return err
+				}
 			}
 		}
 	}

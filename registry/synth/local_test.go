@@ -100,7 +100,8 @@ func TestSentencesLocal(t *testing.T) {
 
 // TestChatCorpus: the fine-tuning chats are the annotate calls of the
 // non-excluded anchors, fitted to the context, answered with the
-// triplet's own labels, and list chats answered with corpus sentences.
+// triplet's own labels, and list chats (the scratch calls' and the
+// fixed naive calls') answered with corpus sentences.
 func TestChatCorpus(t *testing.T) {
 	dir := llmtest.TinyLM(t, 256)
 	s := newStage(t, "synth.chat_corpus", nil)
@@ -114,6 +115,8 @@ func TestChatCorpus(t *testing.T) {
 	s.set["example_sentences"] = cty.NumberIntVal(2)
 	s.set["list_max_tokens"] = cty.NumberIntVal(64)
 	s.set["max_exclude"] = cty.NumberIntVal(2)
+	s.set["fixed_prompts"] = strs("Write {count} sentences.", "Never used {count}.")
+	s.set["fixed_lists"] = cty.NumberIntVal(3)
 	ts := nliTriplets(12)
 	s.input("triplets", registry.FileTriplets, ts)
 	s.input("exclude", registry.FileSentences, []rows.Sentence{{Text: ts[0].Anchor}, {Text: ts[1].Anchor}, {Text: ts[2].Anchor}})
@@ -124,7 +127,7 @@ func TestChatCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels, lists := 0, 0
+	labels, lists, fixed := 0, 0, 0
 	for _, c := range chats {
 		switch {
 		case strings.HasPrefix(c.Text, "System: "):
@@ -145,6 +148,11 @@ func TestChatCorpus(t *testing.T) {
 			if !strings.Contains(c.Text, "\nAssistant: 1. the dog sat on log ") || !strings.Contains(c.Text, "\n2. the dog sat on log ") {
 				t.Errorf("list chat: %q", c.Text)
 			}
+		case strings.HasPrefix(c.Text, "User: Write 2 sentences.\n"):
+			fixed++
+			if !strings.Contains(c.Text, "\nAssistant: 1. the dog sat on log ") || !strings.Contains(c.Text, "\n2. the dog sat on log ") {
+				t.Errorf("fixed list chat: %q", c.Text)
+			}
 		default:
 			t.Errorf("unexpected chat %q", c.Text)
 		}
@@ -155,10 +163,21 @@ func TestChatCorpus(t *testing.T) {
 	if err := json.Unmarshal(read(t, filepath.Join(out["metrics"], registry.FileMetrics)), &m); err != nil {
 		t.Fatal(err)
 	}
-	if labels+int(m["label_skipped_prompt_too_long"]+m["label_skipped_answer_too_long"]) != 20 || labels == 0 || lists != 4 ||
-		m["excluded"] != 2 || float64(labels) != m["label_conversations"] {
-		t.Errorf("%d label chats and %d list chats, want 20 (less skipped) and 4; metrics %v", labels, lists, m)
+	if labels+int(m["label_skipped_prompt_too_long"]+m["label_skipped_answer_too_long"]) != 20 || labels == 0 || lists != 4 || fixed != 3 ||
+		m["excluded"] != 2 || float64(labels) != m["label_conversations"] || m["list_conversations"] != 7 {
+		t.Errorf("%d label chats, %d list chats and %d fixed ones, want 20 (less skipped), 4 and 3; metrics %v", labels, lists, fixed, m)
 	}
+	// The fixed calls' prompt is checked as synth.sentences checks it, and
+	// named as this stage's parameter.
+	s.set["fixed_prompts"] = strs("Write some sentences.")
+	if _, err := s.run(); err == nil || !strings.Contains(err.Error(), "fixed_prompts") || !strings.Contains(err.Error(), "{count}") {
+		t.Errorf("fixed prompt without {count}: %v", err)
+	}
+	s.set["fixed_prompts"] = cty.ListValEmpty(cty.String)
+	if _, err := s.run(); err == nil || !strings.Contains(err.Error(), "fixed_prompts") {
+		t.Errorf("fixed_lists without a prompt: %v", err)
+	}
+	s.set["fixed_lists"] = cty.NumberIntVal(0)
 	// A context too small for any chat is an error, not an empty corpus.
 	s.inputs["lm"] = registry.Artifact{Kind: registry.KindLanguageModel, Dir: llmtest.TinyLM(t, 40), Digest: "d2"}
 	s.set["label_max_tokens"] = cty.NumberIntVal(24)

@@ -26,12 +26,13 @@ func mixType() *registry.StageType {
 		Name:    "synth.mix",
 		Version: 1,
 		Doc: `Triplet sets combined: the first max_a triplets of a, then max_b of b (its first rows, or a seeded
-sample), of which the share b_fraction. SynCSE-scratch + SimCSE_NLI merges the two sets; Table 14 adds growing amounts of synthetic
+sample), of which the share b_fraction; with count_of, a is cut to that set's size first. SynCSE-scratch + SimCSE_NLI merges the two sets; Table 14 adds growing amounts of synthetic
 data to NLI; Table 4 compares synthetic sets of the same size.`,
 		Params: MixParams{BFraction: 1},
 		Inputs: []registry.Port{
 			{Name: "a", Kind: registry.KindTriplets, Doc: "triplets kept first"},
 			{Name: "b", Kind: registry.KindTriplets, Optional: true, Doc: "triplets added after them"},
+			{Name: "count_of", Kind: registry.KindTriplets, Optional: true, Doc: "a set whose size caps a as max_a does (Table 4: another synthetic set of the same size); an a smaller than it is kept whole and the shortfall logged"},
 		},
 		Outputs: []registry.Port{{Name: "triplets", Kind: registry.KindTriplets, Doc: "triplets.jsonl"}},
 		Seeded:  true,
@@ -49,6 +50,17 @@ data to NLI; Table 4 compares synthetic sets of the same size.`,
 			}
 			if p.MaxA > 0 && len(a) > p.MaxA {
 				a = a[:p.MaxA]
+			}
+			if _, ok := env.Inputs["count_of"]; ok {
+				like, err := readTriplets(env, "count_of")
+				if err != nil {
+					return err
+				}
+				if len(a) > len(like) {
+					a = a[:len(like)]
+				} else if len(a) < len(like) {
+					env.Logger().Warn("a holds fewer triplets than count_of", "a", len(a), "count_of", len(like))
+				}
 			}
 			out := append([]rows.Triplet(nil), a...)
 			if _, ok := env.Inputs["b"]; ok {

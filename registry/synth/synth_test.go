@@ -495,6 +495,23 @@ func TestMix(t *testing.T) {
 	}
 }
 
+// TestMixCountOf: count_of cuts a to another set's size (Table 4's same
+// count); a smaller a is kept whole.
+func TestMixCountOf(t *testing.T) {
+	s := newStage(t, "synth.mix", nil)
+	s.input("a", registry.FileTriplets, nli(5))
+	s.input("count_of", registry.FileTriplets, nli(3))
+	got, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	if !reflect.DeepEqual(got, nli(3)) {
+		t.Fatalf("count_of 3: %v", got)
+	}
+	s.input("count_of", registry.FileTriplets, nli(8))
+	got, _ = rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	if !reflect.DeepEqual(got, nli(5)) {
+		t.Fatalf("count_of 8 over 5 triplets: %v", got)
+	}
+}
+
 func TestBadParameters(t *testing.T) {
 	srv := llmtest.New()
 	defer srv.Close()
