@@ -114,6 +114,7 @@ module "chat" {
   label_max_tokens   = 24
   list_max_tokens    = 64
   sentence_prompts   = local.short_prompts
+  naive_prompts      = local.naive_prompts
   topics_per_call    = 3
   sentences_per_call = 2
   example_sentences  = 2
@@ -141,6 +142,8 @@ locals {
   partial_size = 8796
   # Table 8 compares on 22k examples.
   naive_size = 22000
+  # Table 8's naive generation: one fixed prompt.
+  naive_prompts = ["Devise {count} distinct and diverse sentences. Vary the length of the sentences, ranging from concise phrases of 3-5 words to longer sentences containing 20-40 words."]
   # The mini and ci profiles' sentence prompts: the first sentence of each
   # of Table 15's prompts (placeholders restored), with three topics: the
   # whole prompts (~100 words) do not fit a 128-token context with an
@@ -263,11 +266,12 @@ stage "scratch" {
   seed                 = var.seed
 }
 
-# Table 2's scratch row: the same number of triplets as the partial set.
+# Table 2's scratch row: the same number of triplets as the partial set
+# ("the same number of examples"; all of them when scratch has fewer).
 stage "scratch_eq" {
-  uses  = "synth.mix"
-  a     = stage.scratch.triplets
-  max_a = local.partial_size
+  uses     = "synth.mix"
+  a        = stage.scratch.triplets
+  count_of = stage.partial.triplets
 }
 
 # SynCSE-scratch + SimCSE_NLI: the two sets merged (Table 2); Table 14 adds
@@ -295,7 +299,7 @@ stage "naive_sentences" {
   prices             = local.prices
   genres             = ["any"]
   topics_per_call    = 0
-  prompts            = ["Devise {count} distinct and diverse sentences. Vary the length of the sentences, ranging from concise phrases of 3-5 words to longer sentences containing 20-40 words."]
+  prompts            = local.naive_prompts
   caption_prompts    = []
   fixed              = true
   calls_per_genre    = 1100
@@ -318,10 +322,11 @@ stage "naive" {
   seed        = var.seed
 }
 
+# Table 8 compares the two at the same size (22k each).
 stage "scratch_22k" {
-  uses  = "synth.mix"
-  a     = stage.scratch.triplets
-  max_a = local.naive_size
+  uses     = "synth.mix"
+  a        = stage.scratch.triplets
+  count_of = stage.naive.triplets
 }
 
 # ---- training: supervised SimCSE on each set (RoBERTa-base) ------------------
@@ -764,7 +769,7 @@ profile "mini" {
     topics_per_call    = 3
     sentences_per_call = 2
     example_sentences  = 2
-    calls_per_genre    = 8
+    calls_per_genre    = 64
     max_tokens         = 64
   }
   stage "naive_sentences" {
@@ -827,7 +832,7 @@ profile "mini" {
     glove_init    = true
     pooling       = "mean"
     learning_rate = 1e-3
-    batch_size    = 4
+    batch_size    = 64
     eval_every    = 30
   }
   stage "train_scratch_nli" {
@@ -853,7 +858,7 @@ profile "mini" {
     glove_init    = true
     pooling       = "mean"
     learning_rate = 1e-3
-    batch_size    = 4
+    batch_size    = 64
     eval_every    = 30
   }
   stage "train_scratch_22k" {
@@ -866,7 +871,7 @@ profile "mini" {
     glove_init    = true
     pooling       = "mean"
     learning_rate = 1e-3
-    batch_size    = 4
+    batch_size    = 64
     eval_every    = 30
   }
 }
