@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	gplot "gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -24,8 +21,9 @@ type Point struct {
 var filledShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
 
 // Scatter writes a scatter plot to path (a .png file): each point with its
-// own colour and marker, its name written beside it and in the legend, so
-// a handful of models can be told apart at a glance.
+// own colour and marker, named in the legend. Names are not written beside
+// the points: models of one family often land close together, and their
+// names would overprint each other.
 func Scatter(path string, title, xLabel, yLabel string, points []Point) error {
 	if err := checkPath(path); err != nil {
 		return err
@@ -42,7 +40,7 @@ func Scatter(path string, title, xLabel, yLabel string, points []Point) error {
 		ymin, ymax = math.Min(ymin, pt.Y), math.Max(ymax, pt.Y)
 	}
 	p := newPlot(title, xLabel, yLabel)
-	var labels plotter.XYLabels
+	named := false
 	for i, pt := range points {
 		sc, err := plotter.NewScatter(plotter.XYs{{X: pt.X, Y: pt.Y}})
 		if err != nil {
@@ -52,24 +50,11 @@ func Scatter(path string, title, xLabel, yLabel string, points []Point) error {
 		p.Add(sc)
 		if pt.Name != "" {
 			p.Legend.Add(pt.Name, sc)
-			labels.XYs = append(labels.XYs, plotter.XY{X: pt.X, Y: pt.Y})
-			labels.Labels = append(labels.Labels, pt.Name)
+			named = true
 		}
 	}
-	if len(labels.XYs) > 0 {
-		l, err := plotter.NewLabels(labels)
-		if err != nil {
-			return fmt.Errorf("plot: scatter plot %s: labels: %w", path, err)
-		}
-		for i := range l.TextStyle {
-			l.TextStyle[i] = text.Style{Color: l.TextStyle[i].Color, Font: font.From(gplot.DefaultFont, 8),
-				XAlign: draw.XLeft, YAlign: draw.YBottom, Handler: l.TextStyle[i].Handler}
-		}
-		l.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(3)}
-		p.Add(l)
-	}
-	// Pad both axes (a single point or a flat set gets a unit span), more
-	// on the right for the names, and above for the legend.
+	// Pad both axes (a single point or a flat set gets a small span), and
+	// above for the legend.
 	pad := func(lo, hi float64) (float64, float64) {
 		span := hi - lo
 		if span == 0 {
@@ -78,9 +63,8 @@ func Scatter(path string, title, xLabel, yLabel string, points []Point) error {
 		return lo - 0.1*span, hi + 0.1*span
 	}
 	p.X.Min, p.X.Max = pad(xmin, xmax)
-	p.X.Max += 0.25 * (p.X.Max - p.X.Min)
 	p.Y.Min, p.Y.Max = pad(ymin, ymax)
-	if len(labels.XYs) > 0 {
+	if named {
 		frac := legendHeadroom(p)
 		p.Y.Max += (p.Y.Max - p.Y.Min) * frac / (1 - frac)
 	}
