@@ -35,17 +35,10 @@ func (p *RetrievalParams) Validate() error {
 	c.Add(p.K1 >= 0 && !math.IsInf(p.K1, 1), "k1", "%v; must be a finite number >= 0", p.K1)
 	c.Add(p.B >= 0 && p.B <= 1, "b", "%v is outside [0, 1]", p.B)
 	c.Positive("top_k", p.TopK)
-	if _, err := prompt.Parse(p.Template, 2); err != nil {
-		c.Add(false, "template", "%v", err)
-	}
 	if math.IsNaN(p.Threshold) || p.Threshold < 0 || p.Threshold > 1 {
 		c.Add(false, "threshold", "%v is outside [0, 1] (a probability threshold)", p.Threshold)
 	}
-	c.Add(strings.TrimSpace(p.True) != "", "true_label", "empty")
-	c.Add(strings.TrimSpace(p.False) != "", "false_label", "empty")
-	c.Add(p.True != p.False, "false_label", "equal to true_label")
-	c.Positive("batch_size", p.BatchSize)
-	c.NonNegative("show", p.Show)
+	checkLabelling(&c, p.Template, p.True, p.False, p.BatchSize, p.Show)
 	return c.Result()
 }
 
