@@ -25,8 +25,15 @@ type StartProblem struct {
 }
 
 func (e *StartError) Error() string {
-	// Stages refused for the same reason (the six T5 stages of a paper
+	// Stages refused for the same reason (the five T5 stages of a paper
 	// profile run without -var t5) share one statement of it.
+	n := len(e.Stages)
+	return fmt.Sprintf("the run cannot start (nothing ran): %d stage%s cannot work as declared", n, plural(n)) + e.Detail()
+}
+
+// Detail lists the stages, grouped by reason, one per line after a blank
+// line: what Error says after its first line.
+func (e *StartError) Detail() string {
 	var reasons []string
 	byReason := map[string][]StartProblem{}
 	for _, p := range e.Stages {
@@ -37,8 +44,6 @@ func (e *StartError) Error() string {
 		byReason[r] = append(byReason[r], p)
 	}
 	var b strings.Builder
-	n := len(e.Stages)
-	fmt.Fprintf(&b, "the run cannot start (nothing ran): %d stage%s cannot work as declared", n, plural(n))
 	for _, r := range reasons {
 		b.WriteString("\n")
 		for _, p := range byReason[r] {
@@ -59,6 +64,10 @@ func plural(n int) string {
 	}
 	return "s"
 }
+
+// CheckStart is the check Run makes before anything starts, for `repro
+// plan` to show what a run would refuse.
+func CheckStart(nodes []*graph.Node) error { return checkStart(nodes) }
 
 // checkStart asks every node whether it can start (registry.StartChecker
 // over its decoded parameters, and every external path its type reads must
