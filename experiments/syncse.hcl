@@ -15,9 +15,10 @@
 #
 # Paper profile: any server speaking the OpenAI chat-completions API,
 #   repro plan experiments/syncse.hcl                 # requests and cost, nothing sent
-#   OPENAI_API_KEY=... repro run experiments/syncse.hcl -var roberta=DIR
+#   OPENAI_API_KEY=... repro run experiments/syncse.hcl -var roberta=DIR -var t5=DIR
 #   repro run experiments/syncse.hcl -var llm_base_url=http://localhost:8000/v1 \
-#       -var llm_model=meta-llama/Llama-3.1-8B-Instruct -var llm_api_key_env= -var roberta=DIR
+#       -var llm_model=meta-llama/Llama-3.1-8B-Instruct -var llm_api_key_env= \
+#       -var roberta=DIR -var t5=DIR
 # with the paper's gpt-3.5-turbo-0301 and sampling (Appendix C) by default.
 # Every request is cached by content in the cache's index: a re-run, a crash,
 # a change to a training parameter or a larger grid never sends a request
@@ -60,7 +61,8 @@
 #   they are this project's own (experiments/gense.hcl, module "gense", its
 #   quality-checked stage.filter.triplets), as many as SynCSE-partial's. In
 #   the paper profile that runs gense.hcl's paper pipeline and needs
-#   -var t5=DIR as well; without it only that chain refuses.
+#   -var t5=DIR as well (repro run refuses to start without it, naming
+#   module.gense.gen).
 
 experiment "syncse" {
   title = "SynCSE: Contrastive Learning of Sentence Embeddings from Scratch"
@@ -78,7 +80,7 @@ variable "roberta" {
 }
 
 variable "t5" {
-  description = "local Hugging Face t5-base directory, for Table 4's GenSE row: the paper profile makes GenSE's triplets with experiments/gense.hcl's own pipeline (without it that chain refuses; every other row runs)"
+  description = "local Hugging Face t5-base directory, for Table 4's GenSE row: the paper profile makes GenSE's triplets with experiments/gense.hcl's own pipeline (repro run refuses to start without it)"
   default     = ""
 }
 
