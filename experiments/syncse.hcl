@@ -752,7 +752,9 @@ expect "t9_not_here" {
 # last (82.61) the whole scratch set added (Table 2's scratch + NLI row): those
 # two line up with shares 0 and 1. The four in between (82.10, 82.73, 82.58,
 # 82.75) have no recoverable amounts; the grid adds a fifth of the set more
-# at each step.
+# at each step (a nested seeded sample). Share 0 is sup_nli itself (the mix
+# writes NLI's bytes, so its training is found cached). Run in the mini and
+# ci profiles (`--ablation amount`; README, Table 14).
 ablation "amount" {
   title   = "Table 14: SimCSE_NLI + a share of SynCSE-scratch (Avg STS)"
   vary    = { "stage.scratch_nli.b_fraction" = [0, 0.2, 0.4, 0.6, 0.8, 1] }
