@@ -239,22 +239,22 @@ stage "dev_instances" {
 # instances' targets; both are logged in training.json and metrics.json) --
 
 stage "gen" {
-  uses              = "train.seq2seq"
-  data              = stage.instances.instances
-  dev               = stage.dev_instances.instances
-  hf_checkpoint     = var.t5
-  from_scratch      = false
-  learning_rate     = 5e-5
-  batch_size        = 256
-  epochs            = 10
-  eval_every        = 500
-  select            = "acc_minus_ppl"
-  ppl_weight        = 10
+  uses                   = "train.seq2seq"
+  data                   = stage.instances.instances
+  dev                    = stage.dev_instances.instances
+  hf_checkpoint          = var.t5
+  from_scratch           = false
+  learning_rate          = 5e-5
+  batch_size             = 256
+  epochs                 = 10
+  eval_every             = 500
+  select                 = "acc_minus_ppl"
+  ppl_weight             = 10
   discrimination_targets = ["true", "false"]
-  max_source_length = 128
-  max_target_length = 64
-  dropout           = 0.1
-  seed              = var.seed
+  max_source_length      = 128
+  max_target_length      = 64
+  dropout                = 0.1
+  seed                   = var.seed
 }
 
 # ---- 3. synthesis: nucleus sampling, p = 0.9 -------------------------------------
