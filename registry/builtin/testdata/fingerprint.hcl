@@ -566,6 +566,14 @@ stage "span_corruption" {
   seed          = 7
 }
 
+stage "span_heldout" {
+  uses       = "evaluate.span_corruption"
+  model      = stage.span_corruption.model
+  data       = stage.wiki.sentences
+  max_length = 16
+  seed       = 7
+}
+
 stage "rerank_train" {
   uses  = "data.rerank"
   split = "train_part2"
