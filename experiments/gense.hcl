@@ -1163,7 +1163,8 @@ profile "mini" {
 # contrastive stages on 1,000 NLI triplets, all from the generator's weights
 # (see the mini profile for why). It checks that the chain runs and stays
 # where it was; its numbers say nothing about GenSE. Cold, pretraining
-# included: 5 min 6 s at load 8-11 on the shared 2-core machine.
+# included: 6 min 31 s at load 6-11 on the shared 2-core machine (5 min 6 s
+# before the retrieval and domain-adaptation stages).
 profile "ci" {
   stage "nli_train" {
     max = 1000
