@@ -119,11 +119,28 @@ stage "split" {
   labels     = 1000
 }
 
+# The unlabeled corpus every self-supervised stage reads (CONPONO, ICT, each
+# IDC round; the paper: every article) and the zero-shot test set (the
+# paper: every article outside the validation set). size = 0 keeps them
+# whole; a small profile samples them (data.sample: seeded, across
+# categories; the BBC file is stored by category).
+stage "unlabeled" {
+  uses      = "data.sample"
+  documents = stage.news.documents
+  size      = 0
+}
+
+stage "zero_shot" {
+  uses      = "data.sample"
+  documents = stage.split.zero_shot
+  size      = 0
+}
+
 # ---- initialisations (Table 1's SimCSE, ICT, CONPONO rows) -------------------
 
 stage "conpono_pairs" {
   uses      = "annotate.conpono"
-  documents = stage.news.documents
+  documents = stage.unlabeled.documents
   extra     = stage.brown.documents
   window    = 2
 }
@@ -146,7 +163,7 @@ stage "conpono" {
 
 stage "ict_pairs" {
   uses      = "annotate.ict"
-  documents = stage.news.documents
+  documents = stage.unlabeled.documents
   extra     = stage.brown.documents
   window    = 3
 }
@@ -186,19 +203,19 @@ stage "simcse" {
 stage "eval_conpono" {
   uses    = "evaluate.retrieval"
   encoder = stage.conpono.model
-  data    = stage.split.zero_shot
+  data    = stage.zero_shot.documents
 }
 
 stage "eval_ict" {
   uses    = "evaluate.retrieval"
   encoder = stage.ict.model
-  data    = stage.split.zero_shot
+  data    = stage.zero_shot.documents
 }
 
 stage "eval_simcse" {
   uses    = "evaluate.retrieval"
   encoder = stage.simcse.model
-  data    = stage.split.zero_shot
+  data    = stage.zero_shot.documents
 }
 
 # ---- InfoCSE: IDC rounds from the CONPONO initialisation (Iter-1..3) --------
@@ -209,7 +226,7 @@ repeat "idc" {
   stage "idc_pairs" {
     uses       = "annotate.idc"
     model      = previous.model
-    documents  = stage.news.documents
+    documents  = stage.unlabeled.documents
     extra      = stage.brown.documents
     top_k      = 1
     similarity = var.pretrain.similarity
@@ -231,7 +248,7 @@ repeat "idc" {
   stage "idc_eval" {
     uses    = "evaluate.retrieval"
     encoder = stage.idc_train.model
-    data    = stage.split.zero_shot
+    data    = stage.zero_shot.documents
   }
   next = { model = stage.idc_train.model, metrics = stage.idc_eval.metrics, stats = stage.idc_pairs.stats }
 }
@@ -244,7 +261,7 @@ repeat "kmeans" {
   stage "km_pairs" {
     uses       = "annotate.idc_kmeans"
     model      = previous.model
-    documents  = stage.news.documents
+    documents  = stage.unlabeled.documents
     extra      = stage.brown.documents
     clusters   = 10
     similarity = var.pretrain.similarity
@@ -269,7 +286,7 @@ repeat "kmeans" {
 stage "eval_kmeans" {
   uses    = "evaluate.retrieval"
   encoder = repeat.kmeans.last.model
-  data    = stage.split.zero_shot
+  data    = stage.zero_shot.documents
 }
 
 # ---- Table 3: other initialisations (SimCSE, ICT), 2 rounds each ------------
@@ -280,7 +297,7 @@ repeat "idc_sc" {
   stage "sc_pairs" {
     uses       = "annotate.idc"
     model      = previous.model
-    documents  = stage.news.documents
+    documents  = stage.unlabeled.documents
     extra      = stage.brown.documents
     top_k      = 1
     similarity = var.pretrain.similarity
@@ -308,7 +325,7 @@ repeat "idc_ict" {
   stage "ict_idc_pairs" {
     uses       = "annotate.idc"
     model      = previous.model
-    documents  = stage.news.documents
+    documents  = stage.unlabeled.documents
     extra      = stage.brown.documents
     top_k      = 1
     similarity = var.pretrain.similarity
@@ -333,13 +350,13 @@ repeat "idc_ict" {
 stage "eval_idc_sc" {
   uses    = "evaluate.retrieval"
   encoder = repeat.idc_sc.last.model
-  data    = stage.split.zero_shot
+  data    = stage.zero_shot.documents
 }
 
 stage "eval_idc_ict" {
   uses    = "evaluate.retrieval"
   encoder = repeat.idc_ict.last.model
-  data    = stage.split.zero_shot
+  data    = stage.zero_shot.documents
 }
 
 # ---- Table 2: few-shot fine-tuning on (document, headline) pairs -----------
@@ -578,7 +595,7 @@ repeat "pp_1k" {
   stage "pp_1k_pairs_a" {
     uses       = "annotate.idc"
     model      = previous.model
-    documents  = stage.news.documents
+    documents  = stage.unlabeled.documents
     extra      = stage.brown.documents
     top_k      = 1
     similarity = var.pretrain.similarity
@@ -600,7 +617,7 @@ repeat "pp_1k" {
   stage "pp_1k_pairs_b" {
     uses       = "annotate.idc"
     model      = stage.pp_1k_train_a.model
-    documents  = stage.news.documents
+    documents  = stage.unlabeled.documents
     extra      = stage.brown.documents
     top_k      = 1
     similarity = var.pretrain.similarity
@@ -663,7 +680,7 @@ repeat "pp_all" {
   stage "pp_all_pairs_a" {
     uses       = "annotate.idc"
     model      = previous.model
-    documents  = stage.news.documents
+    documents  = stage.unlabeled.documents
     extra      = stage.brown.documents
     top_k      = 1
     similarity = var.pretrain.similarity
@@ -685,7 +702,7 @@ repeat "pp_all" {
   stage "pp_all_pairs_b" {
     uses       = "annotate.idc"
     model      = stage.pp_all_train_a.model
-    documents  = stage.news.documents
+    documents  = stage.unlabeled.documents
     extra      = stage.brown.documents
     top_k      = 1
     similarity = var.pretrain.similarity
@@ -997,7 +1014,7 @@ profile "mini" {
       learning_rate = 2e-4
       batch_size    = 64
       max_steps     = 60
-      eval_every    = 30
+      eval_every    = 60
       patience      = 0
       similarity    = "cosine"
       temperature   = 0.05
@@ -1017,6 +1034,12 @@ profile "mini" {
   # Every IDC round encodes the whole unlabeled corpus.
   stage "brown" {
     limit = 20
+  }
+  stage "unlabeled" {
+    size = 500
+  }
+  stage "zero_shot" {
+    size = 800
   }
   stage "conpono" {
     init = module.pretrained.bert.model

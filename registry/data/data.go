@@ -31,6 +31,7 @@ func Register(r *registry.Registry) {
 	r.Add(rerankType())
 	r.Add(tripletSentencesType())
 	r.Add(fewShotSplitType())
+	r.Add(sampleType())
 }
 
 // catalogue is the catalogue stages read; a variable so tests can point it
