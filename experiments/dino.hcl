@@ -54,10 +54,11 @@ variable "roberta" {
   default     = ""
 }
 
-# The small GPT-2 (generator) and the mini BERT (bi-encoder) of the mini and
-# ci profiles; the paper profile references neither.
-module "lm" {
-  source = "./lm.hcl"
+# The small GPT-2, format fine-tuned (generator), and the mini BERT
+# (bi-encoder) of the mini and ci profiles; the paper profile references
+# neither.
+module "format" {
+  source = "./modules/dino_format.hcl"
 }
 
 module "pretrained" {
@@ -90,36 +91,10 @@ stage "sts" {
 }
 
 # ---- the format fine-tuning of the mini and ci profiles (NOT in the paper) -------------
-# NLI triplets (SNLI/MNLI dev and test here) rendered as instruction texts:
-# I_1(premise) + entailment, I_0.5(premise) + contradiction, I_0(premise) +
-# another premise's entailment, each closed by the quote; the small GPT-2 is
-# trained on them (each text framed by <|endoftext|>, not packed). The paper
-# profile's generation reads GPT2-XL directly and never references these.
-
-stage "nli" {
-  uses = "data.nli"
-}
-
-# The generator is built once (fixed seeds), like the pretrained models:
-# `repro baseline --seeds` varies generation and training, not the generator.
-stage "render" {
-  uses = "pairs.render_instructions"
-  data = stage.nli.triplets
-  seed = 42
-}
-
-stage "format" {
-  uses          = "train.causal_lm"
-  data          = stage.render.sentences
-  pack          = false
-  learning_rate = 5e-4
-  batch_size    = 16
-  max_length    = 96
-  max_steps     = 250
-  warmup        = 30
-  dropout       = 0
-  seed          = 42
-}
+# modules/dino_format.hcl: lm.hcl's small GPT-2 fine-tuned on NLI triplets
+# rendered in the instruction format. Only the mini and ci profiles reference
+# it, so the paper profile, whose generation reads GPT2-XL directly, never
+# builds it (and never refuses for want of its weights).
 
 # ---- generation (paper: GPT2-XL as it is) -----------------------------------------
 
@@ -436,21 +411,18 @@ profile "mini" {
     encoder       = module.pretrained.bert.model
     hf_checkpoint = ""
   }
-  stage "format" {
-    init = module.lm.lm.model
-  }
   stage "x2_pairs" {
-    model         = stage.format.model
+    model         = module.format.format.model
     hf_checkpoint = ""
     max_x1        = 300
   }
   stage "x1" {
-    model         = stage.format.model
+    model         = module.format.format.model
     hf_checkpoint = ""
     count         = 200
   }
   stage "x1x2_pairs" {
-    model         = stage.format.model
+    model         = module.format.format.model
     hf_checkpoint = ""
   }
   stage "sroberta_x2" {
@@ -482,27 +454,18 @@ profile "ci" {
     encoder       = module.pretrained.bert.model
     hf_checkpoint = ""
   }
-  stage "render" {
-    max_triplets = 1000
-  }
-  stage "format" {
-    init       = module.lm.lm.model
-    max_steps  = 150
-    batch_size = 16
-    max_length = 96
-  }
   stage "x2_pairs" {
-    model         = stage.format.model
+    model         = module.format.format.model
     hf_checkpoint = ""
     max_x1        = 40
   }
   stage "x1" {
-    model         = stage.format.model
+    model         = module.format.format.model
     hf_checkpoint = ""
     count         = 30
   }
   stage "x1x2_pairs" {
-    model         = stage.format.model
+    model         = module.format.format.model
     hf_checkpoint = ""
   }
   stage "sroberta_x2" {

@@ -83,6 +83,18 @@ type StageType struct {
 	Requests func(ctx context.Context, env *Env) (*RequestEstimate, error)
 }
 
+// StartChecker is implemented by a parameter struct, or by a parameter
+// group embedded in one, whose values alone (with which inputs are
+// connected) can show that a run cannot work: a paper setting whose
+// pretrained weights were not given. The runner asks every stage of a run
+// before the first starts, so a paper profile without its -var refuses at
+// once rather than failing at its first training stage after the data
+// stages ran. `repro validate` does not ask: a paper profile is a valid
+// file that needs a -var to run.
+type StartChecker interface {
+	CheckStart(connected func(port string) bool) error
+}
+
 // External is a file or directory outside the store that a stage reads.
 type External struct {
 	// Name says what it is, for provenance and `repro plan`: the parameter

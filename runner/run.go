@@ -183,6 +183,11 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 		}
 		nodes, loops = sub.Nodes, sub.Loops
 	}
+	if opts.pass == 0 {
+		if err := checkStart(nodes); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Executor == nil {
 		opts.Executor = &Local{Store: st}
 	}

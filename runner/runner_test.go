@@ -352,11 +352,11 @@ func TestReports(t *testing.T) {
 func TestBadInputsAreErrors(t *testing.T) {
 	ts := testTypes(newCounter(""))
 	c := openTemp(t)
-	// Parameters of the wrong shape fail the stage with a message, not a
-	// panic.
+	// Parameters of the wrong shape refuse the run before it starts, with
+	// a message, not a panic.
 	g := &graph.Graph{Nodes: []*graph.Node{{ID: "src", Type: ts["source"], Params: cty.ObjectVal(map[string]cty.Value{"text": cty.True})}}}
 	_, err := Run(context.Background(), c, g, Options{})
-	if err == nil || !strings.Contains(err.Error(), "src (test.source): test.source: decoding parameters") {
+	if err == nil || !strings.Contains(err.Error(), "stage \"src\" (test.source)\n    test.source: decoding parameters") {
 		t.Errorf("err = %v", err)
 	}
 	// A cache path that is a file, and an index that is not SQLite.

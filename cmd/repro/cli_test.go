@@ -259,3 +259,27 @@ func TestTarget(t *testing.T) {
 		t.Errorf("unknown target: exit %d: %s", code, errs)
 	}
 }
+
+// A run whose stages need weights it was not given is refused before any
+// stage starts (the data stages included), with every such stage at its
+// line; the same holds for each experiment's paper profile run without its
+// -var.
+func TestRefusedBeforeStart(t *testing.T) {
+	workspace(t)
+	code, out, errs := repro(t, "run", "testdata/weights.hcl")
+	if code != 1 || strings.Contains(out+errs, "running ") {
+		t.Errorf("exit %d, want 1 and nothing run:\n%s%s", code, out, errs)
+	}
+	golden(t, "weights.golden", errs)
+	if code, out, _ := repro(t, "plan", "testdata/weights.hcl"); code != 0 || !strings.Contains(out, "repro run would refuse to start: 3 stage(s) cannot work as declared\n\n  testdata/weights.hcl:25: stage \"gen\"") {
+		t.Errorf("plan: exit %d, want 0 and the refusal shown:\n%s", code, out)
+	}
+
+	for _, f := range []string{"gense", "t5", "simcse", "paser", "dino", "syncse", "infocse", "lm"} {
+		code, out, errs := repro(t, "run", "../../experiments/"+f+".hcl")
+		all := out + errs
+		if code != 1 || strings.Contains(all, "running ") || !strings.Contains(all, "the run cannot start (nothing ran)") || !strings.Contains(all, "-var ") {
+			t.Errorf("%s.hcl paper profile: exit %d, want 1, a refusal naming its -var and nothing run:\n%s", f, code, all)
+		}
+	}
+}

@@ -392,12 +392,13 @@ stage "vec" {
 	if code, out, _ := repro(t, "run", exp); code != 0 || !strings.Contains(out, "done     vec") {
 		t.Errorf("run after the file changed: exit %d\n%s", code, out)
 	}
-	// Elsewhere, without the file: not "cached", a failure naming the stage.
+	// Elsewhere, without the file: not "cached", a refusal before anything
+	// runs, naming the stage.
 	other := filepath.Join(root, "other")
 	os.MkdirAll(other, 0o755)
 	t.Chdir(other)
 	code, out, errs := repro(t, "run", exp)
-	if code != 1 || !strings.Contains(errs, "vec (encode.file, "+exp+":3): path: ") || !strings.Contains(errs, "no such file") {
+	if code != 1 || !strings.Contains(errs, exp+":3: stage \"vec\" (encode.file)\n    path: ") || !strings.Contains(errs, "no such file") {
 		t.Errorf("run without the file: exit %d\n%s%s", code, out, errs)
 	}
 	if _, out, _ := repro(t, "plan", exp); !strings.Contains(out, "no such file") {

@@ -87,6 +87,10 @@ func newPlanCmd() *cobra.Command {
 			for _, l := range detailed.Loops {
 				fmt.Fprintf(out, "repeat %s, %s\n", l.Name, l.String())
 			}
+			var refused *runner.StartError
+			if err := runner.CheckStart(x.Graph.Nodes); errors.As(err, &refused) {
+				fmt.Fprintf(out, "\nrepro run would refuse to start: %d stage(s) cannot work as declared%s\n", len(refused.Stages), refused.Detail())
+			}
 			if err := printRequestPlan(cmd.Context(), out, st, x, entries); err != nil {
 				return exitCode(1, "repro plan: %v", err)
 			}

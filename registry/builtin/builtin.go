@@ -9,6 +9,7 @@ import (
 	"repro/registry/data"
 	"repro/registry/encode"
 	"repro/registry/evaluate"
+	"repro/registry/figure"
 	"repro/registry/generate"
 	"repro/registry/pairs"
 	"repro/registry/synth"
@@ -41,4 +42,5 @@ var families = []func(*registry.Registry){
 	generate.RegisterDINO,
 	pairs.Register,
 	train.RegisterCosine,
+	figure.Register,
 }

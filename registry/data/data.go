@@ -30,6 +30,7 @@ func Register(r *registry.Registry) {
 	r.Add(corpusType())
 	r.Add(rerankType())
 	r.Add(tripletSentencesType())
+	r.Add(rerankSentencesType())
 	r.Add(fewShotSplitType())
 	r.Add(sampleType())
 }

@@ -2,6 +2,7 @@ package encode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,6 +15,17 @@ import (
 type PoolingParams struct {
 	Pooling      string `cty:"pooling" doc:"cls | cls_before_pooler | mean | first_last_avg | top2_avg"`
 	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory, read when no encoder input is connected (the paper profiles' BERT-base)"`
+}
+
+var errNoEncoder = errors.New("no encoder: connect one or set hf_checkpoint to a local Hugging Face BERT directory (experiments/dino.hcl takes it as -var bert=DIR)")
+
+// CheckStart refuses, before a run starts, a stage with neither an encoder
+// input nor hf_checkpoint (registry.StartChecker).
+func (p PoolingParams) CheckStart(connected func(string) bool) error {
+	if connected("encoder") || p.HFCheckpoint != "" {
+		return nil
+	}
+	return errNoEncoder
 }
 
 // Validate checks the pooling name at load time.
@@ -59,7 +71,7 @@ func poolingType() *registry.StageType {
 			} else if p.HFCheckpoint != "" {
 				m, err = pooled.FromHF(p.HFCheckpoint, pool)
 			} else {
-				return fmt.Errorf("no encoder: connect one or set hf_checkpoint to a local Hugging Face BERT directory (experiments/dino.hcl takes it as -var bert=DIR)")
+				return errNoEncoder
 			}
 			if err != nil {
 				return fmt.Errorf("encoder: %w", err)

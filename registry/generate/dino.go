@@ -3,6 +3,7 @@ package generate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -88,6 +89,17 @@ func (p *DINOInstructions) externals() []registry.External {
 	return []registry.External{{Name: "hf_checkpoint", Path: p.HFCheckpoint}}
 }
 
+var errNoGenerator = errors.New("no generator: set hf_checkpoint to a local Hugging Face GPT-2 directory (experiments/dino.hcl takes GPT2-XL as -var gpt2=DIR) or connect a model (the mini and ci profiles connect the small GPT-2 of experiments/lm.hcl)")
+
+// CheckStart refuses, before a run starts, a stage with neither a model
+// input nor hf_checkpoint (registry.StartChecker).
+func (p DINOInstructions) CheckStart(connected func(string) bool) error {
+	if connected("model") || p.HFCheckpoint != "" {
+		return nil
+	}
+	return errNoGenerator
+}
+
 // openGenerator opens the model input, else hf_checkpoint, and checks
 // that its tokenizer can write the quote.
 func (p *DINOInstructions) openGenerator(env *registry.Env) (dino.LM, error) {
@@ -100,7 +112,7 @@ func (p *DINOInstructions) openGenerator(env *registry.Env) (dino.LM, error) {
 		}
 		dir = p.HFCheckpoint
 	} else {
-		return dino.LM{}, fmt.Errorf("no generator: set hf_checkpoint to a local Hugging Face GPT-2 directory (experiments/dino.hcl takes GPT2-XL as -var gpt2=DIR) or connect a model (the mini and ci profiles connect the small GPT-2 of experiments/lm.hcl)")
+		return dino.LM{}, errNoGenerator
 	}
 	m, err := lm.Open(dir)
 	if err != nil {

@@ -29,18 +29,25 @@ type QualityParams struct {
 // Validate checks the parameters at load time.
 func (p *QualityParams) Validate() error {
 	var c registry.Checks
-	if _, err := prompt.Parse(p.Template, 2); err != nil {
-		c.Add(false, "template", "%v", err)
-	}
 	if err := gense.CheckAlpha(p.Alpha); err != nil {
 		c.Add(false, "alpha", "%v", err)
 	}
-	c.Add(strings.TrimSpace(p.True) != "", "true_label", "empty")
-	c.Add(strings.TrimSpace(p.False) != "", "false_label", "empty")
-	c.Add(p.True != p.False, "false_label", "equal to true_label")
-	c.Positive("batch_size", p.BatchSize)
-	c.NonNegative("show", p.Show)
+	checkLabelling(&c, p.Template, p.True, p.False, p.BatchSize, p.Show)
 	return c.Result()
+}
+
+// checkLabelling validates what the stages that score pairs with a
+// text-to-text labeller share: a template with [X1] and [X2], two distinct
+// non-empty label sequences, the batch and the size of the excerpt.
+func checkLabelling(c *registry.Checks, template, trueLabel, falseLabel string, batch, show int) {
+	if _, err := prompt.Parse(template, 2); err != nil {
+		c.Add(false, "template", "%v", err)
+	}
+	c.Add(strings.TrimSpace(trueLabel) != "", "true_label", "empty")
+	c.Add(strings.TrimSpace(falseLabel) != "", "false_label", "empty")
+	c.Add(trueLabel != falseLabel, "false_label", "equal to true_label")
+	c.Positive("batch_size", batch)
+	c.NonNegative("show", show)
 }
 
 // FileQuality is the quality check's tally beside its triplets; FileScores

@@ -53,6 +53,7 @@ func Register(r *registry.Registry) {
 	r.Add(chatCorpusType())
 	r.Add(sampleType())
 	r.Add(qualityType())
+	r.Add(retrievalType())
 }
 
 // Price is one row of a price table: dollars per 1,000 tokens.

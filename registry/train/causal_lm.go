@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -46,6 +47,14 @@ type LMArchitecture struct {
 	Context      int    `cty:"context" doc:"from scratch: context window in tokens (n_positions)"`
 	Vocab        string `cty:"vocab" doc:"from scratch: \"gpt2\" (GPT-2's 50,257-token vocabulary) or \"train\" (a byte-level BPE vocabulary trained on the training texts)"`
 	VocabSize    int    `cty:"vocab_size" doc:"from scratch with vocab = \"train\": vocabulary size (<|endoftext|> and 256 byte symbols included)"`
+}
+
+var errNoGPT2 = errors.New("no pretrained model: set hf_checkpoint to a local Hugging Face GPT-2 directory (the experiments take it as -var gpt2=DIR), connect init, or set from_scratch = true to train the architecture parameters from random weights (the mini profiles do)")
+
+// CheckStart refuses, before a run starts, a stage that has neither init,
+// a checkpoint nor leave to train from scratch (registry.StartChecker).
+func (a LMArchitecture) CheckStart(connected func(string) bool) error {
+	return needModel(a.HFCheckpoint, a.FromScratch, connected("init"), errNoGPT2)
 }
 
 // CausalLMParams are train.causal_lm's parameters; the defaults are
@@ -194,7 +203,7 @@ func buildLM(env *registry.Env, p *CausalLMParams, texts []string) (*gpt2.Model,
 		return m, tok, "hf_checkpoint", nil
 	}
 	if !p.FromScratch {
-		return nil, nil, "", fmt.Errorf("no pretrained model: set hf_checkpoint to a local Hugging Face GPT-2 directory (the experiments take it as -var gpt2=DIR), connect init, or set from_scratch = true to train the architecture parameters from random weights (the mini profiles do)")
+		return nil, nil, "", errNoGPT2
 	}
 	var tok *tokenizer.BPE
 	switch p.Vocab {

@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -55,6 +56,23 @@ func (a Architecture) externals() []registry.External {
 		return nil
 	}
 	return []registry.External{{Name: "hf_checkpoint", Path: a.HFCheckpoint}}
+}
+
+var errNoBERT = errors.New("no pretrained model: set hf_checkpoint to a local Hugging Face BERT/RoBERTa directory (the experiments take it as -var bert=DIR / -var roberta=DIR), connect init, or set from_scratch = true to train the architecture parameters from random weights (the mini profiles do)")
+
+// CheckStart refuses, before a run starts, a stage that has neither init,
+// a checkpoint nor leave to train from scratch (registry.StartChecker).
+func (a Architecture) CheckStart(connected func(string) bool) error {
+	return needModel(a.HFCheckpoint, a.FromScratch, connected("init"), errNoBERT)
+}
+
+// needModel is the start check the architecture groups share: a model must
+// come from init, hf_checkpoint or from_scratch.
+func needModel(hf string, fromScratch, init bool, missing error) error {
+	if init || hf != "" || fromScratch {
+		return nil
+	}
+	return missing
 }
 
 // DefaultArchitecture is BERT-base's shape with its vocabulary, trained
@@ -138,7 +156,7 @@ func BuildModel(env *registry.Env, spec ModelSpec, corpus []string) (*pooled.Mod
 		}
 		fresh = true
 	case !spec.FromScratch:
-		return nil, fmt.Errorf("no pretrained model: set hf_checkpoint to a local Hugging Face BERT/RoBERTa directory (the experiments take it as -var bert=DIR / -var roberta=DIR), connect init, or set from_scratch = true to train the architecture parameters from random weights (the mini profiles do)")
+		return nil, errNoBERT
 	default:
 		var err error
 		if m, err = scratchModel(spec, corpus, seed); err != nil {

@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -53,6 +54,14 @@ type T5Architecture struct {
 	Tied         bool   `cty:"tie_word_embeddings" doc:"from scratch: output layer tied to the shared embedding (v1.0) rather than a separate lm_head (v1.1)"`
 	VocabSize    int    `cty:"vocab_size" doc:"from scratch: WordPiece vocabulary trained on the stage's texts (sentinels not included)"`
 	Sentinels    int    `cty:"sentinels" doc:"from scratch: sentinel tokens <extra_id_0>.. appended to the vocabulary (T5: 100)"`
+}
+
+var errNoT5 = errors.New("no pretrained model: set hf_checkpoint to a local Hugging Face T5 directory (the experiments take it as -var t5=DIR), connect init, or set from_scratch = true to train the architecture parameters from random weights (the mini profiles do)")
+
+// CheckStart refuses, before a run starts, a stage that has neither init,
+// a checkpoint nor leave to train from scratch (registry.StartChecker).
+func (a T5Architecture) CheckStart(connected func(string) bool) error {
+	return needModel(a.HFCheckpoint, a.FromScratch, connected("init"), errNoT5)
 }
 
 func defaultT5Architecture() T5Architecture {
@@ -108,7 +117,7 @@ func buildT5(env *registry.Env, a T5Architecture, corpus func() []string) (*t5.M
 		return load("hf_checkpoint", a.HFCheckpoint)
 	}
 	if !a.FromScratch {
-		return nil, nil, "", fmt.Errorf("no pretrained model: set hf_checkpoint to a local Hugging Face T5 directory (the experiments take it as -var t5=DIR), connect init, or set from_scratch = true to train the architecture parameters from random weights (the mini profiles do)")
+		return nil, nil, "", errNoT5
 	}
 	var tok tokenizer.Tokenizer
 	if ta, ok := env.Inputs["tokenizer"]; ok {

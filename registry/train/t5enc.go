@@ -34,6 +34,16 @@ type T5ContrastiveParams struct {
 	T5Architecture
 }
 
+// CheckStart accepts a connected encoder (what a second contrastive stage
+// continues from) besides the architecture's init, checkpoint or
+// from_scratch.
+func (p T5ContrastiveParams) CheckStart(connected func(string) bool) error {
+	if connected("encoder") {
+		return nil
+	}
+	return p.T5Architecture.CheckStart(connected)
+}
+
 // Validate checks every parameter of train.t5_contrastive.
 func (p *T5ContrastiveParams) Validate() error {
 	var c registry.Checks

@@ -572,3 +572,33 @@ stage "span_corruption" {
   learning_rate = 1e-3
   seed          = 7
 }
+
+stage "rerank_train" {
+  uses  = "data.rerank"
+  split = "train_part2"
+}
+
+stage "rerank_sentences" {
+  uses    = "data.rerank_sentences"
+  queries = stage.rerank_train.queries
+  exclude = stage.rerank.queries
+  max     = 12
+  seed    = 7
+}
+
+stage "retrieval_pairs" {
+  uses      = "synth.retrieval_pairs"
+  model     = stage.seq2seq.model
+  data      = stage.rerank_sentences.sentences
+  top_k     = 2
+  threshold = 0.5
+  seed      = 7
+}
+
+stage "scatter" {
+  uses   = "figure.scatter"
+  m1     = stage.eval_sts.metrics
+  m2       = stage.eval_sts.metrics
+  labels   = ["sup", "sup again"]
+  annotate = "stsb"
+}

@@ -1,0 +1,64 @@
+# DINO's offline generator: the small GPT-2 of ../lm.hcl fine-tuned on NLI
+# triplets rendered in DINO's instruction format, for the mini and ci
+# profiles of ../dino.hcl (used there as `module "format"`; a building
+# block, not an experiment). A DEPARTURE FROM THE PAPER, which reads GPT2-XL
+# as it is: a 5M-parameter LM trained on 2.6M tokens does not follow an
+# instruction it has never seen (measured: it almost never closes the
+# quote).
+#
+# NLI triplets (SNLI/MNLI dev and test here, never STS data) rendered as
+# instruction texts: I_1(premise) + entailment, I_0.5(premise) +
+# contradiction, I_0(premise) + another premise's entailment, each closed by
+# the quote; the GPT-2 is trained on them (each text framed by
+# <|endoftext|>, not packed). The generator is built once (fixed seeds),
+# like the pretrained models: `repro baseline --seeds` on dino.hcl varies
+# generation and training, not the generator.
+
+experiment "dino_format" {
+  title = "DINO's offline generator: a small GPT-2 fine-tuned on DINO's instruction format"
+  table = "none (a module of dino.hcl)"
+  paper = "dino.md (a departure: the paper's GPT2-XL needed no format teaching)"
+}
+
+module "lm" {
+  source = "../lm.hcl"
+}
+
+stage "nli" {
+  uses = "data.nli"
+}
+
+stage "render" {
+  uses = "pairs.render_instructions"
+  data = stage.nli.triplets
+  seed = 42
+}
+
+stage "format" {
+  uses          = "train.causal_lm"
+  data          = stage.render.sentences
+  init          = module.lm.lm.model
+  pack          = false
+  learning_rate = 5e-4
+  batch_size    = 16
+  max_length    = 96
+  max_steps     = 250
+  warmup        = 30
+  dropout       = 0
+  seed          = 42
+}
+
+# dino.hcl's mini profile takes the stage blocks as written (lm.hcl's mini
+# GPT-2, 250 updates of 16 on all 26,448 rendered texts).
+
+# ci: lm.hcl's ci GPT-2, 150 updates on 3,000 rendered texts.
+profile "ci" {
+  stage "render" {
+    max_triplets = 1000
+  }
+  stage "format" {
+    max_steps  = 150
+    batch_size = 16
+    max_length = 96
+  }
+}
