@@ -257,6 +257,13 @@ stage "fewshot_split" {
   seed       = 7
 }
 
+stage "sample" {
+  uses      = "data.sample"
+  documents = stage.news.documents
+  size      = 5
+  seed      = 7
+}
+
 stage "conpono_pairs" {
   uses      = "annotate.conpono"
   documents = stage.news.documents
