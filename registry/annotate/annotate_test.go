@@ -269,3 +269,59 @@ func TestRegistered(t *testing.T) {
 		}
 	}
 }
+
+// TestBadDocuments covers the bad input for the pair stages: one-
+// sentence (and sentence-less) documents are skipped and counted, a
+// corpus that yields no pair at all is a clear error rather than an empty
+// pairs file, and a K-means cluster left empty is counted, not a crash.
+func TestBadDocuments(t *testing.T) {
+	model := encoderArtifact(t)
+	withEmpty := append(append([]rows.Document(nil), testDocs...), rows.Document{ID: "e"})
+	in := map[string]registry.Artifact{"model": model, "documents": docsArtifact(t, withEmpty)}
+	for _, name := range []string{"annotate.idc", "annotate.conpono", "annotate.ict"} {
+		res, err := run(t, name, nil, in, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.stats["documents"] != 4 || res.stats["skipped"] != 2 {
+			t.Errorf("%s: stats %v, want 4 documents, 2 skipped (d2 has one sentence, e none)", name, res.stats)
+		}
+		for _, p := range res.pairs {
+			if p.Doc == "d2" || p.Doc == "e" {
+				t.Errorf("%s: pair from a document with fewer than two sentences: %v", name, p)
+			}
+		}
+	}
+
+	// "ab" and "ba" count the same letters: two points, one place, so the
+	// second of two K-means clusters ends empty.
+	same := map[string]registry.Artifact{"model": model, "documents": docsArtifact(t, []rows.Document{{ID: "s", Sentences: []string{"ab", "ba", "ab"}}})}
+	res, err := run(t, "annotate.idc_kmeans", map[string]cty.Value{"clusters": cty.NumberIntVal(2)}, same, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.stats["empty_clusters"] != 1 || res.stats["pairs"] != 3 || res.stats["clusters"] != 1 {
+		t.Errorf("empty global cluster: stats %v, want empty_clusters 1, one group of 3 sentences (3 pairs)", res.stats)
+	}
+
+	single := map[string]registry.Artifact{"model": model, "documents": docsArtifact(t, []rows.Document{
+		{ID: "x", Sentences: []string{"aa"}}, {ID: "y", Sentences: []string{"bb"}}})}
+	none := map[string]registry.Artifact{"model": model, "documents": docsArtifact(t, []rows.Document{})}
+	for _, c := range []struct {
+		name string
+		set  map[string]cty.Value
+		in   map[string]registry.Artifact
+		want string
+	}{
+		{"annotate.idc_kmeans", map[string]cty.Value{"clusters": cty.NumberIntVal(1)}, single, "no positive pair from 2 documents (2 skipped"},
+		{"annotate.conpono", nil, single, "no positive pair from 2 documents (2 skipped"},
+		{"annotate.ict", nil, single, "no positive pair from 2 documents (2 skipped"},
+		{"annotate.idc", map[string]cty.Value{"top_k": cty.NumberIntVal(-1)}, in, "top_k: -1 must be at least 1"},
+		{"annotate.idc", nil, none, "documents: no documents"},
+		{"annotate.idc_kmeans", nil, none, "documents: no documents"},
+	} {
+		if _, err := run(t, c.name, c.set, c.in, 1); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %v: err = %v, want %q", c.name, c.set, err, c.want)
+		}
+	}
+}

@@ -32,6 +32,7 @@ func Register(r *registry.Registry) {
 	r.Add(tripletSentencesType())
 	r.Add(rerankSentencesType())
 	r.Add(fewShotSplitType())
+	r.Add(sampleType())
 }
 
 // catalogue is the catalogue stages read; a variable so tests can point it

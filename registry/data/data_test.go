@@ -75,16 +75,16 @@ func mustRead[T any](t *testing.T, path string) []T {
 func TestTypesAreVersioned(t *testing.T) {
 	r := registry.New()
 	Register(r)
-	if len(r.Names()) != 10 {
+	if len(r.Names()) != 11 {
 		t.Errorf("types %v", r.Names())
 	}
 	for _, n := range r.Names() {
 		st, _ := r.Lookup(n)
-		// Loaders read the catalogue and take no input; the one
-		// transformation of this family reads triplets.
+		// Loaders read the catalogue and take no input; the
+		// transformations of this family read triplets or documents.
 		wantInputs, wantOutputs := 0, 1
 		switch n {
-		case "data.triplet_sentences":
+		case "data.triplet_sentences", "data.sample":
 			wantInputs = 1
 		case "data.rerank_sentences":
 			wantInputs = 2 // the training split and the evaluation split to exclude

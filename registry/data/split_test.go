@@ -17,9 +17,17 @@ import (
 // runSplit runs data.fewshot_split on docs and returns its outputs' rows.
 func runSplit(t *testing.T, docs []rows.Document, set map[string]cty.Value, seed int64) (map[string][]rows.Document, error) {
 	t.Helper()
+	res, _, err := runOnDocuments(t, "data.fewshot_split", docs, set, seed)
+	return res, err
+}
+
+// runOnDocuments runs the stage type name on docs (its input "documents")
+// and returns its outputs' rows and directories.
+func runOnDocuments(t *testing.T, name string, docs []rows.Document, set map[string]cty.Value, seed int64) (map[string][]rows.Document, map[string]string, error) {
+	t.Helper()
 	r := registry.New()
 	Register(r)
-	st, _ := r.Lookup("data.fewshot_split")
+	st, _ := r.Lookup(name)
 	ps, _ := st.ParamSchema()
 	attrs := map[string]cty.Value{}
 	for _, p := range ps {
@@ -43,13 +51,13 @@ func runSplit(t *testing.T, docs []rows.Document, set map[string]cty.Value, seed
 	env := &registry.Env{Params: params, Seed: seed, Outputs: outs,
 		Inputs: map[string]registry.Artifact{"documents": {Kind: registry.KindDocuments, Dir: in}}}
 	if err := st.Call(context.Background(), env); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res := map[string][]rows.Document{}
 	for name, dir := range outs {
 		res[name] = mustRead[rows.Document](t, filepath.Join(dir, registry.FileDocuments))
 	}
-	return res, nil
+	return res, outs, nil
 }
 
 func labelled(n int) []rows.Document {

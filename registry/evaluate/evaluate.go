@@ -50,6 +50,7 @@ func Register(r *registry.Registry) {
 	r.Add(retrievalType())
 	r.Add(densityType())
 	r.Add(perplexityType())
+	r.Add(spanCorruptionType())
 }
 
 // encoderPort is the encoder input every evaluate type has.

@@ -435,6 +435,11 @@ func TestRetrievalStage(t *testing.T) {
 	if _, err := run(t, "evaluate.retrieval", nil, newEncoder(t, 8, ""), bad); err == nil || !strings.Contains(err.Error(), `row 2 (id "x"): no sentences`) {
 		t.Errorf("document without sentences: error %v", err)
 	}
+	// A corpus without headlines (the Brown Corpus) has nothing to retrieve.
+	noHead := artifact(t, registry.KindDocuments, registry.FileDocuments, []rows.Document{docs[0], {ID: "ca01", Sentences: []string{"a sentence"}}})
+	if _, err := run(t, "evaluate.retrieval", nil, newEncoder(t, 8, ""), noHead); err == nil || !strings.Contains(err.Error(), `row 2 (id "ca01"): no headline`) {
+		t.Errorf("document without headline: error %v", err)
+	}
 }
 
 func TestCosineDensityStage(t *testing.T) {

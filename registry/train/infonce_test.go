@@ -160,6 +160,7 @@ func TestInfoCSETrainErrors(t *testing.T) {
 	}{
 		{"train.headline", nil, map[string]registry.Artifact{"data": artifact(t, registry.KindDocuments, registry.FileDocuments, noHead)},
 			`row 3 (id "business/021"): no headline: few-shot fine-tuning trains on (document, headline) pairs`},
+		{"train.headline", nil, map[string]registry.Artifact{"data": artifact(t, registry.KindDocuments, registry.FileDocuments, []rows.Document{})}, "documents.jsonl: no rows"},
 		{"train.infonce", map[string]cty.Value{"similarity": cty.StringVal("l1")}, map[string]registry.Artifact{"data": pairs}, "similarity"},
 		{"train.infonce", map[string]cty.Value{"validation_k": cty.NumberIntVal(0)}, map[string]registry.Artifact{"data": pairs}, "validation_k: 0"},
 		{"train.infonce", map[string]cty.Value{"batch_size": cty.NumberIntVal(5000)}, map[string]registry.Artifact{"data": pairs}, "larger than the"},

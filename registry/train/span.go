@@ -20,7 +20,7 @@ import (
 // each span replaced by the next sentinel id; the target lists each
 // sentinel followed by the span it replaced (and, as T5 does, a closing
 // sentinel). Draws come from rng only.
-type SpanCorruptFunc func(ids []int, noiseDensity, meanSpanLength float64, sentinels []int, rng *rand.Rand) (source, target []int, err error)
+type SpanCorruptFunc = t5.SpanCorruptFunc
 
 // SpanCorrupt is train.span_corruption's noise function: T5's exact mask
 // (internal/text/spancorrupt). A variable so that tests can substitute a
@@ -32,13 +32,13 @@ var SpanCorrupt SpanCorruptFunc = spancorrupt.IDs
 type SpanCorruptionParams struct {
 	NoiseDensity   float64 `cty:"noise_density" doc:"fraction of tokens corrupted (T5: 0.15)"`
 	MeanSpanLength float64 `cty:"mean_span_length" doc:"mean length of a corrupted span (T5: 3)"`
-	MaxLength      int     `cty:"max_length" doc:"tokens read from each sentence before corruption (longer ones are cut)"`
+	MaxLength      int     `cty:"max_length" doc:"tokens per packed sequence before corruption: the sentences' tokens are concatenated in order and cut into sequences of this length (the last may be shorter), as T5 packs its corpus"`
 	MaxSentences   int     `cty:"max_sentences" doc:"train on the first N sentences; 0 = all"`
 	LearningRate   float64 `cty:"learning_rate" doc:"peak learning rate"`
-	BatchSize      int     `cty:"batch_size" doc:"sentences per micro-batch"`
-	Epochs         int     `cty:"epochs" doc:"passes over the sentences, each corrupted anew (max_steps > 0 overrides)"`
+	BatchSize      int     `cty:"batch_size" doc:"packed sequences per micro-batch"`
+	Epochs         int     `cty:"epochs" doc:"passes over the packed sequences, each corrupted anew (max_steps > 0 overrides)"`
 	MaxSteps       int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
-	DevBatch       int     `cty:"dev_batch" doc:"sentences per batch when scoring dev"`
+	DevBatch       int     `cty:"dev_batch" doc:"packed sequences per batch when scoring dev"`
 	Dropout        float64 `cty:"dropout" doc:"dropout_rate during training (T5: 0.1)"`
 	Optimisation   `doc.eval_every:"updates between dev evaluations (perplexity of the corrupted dev sentences' targets)"`
 	T5Architecture
@@ -62,14 +62,16 @@ func (p *SpanCorruptionParams) Validate() error {
 func spanCorruptionType() *registry.StageType {
 	return &registry.StageType{
 		Name:    "train.span_corruption",
-		Version: 1,
-		Doc: `T5's pretraining objective on a sentence corpus: each sentence (at most max_length tokens) has
-about noise_density of its tokens, in spans of mean length mean_span_length, replaced by sentinel
-tokens; the model learns to write the sentinels and the spans they replaced (teacher forcing, token
-cross-entropy). Sentences are corrupted anew in every batch from the step's seeded stream. The model
+		Version: 2,
+		Doc: `T5's pretraining objective on a sentence corpus: the sentences' tokens are concatenated in
+order and cut into sequences of max_length tokens (T5's packing; corrupting each short sentence alone
+would put its one noise span at its end), then each sequence has about noise_density of its tokens,
+in spans of mean length mean_span_length, replaced by sentinel tokens; the model learns to write the
+sentinels and the spans they replaced (teacher forcing, token cross-entropy). Sequences are corrupted
+anew in every batch from the step's seeded stream. The model
 is init, else hf_checkpoint, else a from-scratch T5 with a WordPiece vocabulary trained on the
-sentences plus the sentinels. With dev connected, the perplexity of its corrupted sentences (fixed
-corruption) selects the weights. Resumable; bit-identical on CPU for a given seed.`,
+sentences plus the sentinels. With dev connected, the perplexity of its packed, corrupted sentences
+(fixed corruption) selects the weights. Resumable; bit-identical on CPU for a given seed.`,
 		Params: SpanCorruptionParams{NoiseDensity: 0.15, MeanSpanLength: 3, MaxLength: 128, LearningRate: 1e-3, BatchSize: 32,
 			Epochs: 1, DevBatch: 32, Dropout: 0.1, Optimisation: DefaultOptimisation(), T5Architecture: defaultT5Architecture()},
 		Inputs: []registry.Port{
@@ -90,8 +92,9 @@ corruption) selects the weights. Resumable; bit-identical on CPU for a given see
 type SpanHistory struct {
 	Stage      string         `json:"stage"`
 	Source     string         `json:"source"`
-	Sentences  int            `json:"sentences"`
-	Truncated  int            `json:"truncated"` // sentences cut to max_length
+	Sentences  int            `json:"sentences"` // sentences with at least one token
+	Sequences  int            `json:"sequences"` // packed sequences of max_length tokens (the last may be shorter)
+	Tokens     int            `json:"tokens"`
 	Steps      int            `json:"steps"`
 	LastLoss   float64        `json:"last_loss"`
 	BestStep   int            `json:"best_step"`
@@ -125,30 +128,21 @@ func runSpanCorruption(ctx context.Context, env *registry.Env) error {
 	}
 	text := t5.NewText(tok, m.Config)
 	eos := m.Config.EOSTokenID
-	pieces := func(ss []string) ([][]int, int) {
-		out, cut := make([][]int, 0, len(ss)), 0
-		for _, s := range ss {
-			ids := text.Pieces(s)
-			if len(ids) > p.MaxLength {
-				ids, cut = ids[:p.MaxLength], cut+1
-			}
-			if len(ids) > 0 {
-				out = append(out, ids)
-			}
-		}
-		return out, cut
+	seqs, used := text.Packed(sents, p.MaxLength)
+	devSeqs, _ := text.Packed(devSents, p.MaxLength)
+	if len(seqs) == 0 {
+		return fmt.Errorf("data: no sentence has any token")
 	}
-	seqs, cut := pieces(sents)
-	devSeqs, _ := pieces(devSents)
+	tokens := 0
+	for _, s := range seqs {
+		tokens += len(s)
+	}
+	o := spancorrupt.Options{NoiseDensity: p.NoiseDensity, MeanSpanLength: p.MeanSpanLength}
 	corrupt := func(ids []int, rng *rand.Rand) (t5.Example, error) {
-		src, tgt, err := SpanCorrupt(ids, p.NoiseDensity, p.MeanSpanLength, sentinels, rng)
-		if err != nil {
-			return t5.Example{}, err
-		}
-		return t5.Example{Source: append(src, eos), Target: append(tgt, eos)}, nil
+		return t5.SpanExample(SpanCorrupt, ids, o, sentinels, eos, rng)
 	}
-	stageLog(env).Info("span corruption data", "sentences", len(seqs), "truncated", cut, "dev", len(devSeqs), "source", source,
-		"vocab", m.Config.VocabSize)
+	stageLog(env).Info("span corruption data", "sentences", used, "sequences", len(seqs), "tokens", tokens, "dev_sequences", len(devSeqs),
+		"source", source, "vocab", m.Config.VocabSize)
 	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
 		part := make([]t5.Example, len(batch))
 		for i, j := range batch {
@@ -183,7 +177,7 @@ func runSpanCorruption(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	h := SpanHistory{Stage: "train.span_corruption", Source: source, Sentences: len(seqs), Truncated: cut, Steps: res.Steps,
+	h := SpanHistory{Stage: "train.span_corruption", Source: source, Sentences: used, Sequences: len(seqs), Tokens: tokens, Steps: res.Steps,
 		LastLoss: res.LastLoss, BestStep: res.BestStep, Evaluation: res.History, Stopped: res.Stopped}
 	if !math.IsNaN(res.BestMetric) {
 		v := -res.BestMetric

@@ -11,6 +11,7 @@ import (
 	"repro/internal/model/checkpoint"
 	"repro/internal/model/lm"
 	"repro/internal/model/tokenizer"
+	"repro/internal/text/spancorrupt"
 	"repro/registry"
 )
 
@@ -40,7 +41,7 @@ func TestSpanCorruptionSeam(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := readT5History[SpanHistory](t, out)
-	if len(h.Evaluation) != 2 || h.DevPPL == nil || h.Evaluation[1].Metric <= h.Evaluation[0].Metric || h.Truncated == 0 {
+	if len(h.Evaluation) != 2 || h.DevPPL == nil || h.Evaluation[1].Metric <= h.Evaluation[0].Metric || h.Sequences != (h.Tokens+23)/24 {
 		t.Fatalf("history %+v", h)
 	}
 	t.Logf("dev perplexity of the spans %.2f -> %.2f", -h.Evaluation[0].Metric, *h.DevPPL)
@@ -88,4 +89,73 @@ func TestSpanCorruptionT5(t *testing.T) {
 	if err != nil || l.Family != "t5" {
 		t.Fatalf("open: %v", err)
 	}
+}
+
+// TestSpanCorruptionPacks: the stage corrupts packed sequences, not
+// sentences one by one. Every sequence the noise function sees is
+// max_length tokens (but the corpus's last), their count is the tokens
+// over max_length, and the noise -- T5's own mask, three spans at 60
+// tokens -- lies all over the sequence: corrupting each 20-odd-token
+// Wikipedia sentence alone would put its single span at its end.
+func TestSpanCorruptionPacks(t *testing.T) {
+	const maxLen = 60
+	var lengths []int
+	var firstNoise []float64 // position of the first noise token / length
+	prev := SpanCorrupt
+	SpanCorrupt = func(ids []int, density, span float64, sentinels []int, rng *rand.Rand) ([]int, []int, error) {
+		src, tgt, err := spancorrupt.IDs(ids, density, span, sentinels, rng)
+		if err == nil {
+			lengths = append(lengths, len(ids))
+			// The source's plain tokens before its first sentinel.
+			for i, id := range src {
+				if id == sentinels[0] {
+					firstNoise = append(firstNoise, float64(i)/float64(len(ids)))
+					break
+				}
+			}
+		}
+		return src, tgt, err
+	}
+	defer func() { SpanCorrupt = prev }()
+	train, _ := lmTexts(t)
+	set := tinyT5(map[string]cty.Value{"max_length": cty.NumberIntVal(maxLen), "batch_size": cty.NumberIntVal(8),
+		"max_steps": cty.NumberIntVal(12), "eval_every": cty.NumberIntVal(0)})
+	delete(set, "max_source_length")
+	delete(set, "max_target_length")
+	out, _, err := stageRun{name: "train.span_corruption", set: set, seed: 3,
+		inputs: map[string]registry.Artifact{"data": train}}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := readT5History[SpanHistory](t, out)
+	if want := (h.Tokens + maxLen - 1) / maxLen; h.Sequences != want || h.Sentences != 600 {
+		t.Fatalf("%d sentences, %d tokens packed into %d sequences of %d, want %d", h.Sentences, h.Tokens, h.Sequences, maxLen, want)
+	}
+	last := h.Tokens - (h.Sequences-1)*maxLen
+	short := 0
+	for _, n := range lengths {
+		switch n {
+		case maxLen:
+		case last:
+			short++
+		default:
+			t.Fatalf("a sequence of %d tokens reached the noise function (packed: %d, or the last one's %d)", n, maxLen, last)
+		}
+	}
+	if len(lengths) != 12*8 || short > 2 {
+		t.Fatalf("%d corruptions (%d of the short last sequence), want 96", len(lengths), short)
+	}
+	// Where the noise starts: with one span per short sentence it would
+	// always be in the last fifth; packed, it starts in the first half in
+	// a good share of the sequences.
+	early := 0
+	for _, f := range firstNoise {
+		if f < 0.5 {
+			early++
+		}
+	}
+	if len(firstNoise) != len(lengths) || early < len(firstNoise)/4 {
+		t.Fatalf("the first noise span starts in the first half of %d of %d sequences", early, len(firstNoise))
+	}
+	t.Logf("%d sentences -> %d sequences of %d; first noise in the first half of %d/%d", h.Sentences, h.Sequences, maxLen, early, len(firstNoise))
 }

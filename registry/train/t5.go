@@ -170,22 +170,29 @@ const (
 const (
 	SelectPerplexity    = "perplexity"     // lowest dev target perplexity
 	SelectTokenAccuracy = "token_accuracy" // highest dev teacher-forced token accuracy
+	// SelectAccMinusPPL is GenSE's model selection (Chen et al. 2022,
+	// section 3.1: "accuracy - 10 x ppl"): exact-match accuracy (%) on the
+	// dev discrimination instances minus ppl_weight times the perplexity
+	// of the dev generation instances; highest wins.
+	SelectAccMinusPPL = "acc_minus_ppl"
 )
 
 // Seq2SeqParams are train.seq2seq's parameters; the defaults are common
 // T5 fine-tuning settings (AdamW 1e-4, dropout 0.1).
 type Seq2SeqParams struct {
-	LearningRate    float64 `cty:"learning_rate" doc:"peak learning rate"`
-	BatchSize       int     `cty:"batch_size" doc:"instances per micro-batch"`
-	Epochs          int     `cty:"epochs" doc:"passes over the data (max_steps > 0 overrides)"`
-	MaxSteps        int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
-	MaxInstances    int     `cty:"max_instances" doc:"train on the first N instances; 0 = all"`
-	MaxSourceLength int     `cty:"max_source_length" doc:"source tokens at most (EOS included)"`
-	MaxTargetLength int     `cty:"max_target_length" doc:"target tokens at most (EOS included)"`
-	Overflow        string  `cty:"overflow" doc:"\"truncate\" (cut longer sources/targets, keep EOS, count them in training.json) or \"fail\" (stop at the first one)"`
-	Select          string  `cty:"select" doc:"model selection on dev: \"perplexity\" (lowest target perplexity) or \"token_accuracy\" (highest)"`
-	DevBatch        int     `cty:"dev_batch" doc:"instances per batch when scoring dev"`
-	Dropout         float64 `cty:"dropout" doc:"dropout_rate during training (T5: 0.1); the saved config keeps the source's"`
+	LearningRate    float64  `cty:"learning_rate" doc:"peak learning rate"`
+	BatchSize       int      `cty:"batch_size" doc:"instances per micro-batch"`
+	Epochs          int      `cty:"epochs" doc:"passes over the data (max_steps > 0 overrides)"`
+	MaxSteps        int      `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
+	MaxInstances    int      `cty:"max_instances" doc:"train on the first N instances; 0 = all"`
+	MaxSourceLength int      `cty:"max_source_length" doc:"source tokens at most (EOS included)"`
+	MaxTargetLength int      `cty:"max_target_length" doc:"target tokens at most (EOS included)"`
+	Overflow        string   `cty:"overflow" doc:"\"truncate\" (cut longer sources/targets, keep EOS, count them in training.json) or \"fail\" (stop at the first one)"`
+	Select          string   `cty:"select" doc:"model selection on dev: \"perplexity\" (lowest target perplexity), \"token_accuracy\" (highest) or \"acc_minus_ppl\" (highest exact-match accuracy in % on the discrimination instances minus ppl_weight x the perplexity of the generation instances; GenSE's)"`
+	PPLWeight       float64  `cty:"ppl_weight" doc:"acc_minus_ppl: weight of the generation perplexity (GenSE: 10)"`
+	DiscTargets     []string `cty:"discrimination_targets" doc:"acc_minus_ppl: a dev instance whose target is one of these is a discrimination instance (scored by exact match), any other a generation instance (scored by perplexity)"`
+	DevBatch        int      `cty:"dev_batch" doc:"instances per batch when scoring dev"`
+	Dropout         float64  `cty:"dropout" doc:"dropout_rate during training (T5: 0.1); the saved config keeps the source's"`
 	Optimisation    `doc.eval_every:"updates between dev evaluations (when dev is connected)"`
 	T5Architecture
 }
@@ -194,8 +201,15 @@ type Seq2SeqParams struct {
 func (p *Seq2SeqParams) Validate() error {
 	var c registry.Checks
 	p.validateCommon(&c)
-	c.OneOf("select", p.Select, SelectPerplexity, SelectTokenAccuracy)
+	c.OneOf("select", p.Select, SelectPerplexity, SelectTokenAccuracy, SelectAccMinusPPL)
 	c.NonNegative("max_instances", p.MaxInstances)
+	c.Add(p.PPLWeight >= 0 && !math.IsInf(p.PPLWeight, 0), "ppl_weight", "%v must be a finite value >= 0", p.PPLWeight)
+	if p.Select == SelectAccMinusPPL {
+		c.Add(len(p.DiscTargets) > 0, "discrimination_targets", "acc_minus_ppl needs the discrimination instances' targets (e.g. [\"true\", \"false\"])")
+	}
+	for _, t := range p.DiscTargets {
+		c.Add(strings.TrimSpace(t) != "", "discrimination_targets", "an empty target cannot name a discrimination instance")
+	}
 	return c.Result()
 }
 
@@ -212,22 +226,28 @@ func (p *Seq2SeqParams) validateCommon(c *registry.Checks) {
 
 func defaultSeq2SeqParams() Seq2SeqParams {
 	return Seq2SeqParams{LearningRate: 1e-4, BatchSize: 8, Epochs: 3, MaxSourceLength: 128, MaxTargetLength: 64,
-		Overflow: OverflowTruncate, Select: SelectPerplexity, DevBatch: 16, Dropout: 0.1,
+		Overflow: OverflowTruncate, Select: SelectPerplexity, PPLWeight: 10, DiscTargets: []string{"true", "false"}, DevBatch: 16, Dropout: 0.1,
 		Optimisation: DefaultOptimisation(), T5Architecture: defaultT5Architecture()}
 }
 
 func seq2seqType() *registry.StageType {
 	return &registry.StageType{
 		Name:    "train.seq2seq",
-		Version: 1,
+		Version: 2,
 		Doc: `Teacher-forced training of a T5 text-to-text model on {source, target} instances: the
 decoder reads the pad token then the target shifted right, the loss is the mean token
 cross-entropy over the target tokens (padding ignored). Sources and targets end with EOS; longer
 ones are cut or fail the stage (overflow). The model is the init input (a T5 language model),
 else hf_checkpoint (a local Hugging Face T5), else a from-scratch T5 of the given shape with a
 WordPiece vocabulary trained on the instances plus sentinel tokens. With dev connected, the
-declared metric (perplexity or token_accuracy) is measured every eval_every updates and the
-best weights are kept. Resumable; bit-identical on CPU for a given seed.`,
+declared metric is measured every eval_every updates and the best weights are kept: perplexity,
+token_accuracy, or acc_minus_ppl (GenSE's "accuracy - 10 x ppl": dev instances whose target is one
+of discrimination_targets are discrimination instances, scored by exact match in % -- every target
+token the argmax given the gold prefix, i.e. what greedy decoding reproduces; the others are
+generation instances, scored by target perplexity; score = accuracy - ppl_weight x perplexity; the
+accuracy is in % so that neither term swamps the other). metrics.json holds the best evaluation
+(and, for acc_minus_ppl, its two parts); training.json every evaluation. Resumable; bit-identical on
+CPU for a given seed.`,
 		Params: defaultSeq2SeqParams(),
 		Inputs: []registry.Port{
 			{Name: "data", Kind: registry.KindSeq2Seq, Doc: "training instances"},
@@ -235,7 +255,10 @@ best weights are kept. Resumable; bit-identical on CPU for a given seed.`,
 			{Name: "init", Kind: registry.KindLanguageModel, Optional: true, Doc: "a T5 language model to continue training (overrides hf_checkpoint and the architecture)"},
 			tokenizerPort,
 		},
-		Outputs:   []registry.Port{{Name: "model", Kind: registry.KindLanguageModel, Doc: "the trained model: Hugging Face T5 directory plus training.json"}},
+		Outputs: []registry.Port{
+			{Name: "model", Kind: registry.KindLanguageModel, Doc: "the trained model: Hugging Face T5 directory plus training.json"},
+			{Name: "metrics", Kind: registry.KindMetrics, Doc: "metrics.json: steps, last_loss, best_step, best_dev; for acc_minus_ppl also dev_generation_perplexity, dev_discrimination_accuracy (%), dev_score, dev_generation_instances, dev_discrimination_instances"},
+		},
 		Seeded:    true,
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*Seq2SeqParams).externals(), nil },
@@ -312,7 +335,42 @@ type Seq2SeqHistory struct {
 	BestStep   int            `json:"best_step"` // -1: no evaluation, last weights kept
 	Best       *float64       `json:"best_dev,omitempty"`
 	Evaluation []trainer.Eval `json:"evaluation,omitempty"`
-	Stopped    bool           `json:"early_stopped,omitempty"`
+	// Parts are acc_minus_ppl's two measures at each evaluation (those
+	// of this process: a resumed run lists the ones after the resume).
+	Parts   []DevParts `json:"evaluation_parts,omitempty"`
+	Stopped bool       `json:"early_stopped,omitempty"`
+}
+
+// DevParts is one acc_minus_ppl evaluation of train.seq2seq.
+type DevParts struct {
+	Step int `json:"step"`
+	// GenerationPerplexity is the target perplexity of the generation
+	// instances, DiscriminationAccuracy the exact-match accuracy (%) of
+	// the discrimination instances, Score the selection metric.
+	GenerationPerplexity   float64 `json:"generation_perplexity"`
+	DiscriminationAccuracy float64 `json:"discrimination_accuracy"`
+	Score                  float64 `json:"score"`
+}
+
+// AccMinusPPL is GenSE's selection score: accuracy (%) minus weight x
+// perplexity.
+func AccMinusPPL(accuracy, perplexity, weight float64) float64 { return accuracy - weight*perplexity }
+
+// splitDev separates the dev examples into generation and discrimination
+// instances by their targets.
+func splitDev(xs []rows.Seq2Seq, ex []t5.Example, discTargets []string) (gen, disc []t5.Example) {
+	isDisc := map[string]bool{}
+	for _, t := range discTargets {
+		isDisc[strings.TrimSpace(t)] = true
+	}
+	for i, x := range xs {
+		if isDisc[strings.TrimSpace(x.Target)] {
+			disc = append(disc, ex[i])
+		} else {
+			gen = append(gen, ex[i])
+		}
+	}
+	return gen, disc
 }
 
 func runSeq2Seq(ctx context.Context, env *registry.Env) error {
@@ -358,7 +416,31 @@ func runSeq2Seq(ctx context.Context, env *registry.Env) error {
 		return loss, err
 	}
 	var eval trainer.EvalFunc
-	if len(devEx) > 0 {
+	var parts []DevParts
+	genDev, discDev := splitDev(dev, devEx, p.DiscTargets)
+	switch {
+	case len(devEx) > 0 && p.Select == SelectAccMinusPPL:
+		if len(genDev) == 0 || len(discDev) == 0 {
+			return fmt.Errorf("dev: select = %q needs both kinds of instance, but %d of the %d have a target in discrimination_targets %q",
+				p.Select, len(discDev), len(devEx), p.DiscTargets)
+		}
+		log.Info("dev split", "generation", len(genDev), "discrimination", len(discDev))
+		eval = func(context.Context) (float64, error) {
+			g, err := m.Evaluate(genDev, p.DevBatch)
+			if err != nil {
+				return 0, fmt.Errorf("dev generation instances: %w", err)
+			}
+			d, err := m.Evaluate(discDev, p.DevBatch)
+			if err != nil {
+				return 0, fmt.Errorf("dev discrimination instances: %w", err)
+			}
+			acc := 100 * d.ExactMatch
+			score := AccMinusPPL(acc, g.Perplexity, p.PPLWeight)
+			parts = append(parts, DevParts{GenerationPerplexity: g.Perplexity, DiscriminationAccuracy: acc, Score: score})
+			log.Info("dev", "generation_perplexity", g.Perplexity, "discrimination_accuracy", acc, "score", score)
+			return score, nil
+		}
+	case len(devEx) > 0:
 		eval = func(context.Context) (float64, error) {
 			s, err := m.Evaluate(devEx, p.DevBatch)
 			if err != nil {
@@ -371,8 +453,11 @@ func runSeq2Seq(ctx context.Context, env *registry.Env) error {
 		}
 	}
 	show := func(metric, best float64) string {
-		if p.Select == SelectTokenAccuracy {
+		switch p.Select {
+		case SelectTokenAccuracy:
 			return fmt.Sprintf("dev token accuracy %.2f (best %.2f)", metric, best)
+		case SelectAccMinusPPL:
+			return fmt.Sprintf("dev acc - %g ppl %.2f (best %.2f)", p.PPLWeight, metric, best)
 		}
 		return fmt.Sprintf("dev ppl %.2f (best %.2f)", -metric, -best)
 	}
@@ -380,10 +465,18 @@ func runSeq2Seq(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
+	// This process's evaluations are the last len(parts) of the history.
+	if off := len(res.History) - len(parts); off >= 0 {
+		for i := range parts {
+			parts[i].Step = res.History[off+i].Step
+		}
+	}
 	h := Seq2SeqHistory{Stage: "train.seq2seq", Source: source, Instances: len(ex), Overflowed: over, Steps: res.Steps,
-		LastLoss: res.LastLoss, BestStep: res.BestStep, Evaluation: res.History, Stopped: res.Stopped}
+		LastLoss: res.LastLoss, BestStep: res.BestStep, Evaluation: res.History, Parts: parts, Stopped: res.Stopped}
+	metrics := map[string]any{"steps": res.Steps, "last_loss": res.LastLoss, "best_step": res.BestStep, "instances": len(ex)}
 	if eval != nil {
 		h.Select = p.Select
+		metrics["select"] = p.Select
 	}
 	if !math.IsNaN(res.BestMetric) {
 		v := res.BestMetric
@@ -391,6 +484,19 @@ func runSeq2Seq(ctx context.Context, env *registry.Env) error {
 			v = -v
 		}
 		h.Best = &v
+		metrics["best_dev"] = v
+	}
+	for _, pt := range parts {
+		if pt.Step == res.BestStep {
+			metrics["dev_generation_perplexity"] = pt.GenerationPerplexity
+			metrics["dev_discrimination_accuracy"] = pt.DiscriminationAccuracy
+			metrics["dev_score"] = pt.Score
+			metrics["dev_generation_instances"] = len(genDev)
+			metrics["dev_discrimination_instances"] = len(discDev)
+		}
+	}
+	if err := writeJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), metrics); err != nil {
+		return err
 	}
 	return saveT5(env, m, tok, "train.seq2seq", res, h)
 }

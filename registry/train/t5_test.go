@@ -4,14 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/zclconf/go-cty/cty"
 
+	"repro/internal/generate"
 	"repro/internal/model/checkpoint"
 	"repro/internal/model/t5"
 	"repro/internal/rows"
@@ -203,5 +206,123 @@ func TestSeq2SeqTokenizerInput(t *testing.T) {
 	}
 	if m.Config.VocabSize != tok.Size() || back.Size() != tok.Size() {
 		t.Errorf("vocabulary %d (tokenizer %d), want the connected one's %d", m.Config.VocabSize, back.Size(), tok.Size())
+	}
+}
+
+// genDiscTask mixes a generation task (a Wikipedia sentence -> its first
+// three words) with a discrimination task (a sentence -> "true" when it
+// has more than 20 words, else "false"), as GenSE mixes T_e/T_c with T_d.
+func genDiscTask(t *testing.T) (train, dev registry.Artifact, devRows []rows.Seq2Seq) {
+	t.Helper()
+	c := useData(t)
+	ls, err := c.Wiki()
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(ss []string) []rows.Seq2Seq {
+		var rs []rows.Seq2Seq
+		for _, s := range ss {
+			w := strings.Fields(s)
+			if len(w) < 3 {
+				continue
+			}
+			label := "false"
+			if len(w) > 20 {
+				label = "true"
+			}
+			rs = append(rs, rows.Seq2Seq{Source: "first words: " + s, Target: strings.Join(w[:3], " ")},
+				rows.Seq2Seq{Source: "long? " + s, Target: label})
+		}
+		return rs
+	}
+	devRows = build(ls[600:660])
+	return artifact(t, registry.KindSeq2Seq, registry.FileInstances, build(ls[:600])),
+		artifact(t, registry.KindSeq2Seq, registry.FileInstances, devRows), devRows
+}
+
+// TestSeq2SeqAccMinusPPL: GenSE's model selection. The metrics of the
+// kept weights are recomputed here by other means -- the generation
+// instances' perplexity from per-token log-probabilities
+// (ScoreTokens), the discrimination accuracy by greedy decoding -- and
+// must match the stage's, as must score = accuracy - ppl_weight x ppl.
+func TestSeq2SeqAccMinusPPL(t *testing.T) {
+	train, dev, devRows := genDiscTask(t)
+	const weight = 2.5
+	out, _, err := stageRun{name: "train.seq2seq", set: tinyT5(map[string]cty.Value{
+		"select": cty.StringVal("acc_minus_ppl"), "ppl_weight": cty.NumberFloatVal(weight),
+		"max_steps": cty.NumberIntVal(60), "eval_every": cty.NumberIntVal(20)}), seed: 5,
+		inputs: map[string]registry.Artifact{"data": train, "dev": dev}}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := readT5History[Seq2SeqHistory](t, out)
+	if h.Select != "acc_minus_ppl" || len(h.Parts) != 3 || len(h.Evaluation) != 3 || h.Best == nil {
+		t.Fatalf("history %+v", h)
+	}
+	for i, p := range h.Parts {
+		if p.Step != h.Evaluation[i].Step || p.Score != h.Evaluation[i].Metric || p.Score != p.DiscriminationAccuracy-weight*p.GenerationPerplexity {
+			t.Fatalf("evaluation %d: parts %+v, trainer's %+v", i, p, h.Evaluation[i])
+		}
+	}
+	var metrics map[string]any
+	readJSON(t, filepath.Join(filepath.Dir(out), "metrics", registry.FileMetrics), &metrics)
+	num := func(k string) float64 { f, _ := metrics[k].(float64); return f }
+
+	m, tok, err := t5.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := t5.NewText(tok, m.Config)
+	var genSrc, genTgt, discSrc, discTgt [][]int
+	for _, r := range devRows {
+		src, _ := text.Encode(r.Source, 24) // tinyT5's max_source_length
+		tgt, _ := text.Encode(r.Target, 16)
+		if r.Target == "true" || r.Target == "false" {
+			discSrc, discTgt = append(discSrc, src), append(discTgt, tgt)
+		} else {
+			genSrc, genTgt = append(genSrc, src), append(genTgt, tgt)
+		}
+	}
+	lp, err := m.ScoreTokens(genSrc, genTgt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nll float64
+	n := 0
+	for _, l := range lp {
+		for _, v := range l {
+			nll -= v
+			n++
+		}
+	}
+	ppl := math.Exp(nll / float64(n))
+	outs, err := generate.Generate(context.Background(), m, discSrc, generate.Options{Sampling: generate.Sampling{TopP: 1}, MaxNewTokens: 8, EOS: m.Config.EOSTokenID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := 0
+	for i, o := range outs {
+		if o.Stop == generate.StopEOS && slices.Equal(append(o.Tokens, m.Config.EOSTokenID), discTgt[i]) {
+			right++
+		}
+	}
+	acc := 100 * float64(right) / float64(len(outs))
+	score := acc - weight*ppl
+	t.Logf("kept step %d: generation ppl %.3f, discrimination accuracy %.1f%% (%d/%d), score %.3f", h.BestStep, ppl, acc, right, len(outs), score)
+	if math.Abs(num("dev_generation_perplexity")-ppl) > 1e-3*ppl || num("dev_discrimination_accuracy") != acc ||
+		math.Abs(num("dev_score")-score) > 1e-2 || num("best_dev") != num("dev_score") || metrics["select"] != "acc_minus_ppl" ||
+		int(num("dev_generation_instances")) != len(genSrc) || int(num("dev_discrimination_instances")) != len(discSrc) {
+		t.Fatalf("metrics.json %v; recomputed ppl %v, accuracy %v, score %v", metrics, ppl, acc, score)
+	}
+	if acc == 0 || acc == 100 {
+		t.Errorf("accuracy %v: the check is weak at either end", acc)
+	}
+
+	// A dev set with no discrimination instance cannot be scored so.
+	_, _, err = stageRun{name: "train.seq2seq", set: tinyT5(map[string]cty.Value{"select": cty.StringVal("acc_minus_ppl"),
+		"discrimination_targets": cty.ListVal([]cty.Value{cty.StringVal("maybe")})}), seed: 5,
+		inputs: map[string]registry.Artifact{"data": train, "dev": dev}}.run(t)
+	if err == nil || !strings.Contains(err.Error(), "needs both kinds of instance") {
+		t.Errorf("dev without discrimination instances: %v", err)
 	}
 }

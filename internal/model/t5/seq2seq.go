@@ -82,7 +82,12 @@ type Score struct {
 	NLL           float64 `json:"nll"` // mean negative log-likelihood per target token (nats)
 	Perplexity    float64 `json:"perplexity"`
 	TokenAccuracy float64 `json:"token_accuracy"` // fraction of target tokens that are the argmax
-	Tokens        int     `json:"tokens"`
+	// ExactMatch is the fraction of examples whose every target token
+	// (EOS included) is the argmax given the gold prefix: exactly the
+	// examples that greedy decoding reproduces, so an exact-match
+	// accuracy without decoding.
+	ExactMatch float64 `json:"exact_match"`
+	Tokens     int     `json:"tokens"`
 }
 
 // Evaluate scores ex in batches of batch examples (no dropout), summing
@@ -97,7 +102,7 @@ func (m *Model) Evaluate(ex []Example, batch int) (Score, error) {
 	}
 	V := m.Config.VocabSize
 	var nll float64
-	n, right := 0, 0
+	n, right, exact := 0, 0, 0
 	for lo := 0; lo < len(ex); lo += batch {
 		part := ex[lo:min(lo+batch, len(ex))]
 		src, dec, labels, err := m.Config.TeacherForcing(part)
@@ -109,6 +114,7 @@ func (m *Model) Evaluate(ex []Example, batch int) (Score, error) {
 			return Score{}, err
 		}
 		L := tensor.Data(logits)
+		wrong := make([]bool, len(part))
 		for r, l := range labels {
 			if l == tensor.IgnoreIndex {
 				continue
@@ -126,10 +132,18 @@ func (m *Model) Evaluate(ex []Example, batch int) (Score, error) {
 			}
 			if best == l {
 				right++
+			} else {
+				wrong[r/dec.T] = true
 			}
 			n++
 		}
+		for _, w := range wrong {
+			if !w {
+				exact++
+			}
+		}
 	}
 	nll /= float64(n)
-	return Score{NLL: nll, Perplexity: math.Exp(nll), TokenAccuracy: float64(right) / float64(n), Tokens: n}, nil
+	return Score{NLL: nll, Perplexity: math.Exp(nll), TokenAccuracy: float64(right) / float64(n),
+		ExactMatch: float64(exact) / float64(len(ex)), Tokens: n}, nil
 }

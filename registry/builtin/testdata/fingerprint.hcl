@@ -257,6 +257,13 @@ stage "fewshot_split" {
   seed       = 7
 }
 
+stage "sample" {
+  uses      = "data.sample"
+  documents = stage.news.documents
+  size      = 5
+  seed      = 7
+}
+
 stage "conpono_pairs" {
   uses      = "annotate.conpono"
   documents = stage.news.documents
@@ -564,6 +571,14 @@ stage "span_corruption" {
   max_steps     = 2
   learning_rate = 1e-3
   seed          = 7
+}
+
+stage "span_heldout" {
+  uses       = "evaluate.span_corruption"
+  model      = stage.span_corruption.model
+  data       = stage.wiki.sentences
+  max_length = 16
+  seed       = 7
 }
 
 stage "rerank_train" {
