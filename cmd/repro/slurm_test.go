@@ -334,11 +334,17 @@ func TestSlurmScancelMidRun(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("after scancel: %v\n%s", err, out.String())
 	}
-	for _, want := range []string{"FAILED   slow (test.sleep): slurm job " + id + " CANCELLED", "exit code 143",
+	for _, want := range []string{"FAILED   slow (test.sleep): slurm job " + id + " CANCELLED",
 		"job log", "CANCELLED AT", "skipped  after", "done     quick"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+	// SIGTERM reaches the job either through its shell (exit status 143)
+	// or straight to the step (Slurm records the signal): which one is a
+	// race inside Slurm, and both say the same.
+	if !strings.Contains(out.String(), "exit code 143") && !strings.Contains(out.String(), "exit code signal 15") {
+		t.Errorf("output names neither exit code 143 nor signal 15:\n%s", out.String())
 	}
 }
 
