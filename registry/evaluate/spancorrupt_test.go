@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"repro/internal/model/t5"
+	"repro/internal/model/t5/t5test"
 	"repro/internal/rows"
 	"repro/internal/text/spancorrupt"
 	"repro/registry"
@@ -40,23 +41,7 @@ func spanEval(t *testing.T, p *SpanCorruptionParams, seed int64, model string, d
 // and 10 sentinels learned on texts.
 func tinyT5Dir(t *testing.T, texts []string) (string, *t5.Model, *t5.Text) {
 	t.Helper()
-	tok, err := t5.TrainVocab(texts, 200, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := t5.DefaultConfig()
-	sp := tok.Special()
-	c.VocabSize, c.DModel, c.NumHeads, c.DKV, c.DFF, c.NumLayers = tok.Size(), 16, 2, 8, 32, 1
-	c.PadTokenID, c.DecoderStartTokenID, c.EOSTokenID = sp.PAD, sp.PAD, sp.SEP
-	m, err := t5.New(c, rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := t5.Save(dir, m, tok, nil); err != nil {
-		t.Fatal(err)
-	}
-	return dir, m, t5.NewText(tok, c)
+	return t5test.Dir(t, t5test.Spec{Texts: texts, Vocab: 200, Sentinels: 10, Seed: [2]uint64{1, 2}})
 }
 
 // TestSpanCorruptionEval: the metrics are those of the packed sentences

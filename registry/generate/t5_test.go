@@ -1,13 +1,12 @@
 package generate
 
 import (
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
 	"github.com/zclconf/go-cty/cty"
 
-	"repro/internal/model/t5"
+	"repro/internal/model/t5/t5test"
 	"repro/internal/rows"
 	"repro/registry"
 )
@@ -20,22 +19,7 @@ func TestCompleteT5(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		corpus = append(corpus, "the cat sat on the mat", "a dog ran", "write two sentences that are entailment")
 	}
-	tok, err := t5.TrainVocab(corpus, 100, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := t5.DefaultConfig()
-	sp := tok.Special()
-	c.VocabSize, c.DModel, c.DKV, c.DFF, c.NumLayers, c.NumHeads = tok.Size(), 16, 8, 32, 1, 2
-	c.PadTokenID, c.DecoderStartTokenID, c.EOSTokenID = sp.PAD, sp.PAD, sp.SEP
-	m, err := t5.New(c, rand.New(rand.NewPCG(2, 3)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := t5.Save(dir, m, tok, nil); err != nil {
-		t.Fatal(err)
-	}
+	dir, _, _ := t5test.Dir(t, t5test.Spec{Texts: corpus, Vocab: 100, Sentinels: 2, Seed: [2]uint64{2, 3}})
 	in := map[string]registry.Artifact{"model": {Kind: registry.KindLanguageModel, Dir: dir}, "data": sentences(t, "the cat", "a dog")}
 	set := map[string]cty.Value{"template": cty.StringVal("write two sentences that are entailment: [X]"), "samples": cty.NumberIntVal(2),
 		"max_new_tokens": cty.NumberIntVal(6), "top_k": cty.NumberIntVal(5), "top_p": cty.NumberFloatVal(0.9)}

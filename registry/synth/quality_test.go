@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +13,7 @@ import (
 
 	"repro/internal/gense"
 	"repro/internal/model/lm"
-	"repro/internal/model/t5"
+	"repro/internal/model/t5/t5test"
 	"repro/internal/rows"
 	"repro/registry"
 )
@@ -29,22 +28,7 @@ func tinyT5(t *testing.T) string {
 		corpus = append(corpus, "if a cat sleeps, does this mean that a cat rests? true or false",
 			"two dogs run in the park", "no dogs are here", "the sun is hot")
 	}
-	tok, err := t5.TrainVocab(corpus, 120, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := t5.DefaultConfig()
-	sp := tok.Special()
-	c.VocabSize, c.DModel, c.DKV, c.DFF, c.NumLayers, c.NumHeads = tok.Size(), 16, 8, 32, 1, 2
-	c.PadTokenID, c.DecoderStartTokenID, c.EOSTokenID = sp.PAD, sp.PAD, sp.SEP
-	m, err := t5.New(c, rand.New(rand.NewPCG(2, 3)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := t5.Save(dir, m, tok, nil); err != nil {
-		t.Fatal(err)
-	}
+	dir, _, _ := t5test.Dir(t, t5test.Spec{Texts: corpus, Vocab: 120, Sentinels: 2, Seed: [2]uint64{2, 3}})
 	return dir
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"repro/internal/encoder"
 	"repro/internal/model/t5"
+	"repro/internal/model/t5/t5test"
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
 )
@@ -22,19 +22,7 @@ func tiny(t *testing.T) (*t5.Model, *t5.Text) {
 	for i := 0; i < 10; i++ {
 		corpus = append(corpus, "the cat sat on the mat", "a dog ran in the park", "what can we draw from the above sentence", "question")
 	}
-	tok, err := t5.TrainVocab(corpus, 110, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := t5.DefaultConfig()
-	sp := tok.Special()
-	c.VocabSize, c.DModel, c.DKV, c.DFF, c.NumLayers, c.NumHeads = tok.Size(), 16, 8, 32, 2, 2
-	c.PadTokenID, c.DecoderStartTokenID, c.EOSTokenID = sp.PAD, sp.PAD, sp.SEP
-	m, err := t5.New(c, rand.New(rand.NewPCG(4, 5)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, t5.NewText(tok, c)
+	return t5test.New(t, t5test.Spec{Texts: corpus, Vocab: 110, Sentinels: 2, Layers: 2, Seed: [2]uint64{4, 5}})
 }
 
 const ts = "[X] Question: what can we draw from the above sentence?"

@@ -3,12 +3,11 @@ package lm
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
 	gen "repro/internal/generate"
-	"repro/internal/model/t5"
+	"repro/internal/model/t5/t5test"
 )
 
 // TestOpenT5 opens a T5 language-model directory: prompts are framed as
@@ -20,22 +19,7 @@ func TestOpenT5(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		corpus = append(corpus, texts...)
 	}
-	tok, err := t5.TrainVocab(corpus, 120, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := t5.DefaultConfig()
-	sp := tok.Special()
-	c.VocabSize, c.DModel, c.DKV, c.DFF, c.NumLayers, c.NumHeads = tok.Size(), 16, 8, 32, 1, 2
-	c.PadTokenID, c.DecoderStartTokenID, c.EOSTokenID = sp.PAD, sp.PAD, sp.SEP
-	m, err := t5.New(c, rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := t5.Save(dir, m, tok, nil); err != nil {
-		t.Fatal(err)
-	}
+	dir, _, _ := t5test.Dir(t, t5test.Spec{Texts: corpus, Vocab: 120, Sentinels: 3, Seed: [2]uint64{1, 2}})
 	l, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
