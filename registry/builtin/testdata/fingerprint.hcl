@@ -450,20 +450,20 @@ stage "dino_render" {
 }
 
 stage "dino_cosine" {
-  uses          = "train.cosine_mse"
-  data          = stage.dino_split.train
-  from_scratch  = true
-  layers        = 1
-  hidden        = 16
-  heads         = 2
-  intermediate  = 32
-  max_position  = 64
-  vocab         = "train"
-  vocab_size    = 120
-  max_length    = 16
-  batch_size    = 4
-  max_steps     = 2
-  seed          = 7
+  uses         = "train.cosine_mse"
+  data         = stage.dino_split.train
+  from_scratch = true
+  layers       = 1
+  hidden       = 16
+  heads        = 2
+  intermediate = 32
+  max_position = 64
+  vocab        = "train"
+  vocab_size   = 120
+  max_length   = 16
+  batch_size   = 4
+  max_steps    = 2
+  seed         = 7
 }
 
 stage "repool" {
@@ -604,8 +604,8 @@ stage "retrieval_pairs" {
 }
 
 stage "scatter" {
-  uses   = "figure.scatter"
-  m1     = stage.eval_sts.metrics
+  uses     = "figure.scatter"
+  m1       = stage.eval_sts.metrics
   m2       = stage.eval_sts.metrics
   labels   = ["sup", "sup again"]
   annotate = "stsb"
