@@ -43,20 +43,28 @@ perplexity, nll, tokens, sequences, sentences.`,
 	}
 }
 
-func runPerplexity(ctx context.Context, env *registry.Env) error {
-	p := env.Params.(*PerplexityParams)
-	ma, err := env.Input("model")
-	if err != nil {
-		return err
+// heldOut reads the inputs both language-model scores take: the model
+// artifact and the held-out sentences (with their file, for messages).
+func heldOut(env *registry.Env) (model registry.Artifact, ss []rows.Sentence, path string, err error) {
+	if model, err = env.Input("model"); err != nil {
+		return model, nil, "", err
 	}
 	da, err := env.Input("data")
 	if err != nil {
-		return err
+		return model, nil, "", err
 	}
-	path := da.Path(registry.FileSentences)
-	ss, err := rows.Read[rows.Sentence](path)
+	path = da.Path(registry.FileSentences)
+	if ss, err = rows.Read[rows.Sentence](path); err != nil {
+		return model, nil, path, fmt.Errorf("data: %w", err)
+	}
+	return model, ss, path, nil
+}
+
+func runPerplexity(ctx context.Context, env *registry.Env) error {
+	p := env.Params.(*PerplexityParams)
+	ma, ss, path, err := heldOut(env)
 	if err != nil {
-		return fmt.Errorf("data: %w", err)
+		return err
 	}
 	if len(ss) == 0 {
 		return fmt.Errorf("data: %s: no sentences (perplexity of an empty corpus)", path)

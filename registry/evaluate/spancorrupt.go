@@ -9,7 +9,6 @@ import (
 
 	"repro/internal/model/lm"
 	"repro/internal/model/t5"
-	"repro/internal/rows"
 	"repro/internal/text/spancorrupt"
 	"repro/registry"
 )
@@ -58,18 +57,9 @@ A uniform guess over the vocabulary has perplexity = the vocabulary size.`,
 
 func runSpanCorruption(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*SpanCorruptionParams)
-	ma, err := env.Input("model")
+	ma, ss, path, err := heldOut(env)
 	if err != nil {
 		return err
-	}
-	da, err := env.Input("data")
-	if err != nil {
-		return err
-	}
-	path := da.Path(registry.FileSentences)
-	ss, err := rows.Read[rows.Sentence](path)
-	if err != nil {
-		return fmt.Errorf("data: %w", err)
 	}
 	texts := make([]string, len(ss))
 	for i, s := range ss {
