@@ -1,6 +1,7 @@
 # The two commands the README promises (both work on a fresh Debian machine
 # with Go; `make setup` installs the system packages they need, as root):
-#   make mini   build repro and run the SimCSE experiment in the mini profile
+#   make mini   build repro and run the PaSeR experiment in the mini profile
+#               (pretrains the mini BERT first: about 45 minutes on 2 cores)
 #   make test   vet, unit tests, every experiment's `ci` profile and `repro check` against results/
 # and, longer:
 #   make reproduce   every experiment's `mini` profile, checked against results/
@@ -18,7 +19,7 @@ build:
 	go build -o repro ./cmd/repro
 
 mini: setup build
-	./repro run experiments/simcse.hcl --profile mini
+	./repro run experiments/paser.hcl --profile mini
 
 unit:
 	go vet ./...

@@ -237,67 +237,52 @@ expect "geometry_sup_bert" {
   lower_is_better = true
 }
 
-# ---- mini: small encoders trained from scratch on this machine --------------
+# ---- mini: the pretrained mini encoders, fine-tuned as the paper does ---------
 #
-# 2 layers, hidden 128, 4 heads, bert-base-uncased WordPiece vocabulary with
-# GloVe 100d in the leading columns of the word embeddings, mean pooling
-# ([CLS] pooling collapses when trained from scratch at this scale), larger
-# learning rates. The "RoBERTa" rows keep RoBERTa's recipe differences
-# (learning rate, batch) but, without roberta-base's BPE weights, use a
-# WordPiece vocabulary learned from the training data and no GloVe.
+# Every row starts from experiments/pretrained.hcl's masked-LM-pretrained
+# model (4 layers, hidden 128, GloVe 100d in the word embeddings before
+# pretraining): the BERT rows from the WordPiece BERT, the RoBERTa rows from
+# the byte-level-BPE RoBERTa. The papers' recipes otherwise, with these
+# deltas, each measured on STS-B dev (README): mean pooling instead of [CLS]
+# (on the mini BERT [CLS] reaches STS-B dev 49.6 unsupervised, mean 58.8);
+# learning rates scaled for a 4-layer model (1e-4 to 3e-4 where the papers use
+# 1e-5 to 5e-5); batches of 64 (the papers' 512 would leave 17 supervised
+# updates per epoch on our 8,816 triplets); and the unsupervised rows read the
+# module's pretraining corpus (103,596 Wikipedia, BBC and Brown sentences, STS
+# sentences removed) instead of the 11,914 Wikipedia sentences alone -- the
+# paper's 1M Wikipedia sentences are what it stands in for -- for 600 updates
+# of 64 (38,400 sentences, a third of an epoch).
 profile "mini" {
   stage "unsup_bert" {
-    from_scratch   = true
-    layers         = 2
-    hidden         = 128
-    heads          = 4
-    intermediate   = 256
-    max_position   = 128
-    glove_init     = true
+    init           = module.pretrained.bert.model
+    data           = module.pretrained.corpus.sentences
     pooling        = "mean"
     mlp_only_train = false
-    learning_rate  = 2e-4
-    eval_every     = 60
+    learning_rate  = 3e-4
+    max_steps      = 600
+    eval_every     = 100
   }
   stage "unsup_roberta" {
-    from_scratch   = true
-    layers         = 2
-    hidden         = 128
-    heads          = 4
-    intermediate   = 256
-    max_position   = 128
-    vocab          = "train"
-    vocab_size     = 8000
+    init           = module.pretrained.roberta.model
+    data           = module.pretrained.corpus.sentences
     pooling        = "mean"
     mlp_only_train = false
-    learning_rate  = 2e-4
+    learning_rate  = 3e-4
     batch_size     = 64
-    eval_every     = 60
+    max_steps      = 600
+    eval_every     = 100
   }
   stage "sup_bert" {
-    from_scratch  = true
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    glove_init    = true
+    init          = module.pretrained.bert.model
     pooling       = "mean"
-    learning_rate = 1e-3
+    learning_rate = 1e-4
     batch_size    = 64
     eval_every    = 69
   }
   stage "sup_roberta" {
-    from_scratch  = true
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    vocab         = "train"
-    vocab_size    = 8000
+    init          = module.pretrained.roberta.model
     pooling       = "mean"
-    learning_rate = 1e-3
+    learning_rate = 1e-4
     batch_size    = 64
     eval_every    = 69
   }
