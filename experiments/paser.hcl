@@ -382,9 +382,10 @@ ablation "decoder_layers" {
 # word embeddings, m = n = 10, MLM at 15%, RAKE top-3 masks, synonym
 # replacement 0.1, lr 3e-5, batch 64 -- with these deltas, each measured on
 # STS-B dev (README): mean pooling instead of [CLS] (on the mini BERT [CLS]
-# reaches STS-B dev 26-38, mean 48-54); 100 updates with STS-B dev every 25
-# (the paper: 5 epochs, every 250) -- dev peaks within the first 50-100
-# updates and falls after, so a longer run only costs time. The supervised
+# reaches STS-B dev 26-38, mean 48-56); 100 updates with STS-B dev every 25
+# (the paper: 5 epochs, every 250) -- with m = n = 10 dev peaks at the first
+# evaluation and falls after, so a longer run only costs time (Table 8's grid:
+# with n = 1 it rises for ~100 updates instead; README). The supervised
 # stage takes 150 updates of 64 NLI triplets at lr 1e-4 (about one pass over
 # the 8,816 triplets).
 profile "mini" {
