@@ -9,9 +9,10 @@
 #
 # No pretrained weights can be obtained on these machines and the data here has
 # 11,914 of the 1M Wikipedia sentences and 8,816 dev/test-derived NLI triplets
-# instead of SNLI+MNLI train: the `mini` profile trains small encoders from
-# scratch (GloVe-initialised word embeddings) and is gated by its own recorded
-# baseline (results/simcse.mini.json); the paper column stays for reference.
+# instead of SNLI+MNLI train: the `mini` profile fine-tunes the small BERT and
+# RoBERTa pretrained here (experiments/pretrained.hcl) and is gated by its own
+# recorded baseline (results/simcse.mini.json); the paper column stays for
+# reference.
 
 experiment "simcse" {
   title = "SimCSE: Simple Contrastive Learning of Sentence Embeddings"
