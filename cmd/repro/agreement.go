@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"repro/experiment"
 	"repro/internal/report"
 
 	"github.com/spf13/cobra"
@@ -11,12 +12,17 @@ import (
 
 // checkAblation judges a recorded ablation grid by its agreement with the
 // paper's orderings (internal/report/agreement.go) against the declared
-// min_agreement: ok (0), nothing to judge or no record (1), below (2).
-func checkAblation(out io.Writer, file string, rep *report.Report) int {
+// min_agreement: ok (0), nothing to judge or no record (1), below (2). The
+// minimum is the one the file declares now, not the one recorded with the
+// grid: it is a gate, and raising it must not need the grid re-run.
+func checkAblation(out io.Writer, file string, x *experiment.Experiment, rep *report.Report) int {
 	a := rep.Ablation
 	if a.Agreement == nil {
 		fmt.Fprintf(out, "%s: ERROR ablation %s has no paper values; check judges an ablation by its agreement with the paper\n", file, a.Name)
 		return checkError
+	}
+	if x != nil && x.Config.Ablation != nil {
+		a.Agreement.Min = x.Config.Ablation.MinAgreement
 	}
 	fmt.Fprintf(out, "%s: ablation %s: %s\n", file, a.Name, a.Agreement)
 	if a.Agreement.Below() {
@@ -38,7 +44,7 @@ func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlag
 	for _, name := range x.Config.Ablations {
 		one := *lf
 		one.ablation = name
-		_, rep, err := latestReport(cmd, file, &one)
+		xa, rep, err := latestReport(cmd, file, &one)
 		if err != nil || rep.Ablation == nil {
 			fmt.Fprintf(out, "%s: ERROR ablation %s: no recorded grid (run `repro run %s%s --ablation %s`)\n", file, name, file, profileFlag(lf.profile), name)
 			code = checkError
@@ -49,7 +55,7 @@ func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlag
 			fmt.Fprintf(out, "%s: ablation %s: no paper values\n", file, name)
 			continue
 		}
-		if c := checkAblation(out, file, rep); c == checkRegression {
+		if c := checkAblation(out, file, xa, rep); c == checkRegression {
 			code = checkRegression
 		}
 	}

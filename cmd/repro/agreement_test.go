@@ -62,3 +62,41 @@ func TestCheckAgreement(t *testing.T) {
 		t.Errorf("check --ablations: exit %d\n%s\nwant the line %q", code, out, want)
 	}
 }
+
+// TestCheckAgreementMinimumFromFile: the minimum check applies is the one
+// the file declares now; raising it after the grid ran turns ok into BELOW
+// without a re-run (the grid itself stays cached).
+func TestCheckAgreementMinimumFromFile(t *testing.T) {
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
+	t.Setenv("CI", "true")
+	root := t.TempDir()
+	file := filepath.Join(root, "experiments", "agreement.hcl")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("testdata/agreement.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("REPRO_CACHE", filepath.Join(root, "cache"))
+	if code, out, errs := repro(t, "run", file, "--ablation", "features"); code != 0 {
+		t.Fatalf("run --ablation features: exit %d\n%s\n%s", code, out, errs)
+	}
+	raised := strings.Replace(string(src), "min_agreement = 0.5", "min_agreement = 0.8", 1)
+	if raised == string(src) {
+		t.Fatal("testdata/agreement.hcl no longer declares min_agreement = 0.5 for features")
+	}
+	if err := os.WriteFile(file, []byte(raised), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := repro(t, "check", file, "--ablation", "features")
+	if want := "(67%), Kendall tau-b 0.33; minimum 80%: BELOW"; code != 2 || !strings.Contains(out, want) {
+		t.Errorf("check after raising the minimum: exit %d (want 2)\n%s\nwant %q", code, out, want)
+	}
+	if code, out, _ := repro(t, "plan", file, "--ablation", "features"); code != 0 || !strings.Contains(out, "0 of") {
+		t.Errorf("a raised minimum made the grid re-run: exit %d\n%s", code, out)
+	}
+}

@@ -90,7 +90,7 @@ func checkFile(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags, re
 		return checkError
 	}
 	if rep.Ablation != nil && len(rep.Cells) == 0 {
-		return checkAblation(out, file, rep)
+		return checkAblation(out, file, x, rep)
 	}
 	bl, err := x.LoadBaseline()
 	if p := x.Profile; p != "" {
