@@ -275,6 +275,8 @@ ablation "augmentation" {
     "no aug" = [73.8, 74.5, 62.5], "+ RS" = [74.2, 75.0, 63.5], "+ RD" = [74.2, 75.5, 63.8],
     "+ SR"   = [77.7, 79.3, 65.4], "+ SR + RD" = [77.2, 77.5, 64.5], "+ SR + RS" = [77.3, 77.6, 63.1]
   }
+  # The mini profile keeps 80% of these orderings (README); below 75% is a regression.
+  min_agreement = 0.75
 }
 
 ablation "phrases" {
@@ -310,6 +312,8 @@ ablation "phrases" {
     "RAKE (top1)" = [73.5, 73.9, 62.4], "RAKE (top2)" = [76.8, 77.6, 63.6], "RAKE (top3)" = [77.8, 79.4, 64.4],
     "RAKE (top4)" = [77.6, 79.3, 64.6], "RAKE (top5)" = [77.7, 79.3, 65.4]
   }
+  # The mini profile keeps 82% of these orderings (README); below 75% is a regression.
+  min_agreement = 0.75
 }
 
 ablation "signal" {
@@ -379,19 +383,22 @@ ablation "decoder_layers" {
 # layers, width 128, bert-base-uncased's WordPiece vocabulary, GloVe 100d in
 # its word embeddings before pretraining), declared once in that module. The
 # paper's objective and settings otherwise -- a 6-layer decoder sharing the
-# word embeddings, m = n = 10, MLM at 15%, RAKE top-3 masks, synonym
-# replacement 0.1, lr 3e-5, batch 64 -- with these deltas, each measured on
-# STS-B dev (README): mean pooling instead of [CLS] (on the mini BERT [CLS]
-# reaches STS-B dev 26-38, mean 48-56); 100 updates with STS-B dev every 25
-# (the paper: 5 epochs, every 250) -- with m = n = 10 dev peaks at the first
-# evaluation and falls after, so a longer run only costs time (Table 8's grid:
-# with n = 1 it rises for ~100 updates instead; README). The supervised
-# stage takes 150 updates of 64 NLI triplets at lr 1e-4 (about one pass over
-# the 8,816 triplets).
+# word embeddings, m = 10, MLM at 15%, RAKE top-3 masks, synonym replacement
+# 0.1, lr 3e-5, batch 64 -- with these deltas, each measured on STS-B dev
+# (README): mean pooling instead of [CLS] (on the mini BERT [CLS] reaches
+# STS-B dev 26-38, mean 48-56); n = 1 instead of 10 (with n = 10 dev is best
+# at the first evaluation and falls after, at every lr tried: the weight on
+# the decoder's reconstruction erodes the pretrained encoder; with n = 1 it
+# rises, 56.6 -> 58.5 over 100 updates; Table 8's grid still runs n = 10);
+# 100 updates with STS-B dev every 25 (the paper: 5 epochs, every 250; a
+# 300-update run with n = 1 peaks at update 100). The supervised stage
+# takes 150 updates of 64 NLI triplets at lr 1e-4 (about one pass over the
+# 8,816 triplets).
 profile "mini" {
   stage "train" {
     init          = module.pretrained.bert.model
     pooling       = "mean"
+    n             = 1
     learning_rate = 3e-5
     max_steps     = 100
     warmup        = 10
