@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"repro/experiment"
 	"repro/internal/report"
@@ -46,7 +47,7 @@ func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlag
 		one.ablation = name
 		xa, rep, err := latestReport(cmd, file, &one)
 		if err != nil || rep.Ablation == nil {
-			fmt.Fprintf(out, "%s: ERROR ablation %s: no recorded grid (run `repro run %s%s --ablation %s`)\n", file, name, file, profileFlag(lf.profile), name)
+			fmt.Fprintf(out, "%s: ERROR ablation %s: no recorded grid (run `repro run %s%s --ablation %s`)\n", file, name, file, rerunFlags(lf), name)
 			code = checkError
 			continue
 		}
@@ -68,4 +69,27 @@ func profileFlag(p string) string {
 		return ""
 	}
 	return " --profile " + p
+}
+
+// rerunFlags is the --profile, --var and --set part of the command that
+// records what check looked for: a grid recorded under -var seed=1 is not
+// the one a hint without it would run.
+func rerunFlags(lf *loadFlags) string {
+	flags := profileFlag(lf.profile)
+	for _, v := range lf.vars {
+		flags += " --var " + shellWord(v)
+	}
+	for _, v := range lf.sets {
+		flags += " --set " + shellWord(v)
+	}
+	return flags
+}
+
+// shellWord quotes w for a POSIX shell when it holds anything but the
+// characters flags and values usually have.
+func shellWord(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.=,:/+-@") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }

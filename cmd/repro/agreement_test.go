@@ -85,6 +85,12 @@ func TestCheckAgreementMinimumFromFile(t *testing.T) {
 	if code, out, errs := repro(t, "run", file, "--ablation", "features"); code != 0 {
 		t.Fatalf("run --ablation features: exit %d\n%s\n%s", code, out, errs)
 	}
+	// The grid recorded above is seed 42's; under another seed the hint
+	// names the run that would record it, with the same -var.
+	code, out, _ := repro(t, "check", file, "--ablations", "--var", "seed=7")
+	if want := "ablation features: no recorded grid (run `repro run " + file + " --var seed=7 --ablation features`)"; code != 1 || !strings.Contains(out, want) {
+		t.Errorf("check --ablations --var seed=7: exit %d\n%s\nwant %q", code, out, want)
+	}
 	raised := strings.Replace(string(src), "min_agreement = 0.5", "min_agreement = 0.8", 1)
 	if raised == string(src) {
 		t.Fatal("testdata/agreement.hcl no longer declares min_agreement = 0.5 for features")
@@ -92,7 +98,7 @@ func TestCheckAgreementMinimumFromFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte(raised), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ := repro(t, "check", file, "--ablation", "features")
+	code, out, _ = repro(t, "check", file, "--ablation", "features")
 	if want := "(67%), Kendall tau-b 0.33; minimum 80%: BELOW"; code != 2 || !strings.Contains(out, want) {
 		t.Errorf("check after raising the minimum: exit %d (want 2)\n%s\nwant %q", code, out, want)
 	}
