@@ -29,12 +29,12 @@ type LoopResult struct {
 }
 
 // loopRun is one loop during a Run. after[r-1] closes once the decision
-// after round r is known; done closes once the selection is final (or the
-// loop failed).
+// after round r is to go on; done closes once the selection is final (or the
+// loop failed), and the after channels of the rounds it did not reach never
+// close.
 type loopRun struct {
 	loop  *graph.Loop
 	after []chan struct{}
-	next  int // after[next] is the next to close
 	done  chan struct{}
 	dec   graph.Decision // final once done is closed
 	err   error
@@ -58,11 +58,7 @@ func (s *scheduler) decide(lr *loopRun) {
 	l := lr.loop
 	var values []float64
 	finish := func(d graph.Decision, err error) {
-		lr.dec, lr.err = d, err
-		for _, c := range lr.after[lr.next:] {
-			close(c)
-		}
-		close(lr.done)
+		lr.settle(d, err)
 		ev := Event{Kind: EventDecided, Node: l.Name, Status: d.String()}
 		if err != nil {
 			ev.Err = err
@@ -94,9 +90,19 @@ func (s *scheduler) decide(lr *loopRun) {
 			return
 		}
 		lr.dec = d
-		close(lr.after[lr.next])
-		lr.next++
+		close(lr.after[r-1])
 	}
+}
+
+// settle makes the loop's outcome final by closing done alone: the rounds'
+// channels still open stay open, so a node of a round the loop stopped
+// before can only wake on done, and always sees the decision. (Closing them
+// too, as this once did, let such a node wake between those closes and
+// done's, find done open and run -- to be skipped for its stopped input
+// instead of marked stopped: CI's TestClusterUntil, 2026-11-24.)
+func (lr *loopRun) settle(d graph.Decision, err error) {
+	lr.dec, lr.err = d, err
+	close(lr.done)
 }
 
 func (s *scheduler) loopOf(id string) (*loopRun, int, int) {
@@ -119,6 +125,7 @@ func (s *scheduler) gate(ctx context.Context, st *nodeState) bool {
 	}
 	select {
 	case <-lr.after[r-2]:
+	case <-lr.done:
 	case <-ctx.Done():
 		s.skip(st, ctx.Err())
 		return false
