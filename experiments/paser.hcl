@@ -397,9 +397,10 @@ ablation "decoder_layers" {
 # 0.1, lr 3e-5, batch 64 -- with these deltas, each measured on STS-B dev
 # (README): mean pooling instead of [CLS] (on the mini BERT [CLS] through
 # the untrained pooler reaches STS-B dev 26-38, the raw [CLS] token 54.7,
-# mean 58.5; Table 9's [CLS] row takes the raw token, var.cls_pooling); n = 1 instead of 10 (with n = 10 dev is best
-# at the first evaluation and falls after, at every lr tried: the weight on
-# the decoder's reconstruction erodes the pretrained encoder; with n = 1 it
+# mean 58.5; Table 9's [CLS] row takes the raw token, var.cls_pooling);
+# n = 1 instead of 10 (with n = 10 dev is best at the first evaluation and
+# falls after, at every lr tried: the weight on the decoder's
+# reconstruction erodes the pretrained encoder; with n = 1 it
 # rises, 56.6 -> 58.5 over 100 updates; Table 8's grid still runs n = 10);
 # 100 updates with STS-B dev every 25 (the paper: 5 epochs, every 250; a
 # 300-update run with n = 1 peaks at update 100). The supervised stage

@@ -45,13 +45,18 @@ type loopRun struct {
 // decider always finishes.
 func (s *scheduler) startLoops(loops []*graph.Loop) {
 	for _, l := range loops {
-		lr := &loopRun{loop: l, done: make(chan struct{})}
-		for range l.Rounds {
-			lr.after = append(lr.after, make(chan struct{}))
-		}
+		lr := newLoopRun(l)
 		s.loops = append(s.loops, lr)
 		go s.decide(lr)
 	}
+}
+
+func newLoopRun(l *graph.Loop) *loopRun {
+	lr := &loopRun{loop: l, done: make(chan struct{})}
+	for range l.Rounds {
+		lr.after = append(lr.after, make(chan struct{}))
+	}
+	return lr
 }
 
 func (s *scheduler) decide(lr *loopRun) {

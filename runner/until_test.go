@@ -222,10 +222,7 @@ func TestUntilMetricFails(t *testing.T) {
 func TestUntilGateStopsLaterRounds(t *testing.T) {
 	l := &graph.Loop{Name: "idc", Metric: 0, Patience: 1, Rounds: [][]string{{"r1"}, {"r2"}, {"r3"}}}
 	for i := 0; i < 500; i++ {
-		lr := &loopRun{loop: l, done: make(chan struct{})}
-		for range l.Rounds {
-			lr.after = append(lr.after, make(chan struct{}))
-		}
+		lr := newLoopRun(l)
 		s := &scheduler{loops: []*loopRun{lr}, em: &emitter{}}
 		close(lr.after[0]) // round 2 runs
 		st := &nodeState{node: &graph.Node{ID: "r3"}, res: NodeResult{ID: "r3"}}
@@ -240,7 +237,7 @@ func TestUntilGateStopsLaterRounds(t *testing.T) {
 		}
 	}
 	// A round the decision goes on to is let through.
-	lr := &loopRun{loop: l, done: make(chan struct{}), after: []chan struct{}{make(chan struct{}), make(chan struct{}), make(chan struct{})}}
+	lr := newLoopRun(l)
 	close(lr.after[0])
 	s := &scheduler{loops: []*loopRun{lr}, em: &emitter{}}
 	if st := (&nodeState{node: &graph.Node{ID: "r2"}}); !s.gate(context.Background(), st) {
