@@ -404,11 +404,11 @@ ablation "table2" {
 # labels; nothing about GPT2-XL following instructions zero-shot.
 profile "mini" {
   stage "bert_cls" {
-    encoder       = module.pretrained.bert.model
+    encoder       = module.pretrained.bert_long.model
     hf_checkpoint = ""
   }
   stage "bert_avg" {
-    encoder       = module.pretrained.bert.model
+    encoder       = module.pretrained.bert_long.model
     hf_checkpoint = ""
   }
   stage "x2_pairs" {
@@ -426,14 +426,14 @@ profile "mini" {
     hf_checkpoint = ""
   }
   stage "sroberta_x2" {
-    init          = module.pretrained.bert.model
+    init          = module.pretrained.bert_long.model
     hf_checkpoint = ""
     learning_rate = 1e-4
     eval_every    = 20
     warmup        = 10
   }
   stage "sroberta_x1x2" {
-    init          = module.pretrained.bert.model
+    init          = module.pretrained.bert_long.model
     hf_checkpoint = ""
     learning_rate = 1e-4
     eval_every    = 20

@@ -1062,24 +1062,24 @@ profile "mini" {
     size = 800
   }
   stage "conpono" {
-    init = module.pretrained.bert.model
+    init = module.pretrained.bert_long.model
   }
   stage "ict" {
-    init                = module.pretrained.bert.model
+    init                = module.pretrained.bert_long.model
     positive_max_length = 64
   }
   stage "simcse" {
-    init           = module.pretrained.bert.model
+    init           = module.pretrained.bert_long.model
     pooling        = "mean"
     mlp_only_train = false
     learning_rate  = 1e-4
     max_steps      = 60
   }
   stage "ft_bert_1k" {
-    init = module.pretrained.bert.model
+    init = module.pretrained.bert_long.model
   }
   stage "ft_bert_all" {
-    init = module.pretrained.bert.model
+    init = module.pretrained.bert_long.model
   }
   repeat "pp_1k" {
     rounds = 1

@@ -409,7 +409,7 @@ ablation "decoder_layers" {
 profile "mini" {
   variables = { cls_pooling = "cls_before_pooler" }
   stage "train" {
-    init          = module.pretrained.bert.model
+    init          = module.pretrained.bert_long.model
     pooling       = "mean"
     n             = 1
     learning_rate = 3e-5

@@ -260,7 +260,7 @@ expect "geometry_sup_bert" {
 # sentence in a 128-wide model are too easy to match, loss ~0.0003 at 0.1).
 profile "mini" {
   stage "unsup_bert" {
-    init           = module.pretrained.bert.model
+    init           = module.pretrained.bert_long.model
     data           = module.pretrained.corpus.sentences
     pooling        = "mean"
     mlp_only_train = false
@@ -283,7 +283,7 @@ profile "mini" {
     temperature    = 0.1
   }
   stage "sup_bert" {
-    init          = module.pretrained.bert.model
+    init          = module.pretrained.bert_long.model
     pooling       = "mean"
     learning_rate = 1e-4
     batch_size    = 64
