@@ -984,7 +984,8 @@ expect "t3_ict" {
 #
 # No BERT-base can be had here: every initial encoder (CONPONO, ICT, SimCSE,
 # and the "BERT" row of Table 2) starts from the mini BERT of
-# experiments/pretrained.hcl (4 layers, width 128, FFN 512, masked-LM on the
+# experiments/pretrained.hcl after its second phase (bert_long; 4 layers,
+# width 128, FFN 512, masked-LM on the
 # local Wikipedia, BBC and Brown sentences; pretrained once, cached, shared
 # with the other experiments). Training stages take 60 updates at batch 64
 # (the paper: up to 0.2M at batch 3,200) with one validation, at the end;
@@ -1014,9 +1015,9 @@ expect "t3_ict" {
 #   there).
 # The few-shot split stays the issue's: 200 validation, 500 test, 1,000 and
 # all 1,389 labels. Measured, seed 42, on the shared 2-core machine (load
-# 5-15, mean 9.7; the run got 0.55-0.65 of a core): 30.1 CPU-minutes
-# (user + system, an interrupted stage's work included) and 52 minutes
-# wall. On a quiet 2-core machine, where two stages run at once and each
+# about 3-4, beside other runs; about two thirds of a core): 30.7
+# CPU-minutes (user + system) and 47 minutes wall; from the BERT's first
+# phase, at load 5-15, 30.1 and 52. On a quiet 2-core machine, where two stages run at once and each
 # spreads its matrix products over both cores, that is about 15-18 minutes
 # (an estimate: no quiet machine could be had).
 #

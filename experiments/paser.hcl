@@ -389,13 +389,14 @@ ablation "decoder_layers" {
 
 # ---- mini: the pretrained mini BERT, fine-tuned with the paper's objective ----
 #
-# The encoder is experiments/pretrained.hcl's masked-LM-pretrained BERT (4
-# layers, width 128, bert-base-uncased's WordPiece vocabulary, GloVe 100d in
-# its word embeddings before pretraining), declared once in that module. The
+# The encoder is experiments/pretrained.hcl's masked-LM-pretrained BERT after
+# its second phase (bert_long: 4 layers, width 128, bert-base-uncased's
+# WordPiece vocabulary, GloVe 100d in its word embeddings before
+# pretraining), declared once in that module. The
 # paper's objective and settings otherwise -- a 6-layer decoder sharing the
 # word embeddings, m = 10, MLM at 15%, RAKE top-3 masks, synonym replacement
 # 0.1, lr 3e-5, batch 64 -- with these deltas, each measured on STS-B dev
-# (README): mean pooling instead of [CLS] (on the mini BERT [CLS] through
+# (README; on the BERT's first phase, kept for its second): mean pooling instead of [CLS] (on the mini BERT [CLS] through
 # the untrained pooler reaches STS-B dev 26-38, the raw [CLS] token 54.7,
 # mean 58.5; Table 9's [CLS] row takes the raw token, var.cls_pooling);
 # n = 1 instead of 10 (with n = 10 dev is best at the first evaluation and

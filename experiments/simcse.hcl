@@ -242,9 +242,10 @@ expect "geometry_sup_bert" {
 #
 # Every row starts from experiments/pretrained.hcl's masked-LM-pretrained
 # model (4 layers, hidden 128, GloVe 100d in the word embeddings before
-# pretraining): the BERT rows from the WordPiece BERT, the RoBERTa rows from
-# the byte-level-BPE RoBERTa. The papers' recipes otherwise, with these
-# deltas, each measured on STS-B dev (README): mean pooling instead of [CLS]
+# pretraining): the BERT rows from the WordPiece BERT after its second
+# phase (bert_long), the RoBERTa rows from the byte-level-BPE RoBERTa. The
+# papers' recipes otherwise, with these deltas, each measured on STS-B dev
+# (README; on the BERT's first phase, kept for its second): mean pooling instead of [CLS]
 # (on the mini BERT [CLS] reaches STS-B dev 49.6 unsupervised, mean 58.8);
 # learning rates scaled for a 4-layer model (1e-4 where the papers use 1e-5
 # to 5e-5; unsupervised, 1e-4 selects STS-B dev 59.02 and 3e-4 58.81); batches
