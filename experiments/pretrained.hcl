@@ -88,7 +88,9 @@ stage "bert" {
 # BERT's second phase: Devlin et al. train 90% of the steps on 128-token
 # sequences and the last 10% on 512 (to learn the far positions). Every mini
 # profile starts from this stage's model, not stage "bert"'s: see the mini
-# profile below for what its second phase is.
+# profile below for what its second phase is. Its shape attributes repeat
+# stage bert's on purpose: train.mlm builds the model from its own
+# parameters (they are part of its cache key) and loads init's weights into it.
 stage "bert_long" {
   uses          = "train.mlm"
   init          = stage.bert.model
