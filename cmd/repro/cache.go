@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -15,7 +17,7 @@ import (
 func newCacheCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cache",
-		Short: "Inspect and maintain the cache: ls, verify, gc, requests",
+		Short: "Inspect and maintain the cache: ls, verify, gc, import, requests",
 		Long: `The cache is --cache-dir, else $REPRO_CACHE, else .repro/ in the current directory
 (repro run puts it beside the experiment file; name the file, as in
 ` + "`repro cache verify experiments/simcse.hcl`" + `, to use that one).`,
@@ -196,8 +198,88 @@ func newCacheCmd() *cobra.Command {
 		},
 	}
 	lf.register(forget)
-	cmd.AddCommand(ls, verify, gc, scopes, forget, newCacheRequestsCmd())
+	var stages, keys []string
+	imp := &cobra.Command{
+		Use:   "import SRC_CACHE_DIR [--stage NODE]... [--key PREFIX]...",
+		Short: "Copy recorded runs (index rows, verified artifacts, logs) from another cache into this one, so their stages are cache hits here",
+		Long: `Copy recorded runs from the cache directory SRC_CACHE_DIR into this cache
+(--cache-dir, else $REPRO_CACHE, else ./.repro; created if missing): every run,
+or those of the named stages (--stage module.pretrained.bert_long) or keys
+(--key, a prefix as repro plan and cache ls print it). Each artifact is
+re-hashed on the way and a run whose artifact does not match its digest is
+refused; runs this cache has already are left alone. The source is only read.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src, err := store.OpenReadOnly(args[0])
+			if errors.Is(err, store.ErrNoCache) {
+				return exitCode(1, "repro cache import: %s is not a cache directory (it has no index.db)", args[0])
+			}
+			if err != nil {
+				return exitCode(1, "repro cache import: %s: %v", args[0], err)
+			}
+			defer src.Close()
+			dir := dirOf(nil)
+			dst, err := store.Open(dir)
+			if err != nil {
+				return exitCode(1, "repro cache import: %s: %v", dir, err)
+			}
+			defer dst.Close()
+			match := func(r *store.RunInfo) bool {
+				if len(stages) == 0 && len(keys) == 0 {
+					return true
+				}
+				for _, s := range stages {
+					if r.NodeID == s {
+						return true
+					}
+				}
+				for _, k := range keys {
+					if strings.HasPrefix(r.Key, k) {
+						return true
+					}
+				}
+				return false
+			}
+			out := cmd.OutOrStdout()
+			matched := 0
+			st, err := dst.Import(cmd.Context(), src, match, func(r *store.RunInfo, imported bool) {
+				matched++
+				verb := "imported"
+				if !imported {
+					verb = "present "
+				}
+				fmt.Fprintf(out, "%s  %s  %s  %s v%d  %s\n", verb, r.Key[:12], r.NodeID, r.Type, r.Version, humanBytes(r.Size))
+			})
+			if err != nil {
+				return exitCode(1, "repro cache import: %v", err)
+			}
+			if matched == 0 && len(stages)+len(keys) == 0 {
+				return exitCode(1, "repro cache import: %s records no run", src.Dir())
+			}
+			if matched == 0 {
+				return exitCode(1, "repro cache import: no recorded run in %s matches %s", src.Dir(), describeMatch(stages, keys))
+			}
+			fmt.Fprintf(out, "\n%d run(s) imported into %s (%d object(s), %s copied); %d present already\n",
+				st.Runs, dst.Dir(), st.Objects, humanBytes(st.Bytes), st.Present)
+			return nil
+		},
+	}
+	imp.Flags().StringArrayVar(&stages, "stage", nil, "import the runs of this stage (node ID as repro plan prints it; repeatable)")
+	imp.Flags().StringArrayVar(&keys, "key", nil, "import the runs whose key starts with this (repeatable)")
+	cmd.AddCommand(ls, verify, gc, scopes, forget, imp, newCacheRequestsCmd())
 	return cmd
+}
+
+// describeMatch says what a cache import was asked for.
+func describeMatch(stages, keys []string) string {
+	var parts []string
+	for _, s := range stages {
+		parts = append(parts, "--stage "+s)
+	}
+	for _, k := range keys {
+		parts = append(parts, "--key "+k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func humanBytes(n int64) string {

@@ -410,3 +410,37 @@ stage "vec" {
 		t.Errorf("path = /dev/zero: exit %d\n%s", code, errs)
 	}
 }
+
+// repro cache import makes another cache's runs cache hits here: one
+// stage, then the rest; a missing source and a stage no run has are errors.
+func TestCacheImport(t *testing.T) {
+	file := workspace(t)
+	if code, out, errs := repro(t, "run", file, "--profile", "mini"); code != 0 {
+		t.Fatalf("run mini: exit %d\n%s%s", code, out, errs)
+	}
+	src := os.Getenv("REPRO_CACHE")
+	dst := filepath.Join(t.TempDir(), "other")
+	code, out, errs := repro(t, "--cache-dir", dst, "cache", "import", src, "--stage", "corpus")
+	if code != 0 || !strings.Contains(out, "imported") || !strings.Contains(out, "1 run(s) imported into "+dst) {
+		t.Fatalf("import --stage corpus: exit %d\n%s%s", code, out, errs)
+	}
+	if _, out, _ := repro(t, "--cache-dir", dst, "plan", file, "--profile", "mini"); !strings.Contains(out, "3 of 4 stage(s) will run; 1 cached") {
+		t.Errorf("plan after importing one stage:\n%s", out)
+	}
+	if code, out, errs := repro(t, "--cache-dir", dst, "cache", "import", src); code != 0 || !strings.Contains(out, "3 run(s) imported") || !strings.Contains(out, "1 present already") {
+		t.Fatalf("import all: exit %d\n%s%s", code, out, errs)
+	}
+	if _, out, _ := repro(t, "--cache-dir", dst, "plan", file, "--profile", "mini"); !strings.Contains(out, "0 of 4 stage(s) will run") {
+		t.Errorf("plan after importing every run:\n%s", out)
+	}
+	if code, out, _ := repro(t, "--cache-dir", dst, "cache", "verify"); code != 0 {
+		t.Errorf("verify after import: exit %d\n%s", code, out)
+	}
+	if code, _, errs := repro(t, "--cache-dir", dst, "cache", "import", src, "--stage", "nosuch"); code != 1 || !strings.Contains(errs, "no recorded run in "+src+" matches --stage nosuch") {
+		t.Errorf("import of a stage no run has: exit %d\n%s", code, errs)
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+	if code, _, errs := repro(t, "--cache-dir", dst, "cache", "import", missing); code != 1 || !strings.Contains(errs, missing) {
+		t.Errorf("import from a missing cache: exit %d\n%s", code, errs)
+	}
+}
