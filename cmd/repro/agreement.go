@@ -34,7 +34,7 @@ func checkAblation(out io.Writer, file string, x *experiment.Experiment, rep *re
 
 // checkAblations judges the latest recorded report of every ablation the
 // file declares and prints the experiment's summary line.
-func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags) int {
+func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags, seeds []int64) int {
 	x, err := loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
 	if err != nil {
 		fmt.Fprintf(out, "%s: ERROR %v\n", file, err)
@@ -45,9 +45,9 @@ func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlag
 	for _, name := range x.Config.Ablations {
 		one := *lf
 		one.ablation = name
-		xa, rep, err := latestReport(cmd, file, &one)
+		xa, rep, err := recordedReport(cmd, file, &one, seeds)
 		if err != nil || rep.Ablation == nil {
-			fmt.Fprintf(out, "%s: ERROR ablation %s: no recorded grid (run `repro run %s%s --ablation %s`)\n", file, name, file, rerunFlags(lf), name)
+			fmt.Fprintf(out, "%s: ERROR ablation %s: no recorded grid (run `repro run %s%s --ablation %s%s`)\n", file, name, file, rerunFlags(lf), name, seedsText(seeds))
 			code = checkError
 			continue
 		}
@@ -59,9 +59,24 @@ func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlag
 		if c := checkAblation(out, file, xa, rep); c == checkRegression {
 			code = checkRegression
 		}
+		for _, l := range rep.Ablation.SeedAgreementLines() {
+			fmt.Fprintf(out, "%s:   %s\n", file, l)
+		}
 	}
 	report.WriteSummary(out, x.Config.Experiment.Name, lf.profile, report.Summarize(abls))
 	return code
+}
+
+// seedsText is the --seeds part of a command a hint gives.
+func seedsText(seeds []int64) string {
+	if len(seeds) == 0 {
+		return ""
+	}
+	var ss []string
+	for _, s := range seeds {
+		ss = append(ss, fmt.Sprint(s))
+	}
+	return " --seeds " + strings.Join(ss, ",")
 }
 
 func profileFlag(p string) string {

@@ -106,3 +106,61 @@ func TestCheckAgreementMinimumFromFile(t *testing.T) {
 		t.Errorf("a raised minimum made the grid re-run: exit %d\n%s", code, out)
 	}
 }
+
+// TestSeedsCombineGrids: run --seeds records one grid per seed and prints
+// them combined; results and check --seeds read the recorded ones back;
+// --seeds without an ablation, beside -var seed, or naming a seed never
+// recorded is refused with the cause.
+func TestSeedsCombineGrids(t *testing.T) {
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
+	t.Setenv("CI", "true")
+	root := t.TempDir()
+	file := filepath.Join(root, "experiments", "agreement.hcl")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("testdata/agreement.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("REPRO_CACHE", filepath.Join(root, "cache"))
+
+	code, out, errs := repro(t, "run", file, "--ablation", "features", "--seeds", "42,7")
+	// TF-IDF is unseeded: both seeds give the same cells, sd 0.
+	for _, line := range []string{"== seed 42 ==", "== seed 7 ==", "ablation features (mean over seeds 42, 7)",
+		"±0.00", "agreement: 2 of 3 orderings agree with the paper (67%)", "seed 7 alone: 2 of 3 orderings agree"} {
+		if !strings.Contains(out, line) {
+			t.Errorf("run --seeds: exit %d, output lacks %q\n%s%s", code, line, out, errs)
+		}
+	}
+	code, out, _ = repro(t, "results", file, "--ablation", "features", "--seeds", "7,42")
+	if code != 0 || !strings.Contains(out, "(mean over seeds 7, 42)") {
+		t.Errorf("results --seeds: exit %d\n%s", code, out)
+	}
+	code, out, _ = repro(t, "check", file, "--ablation", "features", "--seeds", "42,7")
+	if code != 0 || !strings.Contains(out, "minimum 50%: ok") {
+		t.Errorf("check --ablation --seeds: exit %d\n%s", code, out)
+	}
+	// strict and nopaper were never run under either seed.
+	code, out, _ = repro(t, "check", file, "--ablations", "--seeds", "42,7")
+	if want := "ablation strict: no recorded grid (run `repro run " + file + " --ablation strict --seeds 42,7`)"; code != 1 || !strings.Contains(out, want) {
+		t.Errorf("check --ablations --seeds: exit %d\n%s\nwant %q", code, out, want)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"results", file, "--seeds", "42,7"}, "--seeds combines an ablation's grids over seeds: give --ablation NAME"},
+		{[]string{"results", file, "--ablation", "features", "--seeds", "42,7", "--var", "seed=3"}, "--seeds and -var seed=3 both set the seed"},
+		{[]string{"results", file, "--ablation", "features", "--seeds", "42,9"}, "seed 9:"},
+		{[]string{"run", file, "--seeds", "42"}, "give --ablation NAME"},
+	} {
+		code, out, errs := repro(t, c.args...)
+		if code != 1 || !strings.Contains(out+errs, c.msg) {
+			t.Errorf("%v: exit %d, want 1 and %q\n%s%s", c.args, code, c.msg, out, errs)
+		}
+	}
+}

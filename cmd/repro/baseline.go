@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"repro/internal/report"
@@ -38,10 +37,8 @@ second call only runs what changed.`,
 			file := args[0]
 			var reps []*report.Report
 			for _, s := range seeds {
-				one := lf
-				one.vars = append(append([]string(nil), lf.vars...), "seed="+strconv.FormatInt(s, 10))
 				fmt.Fprintf(cmd.OutOrStdout(), "== seed %d ==\n", s)
-				rep, err := runExperiment(cmd, file, &one, ro)
+				rep, err := runExperiment(cmd, file, withSeed(&lf, s), ro)
 				if err != nil {
 					return err
 				}

@@ -22,6 +22,7 @@ func newCheckCmd() *cobra.Command {
 	var lf loadFlags
 	var reportFile string
 	var ablations bool
+	var seeds []int64
 	cmd := &cobra.Command{
 		Use:   "check FILE.hcl... [--profile P]",
 		Short: "Compare recorded results with the paper (paper profile) or the recorded baseline under results/ (other profiles)",
@@ -33,7 +34,9 @@ results/<experiment>.<profile>.json. It prints each failing cell.
 An ablation grid (--ablation NAME, or every declared one with --ablations) is judged by its
 agreement with the paper: the share of the paper's pairwise orderings of its cells that ours
 reproduces, against the ablation's (or experiment's) min_agreement; --ablations ends with a
-summary line for the experiment.
+summary line for the experiment. With --seeds, the grids recorded under those seeds (-var
+seed=S) are combined first: each cell the mean over the seeds, the agreement measured on the
+means (one seed's grid orders cells a few tenths apart by chance).
 
 Exit status: 0 every cell within tolerance; 1 an error (no results, no baseline, a
 missing value, a bad file); 2 a regression (a value out of tolerance, an agreement below
@@ -43,14 +46,20 @@ its minimum).`,
 			if reportFile != "" && len(args) != 1 {
 				return exitCode(checkError, "repro check: --report takes exactly one experiment file")
 			}
+			if err := checkSeedFlags("check", &lf, seeds, ablations); err != nil {
+				return err
+			}
+			if len(seeds) > 0 && reportFile != "" {
+				return exitCode(checkError, "repro check: --seeds combines recorded grids; --report judges one file: give one")
+			}
 			worst := checkOK
 			out := cmd.OutOrStdout()
 			for _, file := range args {
 				var code int
 				if ablations {
-					code = checkAblations(cmd, out, file, &lf)
+					code = checkAblations(cmd, out, file, &lf, seeds)
 				} else {
-					code = checkFile(cmd, out, file, &lf, reportFile)
+					code = checkFile(cmd, out, file, &lf, reportFile, seeds)
 				}
 				if code == checkRegression || (code == checkError && worst == checkOK) {
 					worst = code
@@ -65,10 +74,20 @@ its minimum).`,
 	lf.register(cmd)
 	cmd.Flags().StringVar(&reportFile, "report", "", "judge this report (JSON from `repro results --json`) instead of the latest recorded one")
 	cmd.Flags().BoolVar(&ablations, "ablations", false, "judge the recorded grid of every declared ablation by its agreement with the paper, and print a summary line")
+	seedsFlag(cmd, &seeds)
 	return cmd
 }
 
-func checkFile(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags, reportFile string) int {
+// recordedReport is the latest recorded report, or with seeds the
+// ablation's grids under them combined.
+func recordedReport(cmd *cobra.Command, file string, lf *loadFlags, seeds []int64) (*experiment.Experiment, *report.Report, error) {
+	if len(seeds) > 0 {
+		return seededReport(cmd, file, lf, seeds)
+	}
+	return latestReport(cmd, file, lf)
+}
+
+func checkFile(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags, reportFile string, seeds []int64) int {
 	var x *experiment.Experiment
 	var rep *report.Report
 	var err error
@@ -78,7 +97,7 @@ func checkFile(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags, re
 			rep, err = readReportFile(reportFile)
 		}
 	} else {
-		x, rep, err = latestReport(cmd, file, lf)
+		x, rep, err = recordedReport(cmd, file, lf, seeds)
 	}
 	if err != nil {
 		var ee *exitError

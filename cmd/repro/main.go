@@ -47,11 +47,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 // exitError carries an exit code chosen by a subcommand; msg (possibly empty
 // when the command already printed its explanation) goes to stderr.
 type exitError struct {
-	code int
-	msg  string
+	code  int
+	msg   string
+	cause error // for errors.Is; nil for most
 }
 
 func (e *exitError) Error() string { return e.msg }
+
+func (e *exitError) Unwrap() error { return e.cause }
 
 func exitCode(code int, format string, args ...any) error {
 	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}

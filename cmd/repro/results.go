@@ -16,12 +16,23 @@ import (
 func newResultsCmd() *cobra.Command {
 	var lf loadFlags
 	var asJSON, markdown bool
+	var seeds []int64
 	cmd := &cobra.Command{
 		Use:   "results FILE.hcl",
 		Short: "Show the latest recorded table of an experiment (profile, ablation) without running anything",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			x, rep, err := latestReport(cmd, args[0], &lf)
+			if err := checkSeedFlags("results", &lf, seeds, false); err != nil {
+				return err
+			}
+			var x *experiment.Experiment
+			var rep *report.Report
+			var err error
+			if len(seeds) > 0 {
+				x, rep, err = seededReport(cmd, args[0], &lf, seeds)
+			} else {
+				x, rep, err = latestReport(cmd, args[0], &lf)
+			}
 			if err != nil {
 				return err
 			}
@@ -43,6 +54,7 @@ func newResultsCmd() *cobra.Command {
 	lf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (input for `repro check --report`)")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the table as markdown")
+	seedsFlag(cmd, &seeds)
 	return cmd
 }
 
@@ -55,7 +67,7 @@ func latestReport(cmd *cobra.Command, file string, lf *loadFlags) (*experiment.E
 	}
 	st, err := openStoreRead(file)
 	if errors.Is(err, store.ErrNoCache) {
-		return nil, nil, exitCode(1, "%s: no recorded results for profile %s: %v", file, x.ProfileName(), err)
+		return nil, nil, &exitError{code: 1, msg: fmt.Sprintf("%s: no recorded results for profile %s: %v", file, x.ProfileName(), err), cause: errNoRecord}
 	}
 	if err != nil {
 		return nil, nil, err
@@ -63,13 +75,17 @@ func latestReport(cmd *cobra.Command, file string, lf *loadFlags) (*experiment.E
 	defer st.Close()
 	rep, err := x.LatestReport(cmd.Context(), st)
 	if errors.Is(err, experiment.ErrNoResults) {
-		return nil, nil, exitCode(1, "%s: %v", file, err)
+		return nil, nil, &exitError{code: 1, msg: fmt.Sprintf("%s: %v", file, err), cause: errNoRecord}
 	}
 	if err != nil {
 		return nil, nil, exitCode(1, "%s: %v", file, err)
 	}
 	return x, rep, nil
 }
+
+// errNoRecord marks a latestReport error that means nothing is recorded
+// for the scope (as against a damaged cache).
+var errNoRecord = errors.New("no recorded results")
 
 func readReportFile(path string) (*report.Report, error) {
 	b, err := os.ReadFile(path)

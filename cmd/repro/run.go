@@ -19,23 +19,55 @@ import (
 func newRunCmd() *cobra.Command {
 	var lf loadFlags
 	var ro runOpts
+	var seeds []int64
 	ro.exec = &execFlags{}
 	cmd := &cobra.Command{
 		Use:   "run FILE.hcl",
 		Short: "Run an experiment: every stage not in the cache, then print the paper's table beside ours",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(seeds) > 0 {
+				return runSeeds(cmd, args[0], &lf, ro, seeds)
+			}
 			_, err := runExperiment(cmd, args[0], &lf, ro)
 			return err
 		},
 	}
 	lf.register(cmd)
+	seedsFlag(cmd, &seeds)
 	cmd.Flags().IntVarP(&ro.jobs, "jobs", "j", runtime.NumCPU(), "stages running at once")
 	cmd.Flags().StringVar(&ro.backend, "backend", "cpu", "tensor backend: cpu, or openblas / cuda in builds with that tag")
 	cmd.Flags().StringSliceVar(&ro.devices, "device", nil, "devices for tensor stages (cpu, cuda:0, ...); default cpu")
 	cmd.Flags().BoolVar(&ro.anyBackend, "any-backend", false, "serve tensor stages from results another backend computed (their bits differ)")
 	ro.exec.register(cmd)
 	return cmd
+}
+
+// runSeeds runs an ablation once per seed and prints its grid combined over
+// them (report.MeanOverSeeds); each seed's run is recorded as usual, so
+// `repro results --seeds` and `repro check --seeds` find them later.
+func runSeeds(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts, seeds []int64) error {
+	if err := checkSeedFlags("run", lf, seeds, false); err != nil {
+		return err
+	}
+	var grids []*report.Ablation
+	for _, s := range seeds {
+		fmt.Fprintf(cmd.OutOrStdout(), "== seed %d ==\n", s)
+		rep, err := runExperiment(cmd, file, withSeed(lf, s), ro)
+		if err != nil {
+			return err
+		}
+		if rep.Ablation == nil {
+			return exitCode(1, "repro run: seed %d: no ablation grid", s)
+		}
+		grids = append(grids, rep.Ablation)
+	}
+	mean, err := report.MeanOverSeeds(grids, seeds)
+	if err != nil {
+		return exitCode(1, "repro run: %v", err)
+	}
+	report.WriteAblationText(cmd.OutOrStdout(), mean)
+	return nil
 }
 
 // runOpts are the run command's execution flags.

@@ -59,6 +59,10 @@ type Ablation struct {
 	// Agreement with the paper's orderings (agreement.go); nil when no
 	// row has paper values.
 	Agreement *Agreement `json:"agreement,omitempty"`
+	// Seeds, for a grid combined over seeds (seeds.go): its values are the
+	// means, and SeedAgreement holds each seed's own agreement, in order.
+	Seeds         []int64      `json:"seeds,omitempty"`
+	SeedAgreement []*Agreement `json:"seed_agreement,omitempty"`
 }
 
 // AblRow is one variant of an ablation.
@@ -66,6 +70,9 @@ type AblRow struct {
 	Label  string    `json:"label"`
 	Values []float64 `json:"values"` // NaN where missing
 	Paper  []float64 `json:"paper"`  // the paper's values, aligned with Values; nil or NaN where it has none
+	// SD is the standard deviation over the seeds of a combined grid (nil
+	// for one run's grid).
+	SD []float64 `json:"sd,omitempty"`
 }
 
 // MarshalJSON writes NaN as null.
@@ -75,7 +82,8 @@ func (r AblRow) MarshalJSON() ([]byte, error) {
 		Label  string     `json:"label"`
 		Values []*float64 `json:"values"`
 		Paper  []*float64 `json:"paper,omitempty"`
-	}{r.Label, vs, nanToNull(r.Paper)})
+		SD     []*float64 `json:"sd,omitempty"`
+	}{r.Label, vs, nanToNull(r.Paper), nanToNull(r.SD)})
 }
 
 // UnmarshalJSON reads null as NaN.
@@ -84,6 +92,7 @@ func (r *AblRow) UnmarshalJSON(b []byte) error {
 		Label  string     `json:"label"`
 		Values []*float64 `json:"values"`
 		Paper  []*float64 `json:"paper"`
+		SD     []*float64 `json:"sd"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
@@ -92,6 +101,9 @@ func (r *AblRow) UnmarshalJSON(b []byte) error {
 	r.Values = nullToNaN(v.Values)
 	if v.Paper != nil {
 		r.Paper = nullToNaN(v.Paper)
+	}
+	if v.SD != nil {
+		r.SD = nullToNaN(v.SD)
 	}
 	return nil
 }
@@ -122,12 +134,47 @@ func nullToNaN(ps []*float64) []float64 {
 	return out
 }
 
-// cellText is "ours (paper)" when the paper has a value, else "ours".
-func cellText(ours float64, paper []float64, i int) string {
-	if i < len(paper) && !math.IsNaN(paper[i]) {
-		return fmt.Sprintf("%s (%s)", num(ours, true), num(paper[i], true))
+// cellText is "ours (paper)" when the paper has a value, else "ours";
+// ours is "mean±sd" in a grid combined over seeds.
+func cellText(r AblRow, i int) string {
+	ours := num(r.Values[i], true)
+	if i < len(r.SD) && !math.IsNaN(r.SD[i]) {
+		if math.Abs(r.Values[i]) < 1.5 { // as num does
+			ours += fmt.Sprintf("±%.3f", r.SD[i])
+		} else {
+			ours += fmt.Sprintf("±%.2f", r.SD[i])
+		}
 	}
-	return num(ours, true)
+	if i < len(r.Paper) && !math.IsNaN(r.Paper[i]) {
+		return fmt.Sprintf("%s (%s)", ours, num(r.Paper[i], true))
+	}
+	return ours
+}
+
+// ablationTitle names the grid, and the seeds a combined one is the mean of.
+func ablationTitle(a *Ablation) string {
+	t := a.Name
+	if a.Title != "" {
+		t = a.Title
+	}
+	if len(a.Seeds) > 0 {
+		t += fmt.Sprintf(" (mean over seeds %s)", seedList(a.Seeds))
+	}
+	return t
+}
+
+// SeedAgreementLines are a combined grid's per-seed agreements, one line
+// each ("seed 42 alone: 33 of 44 orderings agree ...").
+func (a *Ablation) SeedAgreementLines() []string {
+	var ls []string
+	for i, sa := range a.SeedAgreement {
+		if i < len(a.Seeds) && sa != nil {
+			one := *sa
+			one.Min = 0 // the gate applies to the mean
+			ls = append(ls, fmt.Sprintf("seed %d alone: %s", a.Seeds[i], &one))
+		}
+	}
+	return ls
 }
 
 // Report is what a run produces and `repro results` shows.
@@ -354,28 +401,33 @@ func verdictText(j Judged) string {
 
 // WriteAblationText prints an ablation grid.
 func WriteAblationText(w io.Writer, a *Ablation) {
-	t := a.Name
-	if a.Title != "" {
-		t = a.Title
-	}
-	fmt.Fprintf(w, "\nablation %s\n", t)
+	fmt.Fprintf(w, "\nablation %s\n", ablationTitle(a))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "variant\t%s\n", strings.Join(a.Columns, "\t"))
 	hasPaper := false
 	for _, r := range a.Rows {
 		vs := make([]string, len(r.Values))
-		for i, v := range r.Values {
-			vs[i] = cellText(v, r.Paper, i)
+		for i := range r.Values {
+			vs[i] = cellText(r, i)
 		}
 		hasPaper = hasPaper || r.Paper != nil
 		fmt.Fprintf(tw, "%s\t%s\n", r.Label, strings.Join(vs, "\t"))
 	}
 	tw.Flush()
+	ours := "ours"
+	if len(a.Seeds) > 0 {
+		ours = "ours: mean±sd over the seeds"
+	}
 	if hasPaper {
-		fmt.Fprintln(w, "cells: ours (paper)")
+		fmt.Fprintf(w, "cells: %s (paper)\n", ours)
+	} else if len(a.Seeds) > 0 {
+		fmt.Fprintf(w, "cells: %s\n", ours)
 	}
 	if a.Agreement != nil {
 		fmt.Fprintf(w, "agreement: %s\n", a.Agreement)
+	}
+	for _, l := range a.SeedAgreementLines() {
+		fmt.Fprintf(w, "  %s\n", l)
 	}
 }
 
@@ -427,16 +479,19 @@ func WriteMarkdown(w io.Writer, r *Report) {
 		fmt.Fprintln(w, "\nEach cell: ours (paper).")
 	}
 	if a := r.Ablation; a != nil {
-		fmt.Fprintf(w, "\n**%s**\n\n| variant | %s |\n|---|%s\n", a.Title, strings.Join(a.Columns, " | "), strings.Repeat("---|", len(a.Columns)))
+		fmt.Fprintf(w, "\n**%s**\n\n| variant | %s |\n|---|%s\n", ablationTitle(a), strings.Join(a.Columns, " | "), strings.Repeat("---|", len(a.Columns)))
 		for _, rw := range a.Rows {
 			vs := make([]string, len(rw.Values))
-			for i, v := range rw.Values {
-				vs[i] = cellText(v, rw.Paper, i)
+			for i := range rw.Values {
+				vs[i] = cellText(rw, i)
 			}
 			fmt.Fprintf(w, "| %s | %s |\n", rw.Label, strings.Join(vs, " | "))
 		}
 		if a.Agreement != nil {
 			fmt.Fprintf(w, "\nAgreement: %s.\n", a.Agreement)
+		}
+		for _, l := range a.SeedAgreementLines() {
+			fmt.Fprintf(w, "\n%s.\n", strings.ToUpper(l[:1])+l[1:])
 		}
 	}
 	writeNotes(w, r.Notes)
