@@ -10,10 +10,10 @@ import (
 	"repro/internal/datadir/datadirtest"
 )
 
-// TestCheckAgreement: an ablation grid is judged by the share of the
-// paper's orderings it reproduces against min_agreement, one grid at a
-// time or all together with a summary line.
-func TestCheckAgreement(t *testing.T) {
+// agreementFixture copies testdata/agreement.hcl into a fresh experiments/
+// directory with its own cache, and returns its path and text.
+func agreementFixture(t *testing.T) (string, []byte) {
+	t.Helper()
 	t.Setenv(datadir.Env, datadirtest.Dir(t))
 	t.Setenv("CI", "true")
 	root := t.TempDir()
@@ -29,6 +29,14 @@ func TestCheckAgreement(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("REPRO_CACHE", filepath.Join(root, "cache"))
+	return file, src
+}
+
+// TestCheckAgreement: an ablation grid is judged by the share of the
+// paper's orderings it reproduces against min_agreement, one grid at a
+// time or all together with a summary line.
+func TestCheckAgreement(t *testing.T) {
+	file, _ := agreementFixture(t)
 
 	code, out, errs := repro(t, "check", file, "--ablations")
 	if code != 1 || !strings.Contains(out, "ablation features: no recorded grid (run `repro run "+file+" --ablation features`)") {
@@ -67,21 +75,7 @@ func TestCheckAgreement(t *testing.T) {
 // the file declares now; raising it after the grid ran turns ok into BELOW
 // without a re-run (the grid itself stays cached).
 func TestCheckAgreementMinimumFromFile(t *testing.T) {
-	t.Setenv(datadir.Env, datadirtest.Dir(t))
-	t.Setenv("CI", "true")
-	root := t.TempDir()
-	file := filepath.Join(root, "experiments", "agreement.hcl")
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile("testdata/agreement.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("REPRO_CACHE", filepath.Join(root, "cache"))
+	file, src := agreementFixture(t)
 	if code, out, errs := repro(t, "run", file, "--ablation", "features"); code != 0 {
 		t.Fatalf("run --ablation features: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -112,21 +106,7 @@ func TestCheckAgreementMinimumFromFile(t *testing.T) {
 // --seeds without an ablation, beside -var seed, or naming a seed never
 // recorded is refused with the cause.
 func TestSeedsCombineGrids(t *testing.T) {
-	t.Setenv(datadir.Env, datadirtest.Dir(t))
-	t.Setenv("CI", "true")
-	root := t.TempDir()
-	file := filepath.Join(root, "experiments", "agreement.hcl")
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile("testdata/agreement.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("REPRO_CACHE", filepath.Join(root, "cache"))
+	file, _ := agreementFixture(t)
 
 	code, out, errs := repro(t, "run", file, "--ablation", "features", "--seeds", "42,7")
 	// TF-IDF is unseeded: both seeds give the same cells, sd 0.
