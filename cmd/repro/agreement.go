@@ -26,6 +26,9 @@ func checkAblation(out io.Writer, file string, x *experiment.Experiment, rep *re
 		a.Agreement.Min = x.Config.Ablation.MinAgreement
 	}
 	fmt.Fprintf(out, "%s: ablation %s: %s\n", file, a.Name, a.Agreement)
+	for _, l := range a.SeedAgreementLines() {
+		fmt.Fprintf(out, "%s:   %s\n", file, l)
+	}
 	if a.Agreement.Below() {
 		return checkRegression
 	}
@@ -58,9 +61,6 @@ func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlag
 		}
 		if c := checkAblation(out, file, xa, rep); c == checkRegression {
 			code = checkRegression
-		}
-		for _, l := range rep.Ablation.SeedAgreementLines() {
-			fmt.Fprintf(out, "%s:   %s\n", file, l)
 		}
 	}
 	report.WriteSummary(out, x.Config.Experiment.Name, lf.profile, report.Summarize(abls))

@@ -121,7 +121,7 @@ func TestSeedsCombineGrids(t *testing.T) {
 		t.Errorf("results --seeds: exit %d\n%s", code, out)
 	}
 	code, out, _ = repro(t, "check", file, "--ablation", "features", "--seeds", "42,7")
-	if code != 0 || !strings.Contains(out, "minimum 50%: ok") {
+	if code != 0 || !strings.Contains(out, "minimum 50%: ok") || !strings.Contains(out, "3 of the 3 orderings are ordered alike by every seed; 2 of those agree") {
 		t.Errorf("check --ablation --seeds: exit %d\n%s", code, out)
 	}
 	// strict and nopaper were never run under either seed.

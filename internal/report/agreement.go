@@ -250,6 +250,9 @@ type Summary struct {
 	Ablations int // with paper values
 	Agreement     // orderings and agreements summed; Tau the mean of the ablations' taus
 	Below     []string
+	// Stable sums the grids' orderings stable across seeds (grids combined
+	// over seeds only; nil otherwise).
+	Stable *Stable
 }
 
 // Summarize sums the agreements of the ablations that have one.
@@ -269,6 +272,14 @@ func Summarize(abls []*Ablation) Summary {
 		if a.Agreement.Below() {
 			s.Below = append(s.Below, a.Name)
 		}
+		if a.Stable != nil {
+			if s.Stable == nil {
+				s.Stable = &Stable{}
+			}
+			s.Stable.Of += a.Stable.Of
+			s.Stable.Orderings += a.Stable.Orderings
+			s.Stable.Agree += a.Stable.Agree
+		}
 	}
 	s.Tau = mean(taus)
 	return s
@@ -285,4 +296,7 @@ func WriteSummary(w io.Writer, experiment, profile string, s Summary) {
 	}
 	fmt.Fprintf(w, "%s (profile %s): %d ablations with paper values, %d of %d orderings agree (%s), mean Kendall tau-b %s; %s\n",
 		experiment, profile, s.Ablations, s.Agree, s.Orderings, pct(s.Share()), tauText(s.Tau), below)
+	if s.Stable != nil {
+		fmt.Fprintf(w, "%s (profile %s): %s\n", experiment, profile, s.Stable)
+	}
 }

@@ -63,6 +63,7 @@ type Ablation struct {
 	// means, and SeedAgreement holds each seed's own agreement, in order.
 	Seeds         []int64      `json:"seeds,omitempty"`
 	SeedAgreement []*Agreement `json:"seed_agreement,omitempty"`
+	Stable        *Stable      `json:"stable,omitempty"`
 }
 
 // AblRow is one variant of an ablation.
@@ -173,6 +174,9 @@ func (a *Ablation) SeedAgreementLines() []string {
 			one.Min = 0 // the gate applies to the mean
 			ls = append(ls, fmt.Sprintf("seed %d alone: %s", a.Seeds[i], &one))
 		}
+	}
+	if a.Stable != nil && len(a.SeedAgreement) > 0 {
+		ls = append(ls, a.Stable.String())
 	}
 	return ls
 }

@@ -50,6 +50,7 @@ func MeanOverSeeds(grids []*Ablation, seeds []int64) (*Ablation, error) {
 		}
 		out.Rows = append(out.Rows, m)
 	}
+	out.Stable = stableOrderings(grids)
 	if out.Agreement = AgreementOf(out); out.Agreement != nil {
 		if first.Agreement != nil {
 			out.Agreement.Min = first.Agreement.Min
@@ -63,6 +64,67 @@ func MeanOverSeeds(grids []*Ablation, seeds []int64) (*Ablation, error) {
 		}
 	}
 	return out, nil
+}
+
+// Stable counts the paper's orderings that every seed orders the same way
+// (no tie under any): those are the mini model's orderings, whatever the
+// seed; the rest are ones its seeds disagree on. Agree is how many of the
+// stable ones agree with the paper -- it separates what the mini model gets
+// wrong from what one seed draws.
+type Stable struct {
+	Orderings int `json:"orderings"` // the paper's orderings every seed orders alike
+	Agree     int `json:"agree"`     // of those, the ones that agree with the paper
+	Of        int `json:"of"`        // the paper's orderings with a value under every seed
+}
+
+func stableOrderings(grids []*Ablation) *Stable {
+	st := &Stable{}
+	first := grids[0]
+	for c := range first.Columns {
+		for i := range first.Rows {
+			for j := i + 1; j < len(first.Rows); j++ {
+				dp := value(first.Rows[i].Paper, c) - value(first.Rows[j].Paper, c)
+				if math.IsNaN(dp) || dp == 0 {
+					continue
+				}
+				sign, ok := 0.0, true
+				for _, g := range grids {
+					d := value(g.Rows[i].Values, c) - value(g.Rows[j].Values, c)
+					if math.IsNaN(d) {
+						ok, sign = false, math.NaN()
+						break
+					}
+					if d == 0 || (sign != 0 && d*sign < 0) {
+						sign = math.NaN()
+					} else if sign == 0 {
+						sign = math.Copysign(1, d)
+					}
+				}
+				if !ok {
+					continue
+				}
+				st.Of++
+				if math.IsNaN(sign) {
+					continue
+				}
+				st.Orderings++
+				if sign*dp > 0 {
+					st.Agree++
+				}
+			}
+		}
+	}
+	return st
+}
+
+// String: "30 of the 44 orderings are stable across the seeds; 26 of those
+// agree with the paper (87%)".
+func (s *Stable) String() string {
+	share := math.NaN()
+	if s.Orderings > 0 {
+		share = float64(s.Agree) / float64(s.Orderings)
+	}
+	return fmt.Sprintf("%d of the %d orderings are ordered alike by every seed; %d of those agree with the paper (%s)", s.Orderings, s.Of, s.Agree, pct(share))
 }
 
 func labels(a *Ablation) []string {

@@ -50,6 +50,12 @@ func TestMeanOverSeeds(t *testing.T) {
 		t.Errorf("per-seed agreements %+v %+v, want 2 of 4 and 6 of 6", m.SeedAgreement[0], m.SeedAgreement[1])
 	}
 
+	// Stable: A's p<q and p<r under both seeds (both agree), q/r flips; B's
+	// p/q flips; the pairs with B's r are not under every seed.
+	if st := m.Stable; st == nil || st.Of != 4 || st.Orderings != 2 || st.Agree != 2 {
+		t.Errorf("stable %+v, want 2 of 4 ordered alike, both agreeing", m.Stable)
+	}
+
 	var b bytes.Buffer
 	WriteAblationText(&b, m)
 	for _, line := range []string{
@@ -58,6 +64,7 @@ func TestMeanOverSeeds(t *testing.T) {
 		"cells: ours: mean±sd over the seeds (paper)",
 		"agreement: 3 of 4 orderings agree with the paper (75%)",
 		"seed 42 alone: 2 of 4 orderings agree with the paper (50%)",
+		"2 of the 4 orderings are ordered alike by every seed; 2 of those agree with the paper (100%)",
 	} {
 		if !strings.Contains(b.String(), line) {
 			t.Errorf("text lacks %q:\n%s", line, b.String())
@@ -65,6 +72,13 @@ func TestMeanOverSeeds(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "alone: 2 of 4 orderings agree with the paper (50%), Kendall tau-b 0.00; minimum") {
 		t.Errorf("a seed's own line is judged against the minimum, which applies to the mean:\n%s", b.String())
+	}
+
+	// The summary sums the stable orderings of the grids combined over seeds.
+	var sum bytes.Buffer
+	WriteSummary(&sum, "x", "mini", Summarize([]*Ablation{m, m}))
+	if want := "x (profile mini): 4 of the 8 orderings are ordered alike by every seed; 4 of those agree with the paper (100%)"; !strings.Contains(sum.String(), want) {
+		t.Errorf("summary:\n%s\nwant %q", sum.String(), want)
 	}
 
 	// JSON keeps sd (null for NaN) and the seeds.
