@@ -48,6 +48,12 @@ func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlag
 	for _, name := range x.Config.Ablations {
 		one := *lf
 		one.ablation = name
+		if len(seeds) > 0 && !declaresPaper(cmd, file, &one) {
+			// Nothing to combine for: agreement needs paper values, and a
+			// grid without them need not be recorded under every seed.
+			fmt.Fprintf(out, "%s: ablation %s: no paper values\n", file, name)
+			continue
+		}
 		xa, rep, err := recordedReport(cmd, file, &one, seeds)
 		if err != nil || rep.Ablation == nil {
 			fmt.Fprintf(out, "%s: ERROR ablation %s: no recorded grid (run `repro run %s%s --ablation %s%s`)\n", file, name, file, rerunFlags(lf), name, seedsText(seeds))
@@ -65,6 +71,16 @@ func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlag
 	}
 	report.WriteSummary(out, x.Config.Experiment.Name, lf.profile, report.Summarize(abls))
 	return code
+}
+
+// declaresPaper reports whether lf's ablation declares paper values (a file
+// that does not load counts as declaring them: the error shows later).
+func declaresPaper(cmd *cobra.Command, file string, lf *loadFlags) bool {
+	x, err := loadExperiment(file, lf, defaultRegistry(), io.Discard)
+	if err != nil || x.Config.Ablation == nil {
+		return true
+	}
+	return len(x.Config.Ablation.Paper) > 0
 }
 
 // seedsText is the --seeds part of a command a hint gives.
