@@ -96,6 +96,10 @@ func TestCheckAgreementMinimumFromFile(t *testing.T) {
 	if want := "(67%), Kendall tau-b 0.33; minimum 80%: BELOW"; code != 2 || !strings.Contains(out, want) {
 		t.Errorf("check after raising the minimum: exit %d (want 2)\n%s\nwant %q", code, out, want)
 	}
+	code, out, _ = repro(t, "results", file, "--ablation", "features")
+	if want := "minimum 80%: BELOW"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("results after raising the minimum shows the recorded one: exit %d\n%s\nwant %q", code, out, want)
+	}
 	if code, out, _ := repro(t, "plan", file, "--ablation", "features"); code != 0 || !strings.Contains(out, "0 of") {
 		t.Errorf("a raised minimum made the grid re-run: exit %d\n%s", code, out)
 	}

@@ -80,6 +80,11 @@ func latestReport(cmd *cobra.Command, file string, lf *loadFlags) (*experiment.E
 	if err != nil {
 		return nil, nil, exitCode(1, "%s: %v", file, err)
 	}
+	// The minimum shown is the one the file declares now, as check applies
+	// it, not the one in force when the grid was recorded.
+	if a := rep.Ablation; a != nil && a.Agreement != nil && x.Config.Ablation != nil {
+		a.Agreement.Min = x.Config.Ablation.MinAgreement
+	}
 	return x, rep, nil
 }
 
