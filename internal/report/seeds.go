@@ -87,27 +87,14 @@ func stableOrderings(grids []*Ablation) *Stable {
 				if math.IsNaN(dp) || dp == 0 {
 					continue
 				}
-				sign, ok := 0.0, true
-				for _, g := range grids {
-					d := value(g.Rows[i].Values, c) - value(g.Rows[j].Values, c)
-					if math.IsNaN(d) {
-						ok, sign = false, math.NaN()
-						break
-					}
-					if d == 0 || (sign != 0 && d*sign < 0) {
-						sign = math.NaN()
-					} else if sign == 0 {
-						sign = math.Copysign(1, d)
-					}
-				}
-				if !ok {
+				sign, present := commonSign(grids, c, i, j)
+				if !present {
 					continue
 				}
 				st.Of++
-				if math.IsNaN(sign) {
-					continue
+				if sign != 0 {
+					st.Orderings++
 				}
-				st.Orderings++
 				if sign*dp > 0 {
 					st.Agree++
 				}
@@ -115,6 +102,28 @@ func stableOrderings(grids []*Ablation) *Stable {
 		}
 	}
 	return st
+}
+
+// commonSign is the sign of row i's value minus row j's in column c when
+// every grid gives the same non-zero one, else 0; present is false when
+// some grid lacks either value.
+func commonSign(grids []*Ablation, c, i, j int) (sign float64, present bool) {
+	for k, g := range grids {
+		d := value(g.Rows[i].Values, c) - value(g.Rows[j].Values, c)
+		if math.IsNaN(d) {
+			return 0, false
+		}
+		s := 0.0
+		if d != 0 {
+			s = math.Copysign(1, d)
+		}
+		if k == 0 {
+			sign = s
+		} else if s != sign {
+			sign = 0
+		}
+	}
+	return sign, true
 }
 
 // String: "30 of the 44 orderings are stable across the seeds; 26 of those
