@@ -25,7 +25,12 @@ variable "seed" and use it) and records, for every table cell, the value of the 
 seed (the one CI reproduces: CPU runs are bit-identical) and a tolerance of
 max(3 x the standard deviation over the seeds, --floor; --floor/100 for unit-scale
 cells such as cosines). Cached stages are reused, so a
-second call only runs what changed.`,
+second call only runs what changed.
+
+With --target, only the cells of the named stages (and what they need) are
+re-recorded; the other cells of the recorded baseline are kept as they are.
+That re-records a new stage's rows without re-running the rest (a model that
+is not in this cache, say); the baseline must exist and have the same seeds.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if lf.profile == "" {
@@ -35,6 +40,19 @@ second call only runs what changed.`,
 				return exitCode(1, "repro baseline: --seeds is empty")
 			}
 			file := args[0]
+			x, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			path := x.BaselinePath()
+			// A targeted baseline updates a recorded one: refuse before
+			// the runs, which may take hours, not after them.
+			var recorded *report.Baseline
+			if x.Targeted {
+				if recorded, err = recordedFor(path, seeds); err != nil {
+					return exitCode(1, "repro baseline --target: %v", err)
+				}
+			}
 			var reps []*report.Report
 			for _, s := range seeds {
 				fmt.Fprintf(cmd.OutOrStdout(), "== seed %d ==\n", s)
@@ -49,11 +67,10 @@ second call only runs what changed.`,
 				return exitCode(1, "repro baseline: %v", err)
 			}
 			bl.Note = note
-			x, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
-			if err != nil {
-				return err
+			var kept []string
+			if recorded != nil {
+				kept = keepRecorded(bl, recorded)
 			}
-			path := x.BaselinePath()
 			if err := bl.Write(path); err != nil {
 				return exitCode(1, "repro baseline: %v", err)
 			}
@@ -63,6 +80,9 @@ second call only runs what changed.`,
 				spread = append(spread, fmt.Sprintf("%s %.4g±%.3g", name, c.Value, c.Tolerance))
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "\nrecorded %s (%d cells, seeds %v)\n%s\n", path, len(bl.Cells), seeds, strings.Join(spread, "\n"))
+			if len(kept) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "kept %d recorded cell(s) that --target's stages do not give: %s\n", len(kept), strings.Join(kept, ", "))
+			}
 			return nil
 		},
 	}
@@ -73,4 +93,34 @@ second call only runs what changed.`,
 	cmd.Flags().IntVarP(&ro.jobs, "jobs", "j", 2, "stages running at once")
 	cmd.Flags().StringVar(&ro.backend, "backend", "cpu", "tensor backend")
 	return cmd
+}
+
+// recordedFor reads the baseline a --target run updates. With none
+// recorded, or one recorded with other seeds, the cells it keeps would not
+// be what the file says they are.
+func recordedFor(path string, seeds []int64) (*report.Baseline, error) {
+	old, err := report.ReadBaseline(path)
+	if err != nil {
+		return nil, fmt.Errorf("it updates a recorded baseline, and %s cannot be read (%v): record the whole experiment first", path, err)
+	}
+	if !slices.Equal(old.Seeds, seeds) {
+		return nil, fmt.Errorf("%s was recorded with seeds %v, this run would have %v: the kept cells would mix seeds (pass%s)", path, old.Seeds, seeds, seedsText(old.Seeds))
+	}
+	return old, nil
+}
+
+// keepRecorded carries the recorded cells a --target run did not give into
+// bl, and returns their names.
+func keepRecorded(bl, recorded *report.Baseline) []string {
+	var kept []string
+	for _, name := range slices.Sorted(maps.Keys(recorded.Cells)) {
+		if _, ok := bl.Cells[name]; !ok {
+			bl.Cells[name] = recorded.Cells[name]
+			kept = append(kept, name)
+		}
+	}
+	if bl.Note == "" {
+		bl.Note = recorded.Note
+	}
+	return kept
 }

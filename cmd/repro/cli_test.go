@@ -283,3 +283,81 @@ func TestRefusedBeforeStart(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineTargetKeepsOtherCells: baseline --target re-records the cells
+// of the named stages and keeps the rest of the recorded file as it was; it
+// refuses with no recorded file or other seeds.
+func TestBaselineTargetKeepsOtherCells(t *testing.T) {
+	file := workspace(t)
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := `
+stage "tfidf_small" {
+  uses         = "encode.tfidf"
+  corpus       = stage.corpus.sentences
+  max_features = 300
+}
+
+stage "eval_small" {
+  uses          = "evaluate.sts"
+  encoder       = stage.tfidf_small.encoder
+  data          = stage.sts.pairs
+  align_uniform = false
+}
+
+expect "stsb_small" {
+  row       = "TF-IDF, 300 features"
+  column    = "STS-B"
+  value     = stage.eval_small.metrics.stsb
+  tolerance = 5
+}
+`
+	if err := os.WriteFile(file, append(src, second...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := repro(t, "baseline", file, "--profile", "mini", "--seeds", "42", "--target", "eval"); code != 1 || !strings.Contains(errs, "record the whole experiment first") || strings.Contains(out, "== seed") {
+		t.Fatalf("targeted baseline with none recorded: exit %d, want 1 before any run:\n%s%s", code, out, errs)
+	}
+	if code, out, errs := repro(t, "baseline", file, "--profile", "mini", "--seeds", "42", "--note", "both"); code != 0 {
+		t.Fatalf("baseline: exit %d\n%s\n%s", code, out, errs)
+	}
+	path := filepath.Join(filepath.Dir(filepath.Dir(file)), "results", "clitest.mini.json")
+	bl, err := report.ReadBaseline(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := bl.Cells["stsb"].Value
+	// Mark both cells: the targeted one must come back re-recorded, the
+	// other as it was in the file.
+	bl.Cells["stsb"] = report.BaselineCell{Value: -1, Tolerance: 1}
+	bl.Cells["stsb_small"] = report.BaselineCell{Value: 1234, Tolerance: 1}
+	if err := bl.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := repro(t, "baseline", file, "--profile", "mini", "--seeds", "42", "--target", "eval")
+	if code != 0 {
+		t.Fatalf("baseline --target eval: exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "kept 1 recorded cell(s) that --target's stages do not give: stsb_small") {
+		t.Errorf("output does not name the kept cell:\n%s", out)
+	}
+	got, err := report.ReadBaseline(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := got.Cells["stsb"]; c.Value != real {
+		t.Errorf("targeted cell = %v, want it re-recorded as %v", c.Value, real)
+	}
+	if c := got.Cells["stsb_small"]; c.Value != 1234 {
+		t.Errorf("untargeted cell = %v, want the recorded 1234 kept", c.Value)
+	}
+	if got.Note != "both" {
+		t.Errorf("note = %q, want the recorded note kept when --note is not given", got.Note)
+	}
+	code, out, errs = repro(t, "baseline", file, "--profile", "mini", "--seeds", "42,7", "--target", "eval")
+	if code != 1 || !strings.Contains(errs, "pass --seeds 42)") {
+		t.Errorf("targeted baseline with other seeds: exit %d, want 1 and a hint:\n%s%s", code, out, errs)
+	}
+}
