@@ -984,7 +984,7 @@ expect "t3_ict" {
 #
 # No BERT-base can be had here: every initial encoder (CONPONO, ICT, SimCSE,
 # and the "BERT" row of Table 2) starts from the mini BERT of
-# experiments/pretrained.hcl after its second phase (bert_long; 4 layers,
+# experiments/pretrained.hcl after its fourth phase (bert_4; 4 layers,
 # width 128, FFN 512, masked-LM on the
 # local Wikipedia, BBC and Brown sentences; pretrained once, cached, shared
 # with the other experiments). Training stages take 60 updates at batch 64
@@ -1063,24 +1063,24 @@ profile "mini" {
     size = 800
   }
   stage "conpono" {
-    init = module.pretrained.bert_long.model
+    init = module.pretrained.bert_4.model
   }
   stage "ict" {
-    init                = module.pretrained.bert_long.model
+    init                = module.pretrained.bert_4.model
     positive_max_length = 64
   }
   stage "simcse" {
-    init           = module.pretrained.bert_long.model
+    init           = module.pretrained.bert_4.model
     pooling        = "mean"
     mlp_only_train = false
     learning_rate  = 1e-4
     max_steps      = 60
   }
   stage "ft_bert_1k" {
-    init = module.pretrained.bert_long.model
+    init = module.pretrained.bert_4.model
   }
   stage "ft_bert_all" {
-    init = module.pretrained.bert_long.model
+    init = module.pretrained.bert_4.model
   }
   repeat "pp_1k" {
     rounds = 1

@@ -242,8 +242,8 @@ expect "geometry_sup_bert" {
 #
 # Every row starts from experiments/pretrained.hcl's masked-LM-pretrained
 # model (4 layers, hidden 128, GloVe 100d in the word embeddings before
-# pretraining): the BERT rows from the WordPiece BERT after its second
-# phase (bert_long), the RoBERTa rows from the byte-level-BPE RoBERTa. The
+# pretraining): the BERT rows from the WordPiece BERT after its fourth
+# phase (bert_4), the RoBERTa rows from the byte-level-BPE RoBERTa. The
 # papers' recipes otherwise, with these deltas, each measured on STS-B dev
 # (README; on the BERT's first phase, kept for its second): mean pooling instead of [CLS]
 # (on the mini BERT [CLS] reaches STS-B dev 49.6 unsupervised, mean 58.8;
@@ -263,7 +263,7 @@ expect "geometry_sup_bert" {
 # sentence in a 128-wide model are too easy to match, loss ~0.0003 at 0.1).
 profile "mini" {
   stage "unsup_bert" {
-    init           = module.pretrained.bert_long.model
+    init           = module.pretrained.bert_4.model
     data           = module.pretrained.corpus.sentences
     pooling        = "mean"
     mlp_only_train = false
@@ -286,7 +286,7 @@ profile "mini" {
     temperature    = 0.1
   }
   stage "sup_bert" {
-    init          = module.pretrained.bert_long.model
+    init          = module.pretrained.bert_4.model
     pooling       = "mean"
     learning_rate = 1e-4
     batch_size    = 64
