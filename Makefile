@@ -1,7 +1,7 @@
 # The two commands the README promises (both work on a fresh Debian machine
 # with Go; `make setup` installs the system packages they need, as root):
 #   make mini   build repro and run the PaSeR experiment in the mini profile
-#               (pretrains the mini BERT first, two phases: about 90 minutes on 2 cores)
+#               (pretrains the mini BERT first, four phases: about 2 h 20 min on 2 cores)
 #   make test   vet, unit tests, every experiment's `ci` profile and `repro check` against results/
 # and, longer:
 #   make reproduce   every experiment's `mini` profile, checked against results/

@@ -395,7 +395,8 @@ ablation "table2" {
 # (STS-L-x1x2). Bi-encoder: the pretrained mini BERT after its second
 # phase (pretrained.hcl's bert_long, 4 layers, width 128), mean pooling, lr
 # 1e-4 (a small model), batch 32, one epoch, evaluated every 20 updates on
-# the validation split.
+# the validation split. The other mini profiles start from the fourth phase
+# (bert_4); this one moves when its generation half is re-run (README).
 # What it shows (seed 42, README): the whole pipeline on real data -- 2,400
 # and 1,600 labelled pairs, every label present, quotes closed in >99% of
 # draws -- and DINO above every baseline row as in Table 1 (Avg: x2 56.33,
