@@ -163,6 +163,37 @@ stage "bert_4" {
   seed          = var.seed + 3
 }
 
+# Fifth phase: BERT's second objective, next-sentence prediction, beside
+# masked-LM (Devlin et al. 2019, section 3.1). The four phases before it are
+# masked-LM alone, which never scores the [CLS] position, so the [CLS]
+# state and the pooler that every "[CLS]" row of the papers reads (BERT-base's
+# are trained by this objective) are untrained in them. Pairs are
+# [CLS] A [SEP] B [SEP]: B is the sentence after A in the corpus (sources in
+# document order) half the time, a random one otherwise; the classifier
+# reads the pooler's output. See the mini profile for what it changes.
+stage "bert_5" {
+  uses          = "train.mlm"
+  init          = stage.bert_4.model
+  data          = stage.corpus.sentences
+  dev           = stage.corpus.dev
+  next_sentence = true
+  vocab         = "bert-base-uncased"
+  layers        = 12
+  hidden        = 768
+  heads         = 12
+  intermediate  = 3072
+  max_position  = 512
+  learning_rate = 1e-4
+  batch_size    = 256
+  max_length    = 512
+  epochs        = 4
+  warmup        = 1000
+  weight_decay  = 0.01
+  eval_every    = 1000
+  pooling       = "first_last_avg"
+  seed          = var.seed + 4
+}
+
 # RoBERTa: byte-level BPE (50,265 entries), dynamic masking, lr 6e-4 with
 # 24,000 warm-up steps, batch 8,000 sequences; no next-sentence objective
 # (neither model has one here).
@@ -220,6 +251,13 @@ stage "eval_bert_3" {
 stage "eval_bert_4" {
   uses          = "evaluate.sts"
   encoder       = stage.bert_4.model
+  data          = stage.sts.pairs
+  align_uniform = false
+}
+
+stage "eval_bert_5" {
+  uses          = "evaluate.sts"
+  encoder       = stage.bert_5.model
   data          = stage.sts.pairs
   align_uniform = false
 }
@@ -404,6 +442,19 @@ profile "mini" {
     warmup        = 200
     eval_every    = 400
   }
+  stage "bert_5" {
+    layers        = 4
+    hidden        = 128
+    heads         = 4
+    intermediate  = 512
+    max_position  = 128
+    learning_rate = 1e-3
+    batch_size    = 128
+    max_length    = 128
+    epochs        = 2
+    warmup        = 200
+    eval_every    = 400
+  }
   stage "roberta" {
     vocab_size    = 16384
     layers        = 4
@@ -481,6 +532,19 @@ profile "ci" {
     learning_rate = 1e-3
     batch_size    = 64
     max_length    = 48
+    max_steps     = 50
+    warmup        = 5
+    eval_every    = 50
+  }
+  stage "bert_5" {
+    layers        = 2
+    hidden        = 128
+    heads         = 4
+    intermediate  = 256
+    max_position  = 128
+    learning_rate = 1e-3
+    batch_size    = 64
+    max_length    = 96
     max_steps     = 50
     warmup        = 5
     eval_every    = 50

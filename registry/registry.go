@@ -15,6 +15,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/gocty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // Kind names the format of an artifact. Every artifact is a directory; the
@@ -199,7 +201,16 @@ type Param struct {
 	// GoKind is the kind of the Go field behind the parameter (an integer
 	// kind tells a front end that only whole numbers decode).
 	GoKind reflect.Kind
-	index  []int // reflect.Value.FieldByIndex path of the field
+	// Added marks a parameter added to the type after results were cached
+	// (tag `key:"added"`): at its default it is left out of the encoded
+	// parameters, and so out of the cache key, and a missing attribute
+	// decodes to the default. The default must reproduce the type's
+	// behaviour from before the parameter existed; then adding it keeps
+	// every cached output valid instead of re-running hours of
+	// pretraining for a setting nobody changed, and a stage that sets it
+	// gets a key of its own.
+	Added bool
+	index []int // reflect.Value.FieldByIndex path of the field
 }
 
 // Registry maps stage type names to stage types.
@@ -322,7 +333,7 @@ func appendParams(ps *[]Param, v reflect.Value, index []int, prefix string) erro
 		*ps = append(*ps, Param{
 			Name: name, Type: ty, Default: def,
 			Doc: f.Tag.Get("doc"), Required: f.Tag.Get("required") == "true",
-			GoKind: f.Type.Kind(), index: idx,
+			GoKind: f.Type.Kind(), Added: f.Tag.Get("key") == "added", index: idx,
 		})
 	}
 	return nil
@@ -382,6 +393,36 @@ func docOverrides(tag reflect.StructTag) (map[string]string, error) {
 	}
 }
 
+// ParamsFromJSON reads an encoded parameter object back from its JSON (a
+// cluster job's spec): an Added parameter the JSON leaves out stays out.
+func (t *StageType) ParamsFromJSON(b []byte) (cty.Value, error) {
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(b, &present); err != nil {
+		return cty.NilVal, err
+	}
+	names := map[string]bool{}
+	for k := range present {
+		names[k] = true
+	}
+	return ctyjson.Unmarshal(b, t.ParamTypeOf(names))
+}
+
+// ParamTypeOf is the cty object type of an encoded parameter object whose
+// attribute names are present: ParamType less the Added parameters that
+// EncodeParams left out (they are at their defaults). A reader of encoded
+// parameters (a cluster job) decodes with it, so that an absent parameter
+// stays absent instead of becoming null.
+func (t *StageType) ParamTypeOf(present map[string]bool) cty.Type {
+	ps, _ := t.ParamSchema()
+	attrs := map[string]cty.Type{}
+	for _, p := range ps {
+		if present[p.Name] || !p.Added {
+			attrs[p.Name] = p.Type
+		}
+	}
+	return cty.Object(attrs)
+}
+
 // ParamType is the cty object type of t's parameters.
 func (t *StageType) ParamType() cty.Type {
 	ps, _ := t.ParamSchema()
@@ -434,6 +475,12 @@ func (t *StageType) DecodeParams(obj cty.Value) (any, error) {
 	for _, p := range ps {
 		field := ptr.Elem().FieldByIndex(p.index)
 		if _, ok := attrs[p.Name]; !ok {
+			if p.Added {
+				if err := gocty.FromCtyValue(p.Default, field.Addr().Interface()); err != nil {
+					return fail(cty.GetAttrPath(p.Name).NewError(err))
+				}
+				continue
+			}
 			switch field.Kind() {
 			case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
 				continue // left nil, as gocty leaves a missing attribute
@@ -449,7 +496,8 @@ func (t *StageType) DecodeParams(obj cty.Value) (any, error) {
 
 // EncodeParams is DecodeParams' inverse: the parameter object (of type
 // ParamType) holding the field values of params, a value of t's Params
-// struct type or a pointer to one.
+// struct type or a pointer to one. An Added parameter at its default is
+// left out (see Param.Added).
 func (t *StageType) EncodeParams(params any) (cty.Value, error) {
 	ps, err := t.ParamSchema()
 	if err != nil {
@@ -473,6 +521,9 @@ func (t *StageType) EncodeParams(params any) (cty.Value, error) {
 		a, err := gocty.ToCtyValue(v.FieldByIndex(p.index).Interface(), p.Type)
 		if err != nil {
 			return cty.NilVal, fmt.Errorf("%s: encoding parameters: %w", t.Name, cty.GetAttrPath(p.Name).NewError(err))
+		}
+		if p.Added && a.Equals(p.Default).True() {
+			continue // at its default: the key of before the parameter existed
 		}
 		attrs[p.Name] = a
 	}
@@ -529,6 +580,11 @@ func (t *StageType) ParamObject(over map[string]cty.Value) (cty.Value, error) {
 			return cty.NilVal, fmt.Errorf("%s has no parameter %q", t.Name, k)
 		}
 		attrs[k] = v
+	}
+	for _, p := range ps {
+		if p.Added && attrs[p.Name].Equals(p.Default).True() {
+			delete(attrs, p.Name) // as EncodeParams leaves it out
+		}
 	}
 	return cty.ObjectVal(attrs), nil
 }

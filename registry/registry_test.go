@@ -286,3 +286,45 @@ func TestParamSchemaWithoutEmbedding(t *testing.T) {
 		t.Errorf("empty Params encode: %#v %v", v, err)
 	}
 }
+
+// laterParams is a stage type's parameters after "extra" was added to it.
+type laterParams struct {
+	Rate  float64 `cty:"rate" doc:"rate"`
+	Extra bool    `cty:"extra" doc:"added later" key:"added"`
+}
+
+// An Added parameter at its default is left out of the encoded object (so
+// out of the cache key: the object is the one from before it existed), an
+// absent one decodes to the default, and a set one is encoded like any
+// other.
+func TestAddedParameterKeepsTheOldEncoding(t *testing.T) {
+	st := stageOf(laterParams{Rate: 0.5})
+	before := cty.ObjectVal(map[string]cty.Value{"rate": cty.NumberFloatVal(0.5)})
+	enc, err := st.EncodeParams(laterParams{Rate: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !enc.RawEquals(before) {
+		t.Errorf("at its default: EncodeParams = %#v, want %#v", enc, before)
+	}
+	dec, err := st.DecodeParams(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := *dec.(*laterParams); got != (laterParams{Rate: 0.5}) {
+		t.Errorf("DecodeParams without the attribute = %+v", got)
+	}
+	set, err := st.EncodeParams(laterParams{Rate: 0.5, Extra: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !set.Type().HasAttribute("extra") || !set.GetAttr("extra").True() {
+		t.Errorf("set: EncodeParams = %#v, want extra = true", set)
+	}
+	if ty := st.ParamTypeOf(map[string]bool{"rate": true}); ty.HasAttribute("extra") || !ty.HasAttribute("rate") {
+		t.Errorf("ParamTypeOf(rate) = %#v", ty)
+	}
+	if ty := st.ParamTypeOf(map[string]bool{"rate": true, "extra": true}); !ty.HasAttribute("extra") {
+		t.Errorf("ParamTypeOf(rate, extra) = %#v", ty)
+	}
+}

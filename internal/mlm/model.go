@@ -29,6 +29,9 @@ type Model struct {
 	Head      *transformer.MLMHead
 	Tokenizer tokenizer.Tokenizer
 	Vocab     Vocab
+	// NSP is the next-sentence classifier on the pooler's output (nil:
+	// masked-LM only; see WithNSP).
+	NSP *transformer.Linear
 }
 
 // New puts a fresh head, drawn from a generator seeded with seed, on enc.
@@ -51,14 +54,15 @@ func New(enc *transformer.Encoder, tok tokenizer.Tokenizer, seed uint64) (*Model
 // by the padding id), which decides the head's names in a checkpoint.
 func (m *Model) RoBERTa() bool { return m.Encoder.Config.PositionOffset > 0 }
 
-// NamedParams lists the encoder's and the head's parameters under Hugging
-// Face names (BertForMaskedLM's or RobertaForMaskedLM's head names).
+// NamedParams lists the encoder's and the heads' parameters under Hugging
+// Face names (BertForMaskedLM's or RobertaForMaskedLM's head names, and
+// BertForPreTraining's next-sentence classifier when there is one).
 func (m *Model) NamedParams() []transformer.NamedParam {
 	ps := m.Encoder.NamedParams()
 	if m.RoBERTa() {
 		return append(ps, m.Head.RoBERTaNamedParams()...)
 	}
-	return append(ps, m.Head.NamedParams()...)
+	return append(append(ps, m.Head.NamedParams()...), m.nspNamedParams()...)
 }
 
 // Loss is the MLM loss of one batch: seqs corrupted by Mask (drawing from
@@ -172,6 +176,8 @@ func (m *Model) Save(dir string, pooling transformer.Pooling, repro map[string]a
 	cfg := checkpoint.Config{Config: m.Encoder.Config, ModelType: "bert", Architectures: []string{"BertForMaskedLM"}, Repro: map[string]any{}}
 	if m.RoBERTa() {
 		cfg.ModelType, cfg.Architectures = "roberta", []string{"RobertaForMaskedLM"}
+	} else if m.NSP != nil {
+		cfg.Architectures = []string{"BertForPreTraining"}
 	}
 	cfg.Pooler = m.Encoder.Pooler != nil
 	for k, v := range repro {
@@ -191,7 +197,8 @@ func (m *Model) Save(dir string, pooling transformer.Pooling, repro map[string]a
 // FromEncoder continues pretraining a saved encoder: the head is read from
 // dir's model.safetensors when the checkpoint holds one (a model Save
 // wrote, or a Hugging Face *ForMaskedLM checkpoint), else drawn fresh
-// from seed.
+// from seed. A next-sentence classifier in the checkpoint (with the pooler
+// it reads) comes back too.
 func FromEncoder(p *pooled.Model, dir string, seed uint64) (*Model, bool, error) {
 	m, err := New(p.Encoder, p.Tokenizer, seed)
 	if err != nil {
@@ -203,6 +210,20 @@ func FromEncoder(p *pooled.Model, dir string, seed uint64) (*Model, bool, error)
 			return m, false, nil
 		}
 		return nil, false, fmt.Errorf("mlm: %w", err)
+	}
+	if _, ok := f.Tensors["cls.seq_relationship.weight"]; ok && p.Encoder.Pooler != nil {
+		if err := m.WithNSP(seed); err != nil {
+			return nil, false, err
+		}
+		nsp := map[string]safetensors.Tensor{}
+		for _, np := range m.nspNamedParams() {
+			if t, ok := f.Tensors[np.Name]; ok {
+				nsp[np.Name] = t
+			}
+		}
+		if _, err := checkpoint.Apply(m.nspNamedParams(), nsp); err != nil {
+			return nil, false, fmt.Errorf("mlm: %s: next-sentence classifier: %w", dir, err)
+		}
 	}
 	head := map[string]safetensors.Tensor{}
 	for name, t := range f.Tensors {

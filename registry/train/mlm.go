@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/nlpodyssey/spago/mat"
 
@@ -38,6 +39,7 @@ type MLMParams struct {
 	DevSentences    int     `cty:"dev_sentences" doc:"evaluate on the first N dev sentences (0: all); their masks are drawn with a fixed seed, the same at every evaluation"`
 	Pooling         string  `cty:"pooling" doc:"pooling written into encoder.json: how the model embeds sentences when it is evaluated as it is (fine-tuning stages set their own)"`
 	GloVeScale      float64 `cty:"glove_scale" doc:"with glove_init: multiply the GloVe vectors by this (GloVe 6B's norms are about 5, BERT-base's word embeddings about 1; the MLM head, and later a PaSeR decoder, use the embeddings as output weights)"`
+	NextSentence    bool    `cty:"next_sentence" key:"added" doc:"BERT's next-sentence prediction beside masked-LM: each sentence of data (taken in order, as a text) is paired with the one after it half the time and with a random one otherwise, as [CLS] A [SEP] B [SEP] of at most max_length ids; a classifier on the pooler's output ([CLS] through dense + tanh, created when init has none) learns which, and its loss is added to the MLM loss. The only signal that trains [CLS] and the pooler. The dev evaluation stays masked-LM on single sentences. BERT-shaped encoders only"`
 	Optimisation
 	Dropout float64 `cty:"dropout" doc:"hidden and attention dropout"`
 
@@ -64,8 +66,10 @@ original tokens at the chosen positions. Sentences are batched with others of si
 With dev connected, held-out perplexity and accuracy are measured every eval_every updates and
 the best weights kept. The output is a Hugging Face masked-LM checkpoint (BertForMaskedLM or,
 with vocab = "bpe", RobertaForMaskedLM) that is also an encoder artifact: connect it to a
-training stage's init, as one would load bert-base. pretraining.json and loss.png hold the
-curves; metrics.json the final dev numbers.`,
+training stage's init, as one would load bert-base. With next_sentence, BERT's second
+objective is added: pairs [CLS] A [SEP] B [SEP], B the next sentence of data half the time,
+classified from the pooler's output (the checkpoint is then a BertForPreTraining). pretraining.json
+and loss.png hold the curves; metrics.json the final dev numbers.`,
 		Params: MLMParams{
 			LearningRate: 1e-4, BatchSize: 256, MaxLength: 128, Epochs: 40,
 			MaskProbability: 0.15, MaskToken: 0.8, RandomToken: 0.1, DevSentences: 0, Pooling: string(transformer.PoolMean), GloVeScale: 1,
@@ -78,7 +82,7 @@ curves; metrics.json the final dev numbers.`,
 		},
 		Outputs: []registry.Port{
 			{Name: "model", Kind: registry.KindEncoder, Doc: "the pretrained encoder: checkpoint with MLM head + encoder.json + pretraining.json + loss.png"},
-			{Name: "metrics", Kind: registry.KindMetrics, Doc: "metrics.json: dev_perplexity, dev_accuracy (%), dev_loss, train_loss, steps, sentences, tokens"},
+			{Name: "metrics", Kind: registry.KindMetrics, Doc: "metrics.json: dev_perplexity, dev_accuracy (%), dev_loss, train_loss, steps, sentences, tokens; nsp_accuracy (%, the last 200 updates) with next_sentence"},
 		},
 		Seeded:    true,
 		Tensor:    true,
@@ -96,6 +100,7 @@ type curvePoint struct {
 	TrainLoss float64   `json:"train_loss"` // mean over the updates since the previous point
 	LR        float64   `json:"lr"`
 	Dev       *mlm.Eval `json:"dev,omitempty"`
+	NSP       *float64  `json:"nsp_accuracy,omitempty"` // training pairs right, mean over the window
 }
 
 // pretraining is pretraining.json: the run's recipe outcome and curves. No
@@ -151,6 +156,11 @@ func runMLM(ctx context.Context, env *registry.Env) error {
 		return err
 	}
 
+	if p.NextSentence && m.NSP == nil {
+		if err := m.WithNSP(seed); err != nil {
+			return fmt.Errorf("next_sentence: %w", err)
+		}
+	}
 	seqs := pm.Tokenize(sentences, p.MaxLength)
 	lens := make([]int, len(seqs))
 	tokens := 0
@@ -158,19 +168,44 @@ func runMLM(ctx context.Context, env *registry.Env) error {
 		lens[i] = len(s)
 		tokens += len(s)
 	}
+	if p.NextSentence {
+		if len(seqs) < 3 {
+			return fmt.Errorf("data: next_sentence needs at least 3 sentences, got %d", len(seqs))
+		}
+		// Group by the length of the pair with the true successor: half
+		// the pairs are those, the other half vary around them.
+		for i := range seqs {
+			lens[i] = min(p.MaxLength, len(seqs[i])+len(seqs[(i+1)%len(seqs)])-1)
+		}
+	}
 	groups, err := mlm.GroupByLength(lens, p.BatchSize, 50, seed)
 	if err != nil {
 		return err
 	}
 	devSeqs := pm.Tokenize(devSents, p.MaxLength)
+	var nspRight, nspPairs atomic.Int64 // next-sentence pairs right / seen since the last update's log line
 	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
-		var in [][]int
+		var in []int
 		for _, g := range batch {
-			for _, i := range groups[g] {
-				in = append(in, seqs[i])
-			}
+			in = append(in, groups[g]...)
 		}
-		return m.Loss(in, mk, rng)
+		if !p.NextSentence {
+			batchSeqs := make([][]int, len(in))
+			for k, i := range in {
+				batchSeqs[k] = seqs[i]
+			}
+			return m.Loss(batchSeqs, mk, rng)
+		}
+		ids, types, labels, err := mlm.DrawPairs(seqs, in, p.MaxLength, rng)
+		if err != nil {
+			return nil, err
+		}
+		l, right, err := m.PairLoss(ids, types, labels, mk, rng)
+		if err == nil {
+			nspRight.Add(int64(right))
+			nspPairs.Add(int64(len(labels)))
+		}
+		return l, err
 	}
 	var params []trainer.Param
 	for _, np := range m.NamedParams() {
@@ -202,6 +237,10 @@ func runMLM(ctx context.Context, env *registry.Env) error {
 	var logErr error
 	tr.OnStep = func(pr trainer.Progress) {
 		line := stepLine{Step: pr.Step, Loss: pr.Loss, LR: pr.LR}
+		if n := nspPairs.Swap(0); n > 0 {
+			acc := float64(nspRight.Swap(0)) / float64(n)
+			line.NSP = &acc
+		}
 		if pr.Evaluated && lastDev != nil {
 			d := *lastDev
 			line.Dev = &d
@@ -222,6 +261,9 @@ func runMLM(ctx context.Context, env *registry.Env) error {
 	curve := steps.curve(max(1, min(p.EvalEvery, 50)))
 	hist := pretraining{Sentences: len(seqs), Tokens: tokens, Batches: len(groups), Steps: res.Steps, BestStep: res.BestStep, Curve: curve}
 	metrics := map[string]any{"train_loss": res.LastLoss, "steps": res.Steps, "sentences": len(seqs), "tokens": tokens}
+	if acc, ok := steps.lastNSP(200); ok {
+		metrics["nsp_accuracy"] = 100 * acc
+	}
 	if len(devSeqs) > 0 {
 		// The kept weights' dev numbers, measured again (the same masks).
 		ev, err := m.Evaluate(ctx, devSeqs, mk, mlmDevSeed, 128)
@@ -288,6 +330,10 @@ func (p *MLMParams) Validate() error {
 	c.NonNegative("dev_sentences", p.DevSentences)
 	c.Add(p.GloVeScale > 0, "glove_scale", "%v must be positive", p.GloVeScale)
 	checkPooling(&c, "pooling", p.Pooling, false)
+	if p.NextSentence {
+		c.Add(p.MaxLength >= 5, "max_length", "%d leaves no room for a next-sentence pair (3 special tokens and a token of each sentence)", p.MaxLength)
+		c.Add(p.Vocab != VocabBPE || p.HFCheckpoint != "", "next_sentence", "needs a BERT-shaped encoder; vocab = %q builds RoBERTa's shape, which has one segment embedding and no next-sentence objective", p.Vocab)
+	}
 	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
 	p.Architecture.validate(&c)
 	return c.Result()

@@ -163,10 +163,61 @@ func TestMLMErrors(t *testing.T) {
 		{map[string]cty.Value{"vocab": cty.StringVal("bpe"), "vocab_size": cty.NumberIntVal(200)}, "vocab_size: 200 is too small for a byte-level BPE"},
 		{map[string]cty.Value{"dev_sentences": cty.NumberIntVal(-1)}, "dev_sentences: -1"},
 		{map[string]cty.Value{"glove_scale": cty.NumberIntVal(0)}, "glove_scale: 0 must be positive"},
+		{map[string]cty.Value{"next_sentence": cty.True, "vocab": cty.StringVal("bpe")}, "next_sentence: needs a BERT-shaped encoder"},
+		{map[string]cty.Value{"next_sentence": cty.True, "max_length": cty.NumberIntVal(4)}, "max_length: 4 leaves no room for a next-sentence pair"},
 	} {
 		_, _, err := stageRun{name: "train.mlm", set: tinyMLM(tc.set), inputs: map[string]registry.Artifact{"data": d.wiki}}.run(t)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.set, err, tc.want)
 		}
+	}
+}
+
+// TestMLMNextSentence: with next_sentence the stage trains BERT's two
+// objectives on the sentences in order: the classifier's training accuracy
+// is logged and reported, the checkpoint is a BertForPreTraining with a
+// pooler (so a fine-tuning stage's "cls" pooling reads the trained one),
+// the dev evaluation is still single-sentence masked-LM, and a stage that
+// continues from it keeps the classifier.
+func TestMLMNextSentence(t *testing.T) {
+	d := loadReal(t, 400, 0, 0)
+	wiki, _ := d.c.Wiki()
+	dev := sentencesArtifact(t, wiki[400:480])
+	set := tinyMLM(map[string]cty.Value{"next_sentence": cty.True})
+	out, _, err := stageRun{name: "train.mlm", set: set, seed: 3,
+		inputs: map[string]registry.Artifact{"data": d.wiki, "dev": dev}}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]float64
+	readJSON(t, filepath.Join(filepath.Dir(out), "metrics", registry.FileMetrics), &m)
+	if acc, ok := m["nsp_accuracy"]; !ok || acc < 20 || acc > 100 || m["dev_perplexity"] <= 1 {
+		t.Errorf("metrics %v", m)
+	}
+	var h pretraining
+	readJSON(t, filepath.Join(out, "pretraining.json"), &h)
+	if len(h.Curve) == 0 || h.Curve[len(h.Curve)-1].NSP == nil {
+		t.Errorf("pretraining.json's curve has no next-sentence accuracy: %+v", h.Curve)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(out, "config.json"))
+	if !strings.Contains(string(cfg), "BertForPreTraining") {
+		t.Errorf("config.json: %s", cfg)
+	}
+	p, err := pooled.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Encoder.Pooler == nil {
+		t.Error("the pretrained encoder has no pooler")
+	}
+	// Continued with masked-LM only, the classifier and the pooler stay.
+	out2, _, err := stageRun{name: "train.mlm", set: tinyMLM(map[string]cty.Value{"max_steps": cty.NumberIntVal(5)}), seed: 4,
+		inputs: map[string]registry.Artifact{"data": d.wiki, "init": {Kind: registry.KindEncoder, Dir: out}}}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg2, _ := os.ReadFile(filepath.Join(out2, "config.json"))
+	if !strings.Contains(string(cfg2), "BertForPreTraining") {
+		t.Errorf("continued: config.json: %s", cfg2)
 	}
 }

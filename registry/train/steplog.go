@@ -26,6 +26,9 @@ type stepLine struct {
 	Loss float64   `json:"loss"`
 	LR   float64   `json:"lr"`
 	Dev  *mlm.Eval `json:"dev,omitempty"`
+	// NSP is the share of the update's pairs whose next-sentence label
+	// the classifier got right (next_sentence only).
+	NSP *float64 `json:"nsp_accuracy,omitempty"`
 }
 
 // openStepLog reads path's lines (none when path is "" or absent).
@@ -96,14 +99,39 @@ func (l *stepLog) close() {
 // at every multiple of every, at every evaluation and at the last update).
 func (l *stepLog) curve(every int) []curvePoint {
 	var out []curvePoint
-	sum, n := 0.0, 0
+	sum, nsp, n, nn := 0.0, 0.0, 0, 0
 	for i, s := range l.lines {
 		sum += s.Loss
 		n++
+		if s.NSP != nil {
+			nsp += *s.NSP
+			nn++
+		}
 		if s.Dev != nil || s.Step%every == 0 || i == len(l.lines)-1 {
-			out = append(out, curvePoint{Step: s.Step, TrainLoss: sum / float64(n), LR: s.LR, Dev: s.Dev})
-			sum, n = 0, 0
+			pt := curvePoint{Step: s.Step, TrainLoss: sum / float64(n), LR: s.LR, Dev: s.Dev}
+			if nn > 0 {
+				acc := nsp / float64(nn)
+				pt.NSP = &acc
+			}
+			out = append(out, pt)
+			sum, nsp, n, nn = 0, 0, 0, 0
 		}
 	}
 	return out
+}
+
+// lastNSP is the mean next-sentence accuracy of the last n updates that
+// logged one; false when none did.
+func (l *stepLog) lastNSP(n int) (float64, bool) {
+	sum, k := 0.0, 0
+	for i := len(l.lines) - 1; i >= 0 && k < n; i-- {
+		if a := l.lines[i].NSP; a != nil {
+			sum += *a
+			k++
+		}
+	}
+	if k == 0 {
+		return 0, false
+	}
+	return sum / float64(k), true
 }

@@ -16,8 +16,6 @@ import (
 	"repro/registry"
 	"repro/runner"
 	"repro/store"
-
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // ExitRefused is the exit status of a job whose key differs from the
@@ -82,7 +80,7 @@ func run(ctx context.Context, reg *registry.Registry, spec *Spec, out *Outcome, 
 			t.Name, t.Version, spec.Version)}
 	}
 	out.Seeded = t.Seeded
-	pv, err := ctyjson.Unmarshal(spec.Params, t.ParamType())
+	pv, err := t.ParamsFromJSON(spec.Params)
 	if err != nil {
 		return &RefusedError{fmt.Sprintf("parameters of %s: %v", t.Name, err)}
 	}

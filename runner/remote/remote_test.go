@@ -33,7 +33,7 @@ func TestParamsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		back, err := ctyjson.Unmarshal(canon, st.ParamType())
+		back, err := st.ParamsFromJSON(canon)
 		if err != nil {
 			t.Errorf("%s: %v\n%s", name, err, canon)
 			continue
