@@ -407,7 +407,8 @@ ablation "decoder_layers" {
 # the first phase, the raw [CLS] from the second (66.58 against mean's
 # 63.11), a tie from the third (65.98 against 65.88). The mini BERT's pooler
 # was never trained -- masked-LM only -- so Table 9's "[CLS]" row is the raw
-# token, var.cls_pooling);
+# token, var.cls_pooling. The fifth phase, with next-sentence
+# prediction, was measured and not adopted: README);
 # n = 1 instead of 10 (on the first phase, with n = 10 dev was best at the
 # first evaluation and fell after, at every lr tried: the weight on the
 # decoder's reconstruction eroded the pretrained encoder; with n = 1 it
