@@ -213,6 +213,10 @@ type Param struct {
 	index []int // reflect.Value.FieldByIndex path of the field
 }
 
+// leftOut reports whether value v of p stays out of encoded parameters:
+// an Added parameter at its default.
+func (p Param) leftOut(v cty.Value) bool { return p.Added && v.Equals(p.Default).True() }
+
 // Registry maps stage type names to stage types.
 type Registry struct {
 	types map[string]*StageType
@@ -522,7 +526,7 @@ func (t *StageType) EncodeParams(params any) (cty.Value, error) {
 		if err != nil {
 			return cty.NilVal, fmt.Errorf("%s: encoding parameters: %w", t.Name, cty.GetAttrPath(p.Name).NewError(err))
 		}
-		if p.Added && a.Equals(p.Default).True() {
+		if p.leftOut(a) {
 			continue // at its default: the key of before the parameter existed
 		}
 		attrs[p.Name] = a
@@ -582,7 +586,7 @@ func (t *StageType) ParamObject(over map[string]cty.Value) (cty.Value, error) {
 		attrs[k] = v
 	}
 	for _, p := range ps {
-		if p.Added && attrs[p.Name].Equals(p.Default).True() {
+		if p.leftOut(attrs[p.Name]) {
 			delete(attrs, p.Name) // as EncodeParams leaves it out
 		}
 	}

@@ -408,19 +408,25 @@ func TestLossEqualsEvaluate(t *testing.T) {
 func train(t *testing.T, m *Model, n int, seed uint64) *trainer.Result {
 	t.Helper()
 	seqs := encodeAll(m, corpus)
+	return runLoop(t, m, len(seqs), n, seed, func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
+		in := make([][]int, len(batch))
+		for i, j := range batch {
+			in[i] = seqs[j]
+		}
+		return m.Loss(in, BERT(), rng)
+	})
+}
+
+// runLoop trains all of m's parameters for n updates of batches of 5 of
+// size items with step.
+func runLoop(t *testing.T, m *Model, size, n int, seed uint64, step trainer.StepFunc) *trainer.Result {
+	t.Helper()
 	var params []trainer.Param
 	for _, p := range m.NamedParams() {
 		params = append(params, trainer.Param{Name: p.Name, Param: p.Param})
 	}
 	tr := &trainer.Trainer{
-		Params: params, N: len(seqs),
-		Step: func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
-			in := make([][]int, len(batch))
-			for i, j := range batch {
-				in[i] = seqs[j]
-			}
-			return m.Loss(in, BERT(), rng)
-		},
+		Params: params, N: size, Step: step,
 		Config: trainer.Config{MaxSteps: n, BatchSize: 5, LR: 3e-3, Seed: seed, KeepLast: true},
 	}
 	res, err := tr.Run(context.Background())

@@ -15,7 +15,6 @@ import (
 	"repro/internal/model/safetensors"
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
-	"repro/internal/trainer"
 )
 
 func TestPair(t *testing.T) {
@@ -103,25 +102,14 @@ func TestDrawPairs(t *testing.T) {
 func trainNSP(t *testing.T, m *Model, n int, seed uint64) {
 	t.Helper()
 	seqs := encodeAll(m, corpus)
-	var params []trainer.Param
-	for _, p := range m.NamedParams() {
-		params = append(params, trainer.Param{Name: p.Name, Param: p.Param})
-	}
-	tr := &trainer.Trainer{
-		Params: params, N: len(seqs),
-		Step: func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
-			ids, types, labels, err := DrawPairs(seqs, batch, 40, rng)
-			if err != nil {
-				return nil, err
-			}
-			l, _, err := m.PairLoss(ids, types, labels, BERT(), rng)
-			return l, err
-		},
-		Config: trainer.Config{MaxSteps: n, BatchSize: 5, LR: 3e-3, Seed: seed, KeepLast: true},
-	}
-	if _, err := tr.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	runLoop(t, m, len(seqs), n, seed, func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
+		ids, types, labels, err := DrawPairs(seqs, batch, 40, rng)
+		if err != nil {
+			return nil, err
+		}
+		l, _, err := m.PairLoss(ids, types, labels, BERT(), rng)
+		return l, err
+	})
 }
 
 // nspAccuracy draws pairs of every sentence with a fixed generator and
