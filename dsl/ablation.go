@@ -42,6 +42,61 @@ func (e *evaluator) ablationExtras(ab *ablationBlock, out *Ablation) {
 	if ab.figure != nil {
 		out.Figure = e.figure(ab, out.Columns)
 	}
+	if ab.resolution != nil {
+		out.PaperResolution = e.paperResolution(ab, len(out.Columns))
+	}
+}
+
+// paperResolution evaluates `paper_resolution`: one number for every
+// column, or a list with one per column; each finite and not negative. A
+// resolution reads the paper's values, so an ablation without them is told
+// so. Errors are reported and give nil.
+func (e *evaluator) paperResolution(ab *ablationBlock, columns int) []float64 {
+	a := ab.resolution
+	if ab.paper == nil {
+		e.errorf(a.NameRange, "paper_resolution without paper values",
+			"Ablation %q declares no `paper` values; add them or remove paper_resolution.", ab.name)
+		return nil
+	}
+	const what = "paper_resolution is the smallest difference between two of the paper's cells that counts as the paper ordering them: a number in the paper's units (such as 0.1), or a list with one per column"
+	if !e.checkVars(a.Expr, "paper_resolution") {
+		return nil
+	}
+	v, diags := a.Expr.Value(e.ctx)
+	e.diags = append(e.diags, diags...)
+	if diags.HasErrors() || !v.IsWhollyKnown() || v.IsNull() {
+		return nil
+	}
+	var vals []cty.Value
+	switch {
+	case v.Type() == cty.Number:
+		vals = []cty.Value{v}
+	case v.Type().IsTupleType() || v.Type().IsListType():
+		vals = v.AsValueSlice()
+		if len(vals) != columns {
+			e.errorf(a.Expr.Range(), "Invalid paper_resolution",
+				"%s; the ablation has %d column(s), the list %d value(s).", what, columns, len(vals))
+			return nil
+		}
+	default:
+		e.errorf(a.Expr.Range(), "Invalid paper_resolution", "%s; got %s.", what, v.Type().FriendlyName())
+		return nil
+	}
+	var out []float64
+	for _, x := range vals {
+		n, err := convert.Convert(x, cty.Number)
+		if err != nil || n.IsNull() {
+			e.errorf(a.Expr.Range(), "Invalid paper_resolution", "%s; got %s.", what, x.Type().FriendlyName())
+			return nil
+		}
+		f, _ := n.AsBigFloat().Float64()
+		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			e.errorf(a.Expr.Range(), "Invalid paper_resolution", "%s; got %v.", what, f)
+			return nil
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // axisValue evaluates one declared axis value the way the variant

@@ -166,7 +166,11 @@ type Ablation struct {
 	// cells that ours must reproduce for `repro check` to pass (the
 	// ablation's `min_agreement`, else the experiment's; 0: none).
 	MinAgreement float64
-	Range        hcl.Range
+	// PaperResolution is the ablation's `paper_resolution`: per column, the
+	// smallest difference between two of the paper's cells that counts as
+	// the paper ordering them (report.Resolved); nil when not declared.
+	PaperResolution []float64
+	Range           hcl.Range
 }
 
 // Figure describes an ablation's line plot (e.g. PaSeR's decoder-depth

@@ -73,6 +73,7 @@ var ablationSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "title"}, {Name: "vary"}, {Name: "report"},
 		{Name: "paper"}, {Name: "figure"}, {Name: "columns"}, {Name: "min_agreement"},
+		{Name: "paper_resolution"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "variant", LabelNames: []string{"name"}}},
 }
@@ -166,8 +167,8 @@ type ablationBlock struct {
 	report   []hcl.Expression
 	// Evaluated only when the ablation is expanded (ablation.go): their
 	// checks need the grid's evaluated values.
-	paper, figure, columns, minAgreement *hcl.Attribute
-	rng                                  hcl.Range
+	paper, figure, columns, minAgreement, resolution *hcl.Attribute
+	rng                                              hcl.Range
 }
 
 type axisDecl struct {
@@ -694,6 +695,7 @@ func (d *decoder) ablation(b *hcl.Block) {
 	ab.figure = content.Attributes["figure"]
 	ab.columns = content.Attributes["columns"]
 	ab.minAgreement = content.Attributes["min_agreement"]
+	ab.resolution = content.Attributes["paper_resolution"]
 }
 
 // pathKey reads an override path written as a string ("stage.a.b") or as a

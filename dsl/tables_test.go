@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -291,5 +292,67 @@ ablation "nopaper" {
 		if cfg.Experiment.MinAgreement != 0.6 || cfg.Ablation.MinAgreement != want {
 			t.Errorf("%s: experiment %v, ablation %v; want 0.6 and %v", name, cfg.Experiment.MinAgreement, cfg.Ablation.MinAgreement, want)
 		}
+	}
+}
+
+func TestPaperResolution(t *testing.T) {
+	const head = `experiment "x" {}
+stage "corpus" {
+  uses = "data.sentences"
+  path = "x"
+}
+stage "mask" {
+  uses  = "text.mask"
+  input = stage.corpus.sentences
+}
+stage "train" {
+  uses = "train.encoder"
+  data = stage.mask.pairs
+}
+stage "eval" {
+  uses  = "evaluate.sts"
+  model = stage.train.model
+}
+locals {
+  res = [0.1, 1]
+}
+ablation "k" {
+  vary    = { "stage.mask.top_k" = [1, 2] }
+  report  = [stage.eval.metrics.avg, stage.eval.metrics.stsb]
+`
+	const paper = "  paper   = { \"1\" = [70, 71], \"2\" = [72, 71.5] }\n"
+	for _, c := range []struct {
+		name, body string
+		want       []float64
+		err        string // substring of "Summary; Detail" at the attribute's line
+	}{
+		{"one for every column", paper + "  paper_resolution = 0.5\n", []float64{0.5}, ""},
+		{"one per column", paper + "  paper_resolution = local.res\n", []float64{0.1, 1}, ""},
+		{"zero", paper + "  paper_resolution = [0, 0]\n", []float64{0, 0}, ""},
+		{"not declared", paper, nil, ""},
+		{"list of the wrong length", paper + "  paper_resolution = [0.1]\n", nil, "the ablation has 2 column(s), the list 1 value(s)"},
+		{"negative", paper + "  paper_resolution = [0.1, -1]\n", nil, "got -1"},
+		{"a string", paper + "  paper_resolution = \"tenth\"\n", nil, "got string"},
+		{"not a number in the list", paper + "  paper_resolution = [0.1, \"x\"]\n", nil, "got string"},
+		{"without paper values", "  paper_resolution = 0.1\n", nil, `Ablation "k" declares no ` + "`paper`"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := []byte(head + c.body + "}\n")
+			l := NewLoader(testRegistry())
+			cfg, diags := l.LoadSource("x.hcl", src, Options{Ablation: "k"})
+			if c.err == "" {
+				if diags.HasErrors() {
+					t.Fatalf("unexpected: %v", diags)
+				}
+				if got := cfg.Ablation.PaperResolution; !slices.Equal(got, c.want) {
+					t.Errorf("resolution %v, want %v", got, c.want)
+				}
+				return
+			}
+			line := strings.Count(head+c.body[:strings.Index(c.body, "paper_resolution")], "\n") + 1
+			if len(diags) != 1 || !strings.Contains(diags[0].Summary+"; "+diags[0].Detail, c.err) || diags[0].Subject.Start.Line != line {
+				t.Errorf("want one diagnostic at line %d containing %q; got %v", line, c.err, diags)
+			}
+		})
 	}
 }

@@ -118,8 +118,8 @@ func (x *Experiment) BuildReport(look Lookup) *report.Report {
 		abl.Rows = append(abl.Rows, row)
 	}
 	// How far our grid orders its cells as the paper's does.
-	if abl.Agreement = report.AgreementOf(abl); abl.Agreement != nil && cfg.Ablation != nil {
-		abl.Agreement.Min = cfg.Ablation.MinAgreement
+	if abl.Agreement = report.AgreementOf(abl); cfg.Ablation != nil {
+		abl.Declare(cfg.Ablation.MinAgreement, cfg.Ablation.PaperResolution)
 	}
 	r.Ablation = abl
 	return r

@@ -103,6 +103,32 @@ func TestCheckAgreementMinimumFromFile(t *testing.T) {
 	if code, out, _ := repro(t, "plan", file, "--ablation", "features"); code != 0 || !strings.Contains(out, "0 of") {
 		t.Errorf("a raised minimum made the grid re-run: exit %d\n%s", code, out)
 	}
+	// So is the paper's resolution: declared after the run, check and
+	// results count against it, and nothing re-runs. The "paper" sets
+	// 100/400 and 100/2000 10 apart (near-ties, ours 14.7 and 32.6 apart)
+	// and 400/2000 20 apart (ours agree).
+	paper := `paper  = { "100" = [30], "400" = [20], "2000" = [40] }`
+	declared := strings.Replace(raised, paper, paper+"\n  paper_resolution = 10", 1)
+	if declared == raised {
+		t.Fatal("testdata/agreement.hcl no longer declares the features grid's paper values as " + paper)
+	}
+	if err := os.WriteFile(file, []byte(declared), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "minimum 80%: BELOW; beyond the paper's resolution (10): 1 of 1 orderings agree (100%); 2 near-ties, 2 of them further apart in ours"
+	for _, cmd := range []string{"check", "results"} {
+		code, out, _ = repro(t, cmd, file, "--ablation", "features")
+		if !strings.Contains(out, want) || code != map[string]int{"check": 2, "results": 0}[cmd] {
+			t.Errorf("%s after declaring the resolution: exit %d\n%s\nwant %q", cmd, code, out, want)
+		}
+	}
+	code, out, _ = repro(t, "check", file, "--ablations")
+	if want := "agreement (profile paper): beyond the paper's resolution (1 ablations declare one), 1 of 1 orderings agree (100%); 2 near-ties, 2 of them further apart in ours"; !strings.Contains(out, want) {
+		t.Errorf("check --ablations after declaring the resolution: exit %d\n%s\nwant %q", code, out, want)
+	}
+	if code, out, _ := repro(t, "plan", file, "--ablation", "features"); code != 0 || !strings.Contains(out, "0 of") {
+		t.Errorf("a declared resolution made the grid re-run: exit %d\n%s", code, out)
+	}
 }
 
 // TestSeedsCombineGrids: run --seeds records one grid per seed and prints

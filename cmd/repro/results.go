@@ -80,10 +80,10 @@ func latestReport(cmd *cobra.Command, file string, lf *loadFlags) (*experiment.E
 	if err != nil {
 		return nil, nil, exitCode(1, "%s: %v", file, err)
 	}
-	// The minimum shown is the one the file declares now, as check applies
-	// it, not the one in force when the grid was recorded.
-	if a := rep.Ablation; a != nil && a.Agreement != nil && x.Config.Ablation != nil {
-		a.Agreement.Min = x.Config.Ablation.MinAgreement
+	// The minimum and resolution shown are the ones the file declares now,
+	// as check applies them, not the ones in force when the grid was recorded.
+	if x.Config.Ablation != nil {
+		rep.Ablation.Declare(x.Config.Ablation.MinAgreement, x.Config.Ablation.PaperResolution)
 	}
 	return x, rep, nil
 }

@@ -18,6 +18,16 @@ import (
 // scipy.stats.kendalltau does by default) summarises the same comparison
 // with ties in both; the ablation's tau is the mean over the columns that
 // have one. Orderings are counted over all columns together.
+//
+// A paper prints one run's numbers to a tenth of a point, so a pair it sets
+// 0.1 apart is not a finding: PaSeR prints its default configuration in four
+// tables, and the four copies differ by up to 0.1 on STS and 1.0 on SICK-R.
+// An ablation may declare that resolution per column (`paper_resolution`);
+// Resolved then counts apart the orderings the paper makes beyond it -- the
+// findings -- and the pairs it does not separate, of which ours may still
+// set some further apart than the resolution (ours contradicting a "makes no
+// difference"). The plain count stays the gate: the resolution is a reading
+// aid declared by a person, and a gate should not move with one.
 
 // Agreement is one ablation's agreement with the paper.
 type Agreement struct {
@@ -27,6 +37,102 @@ type Agreement struct {
 	Columns   []ColumnAgreement `json:"columns"`
 	// Min is the declared minimum share of agreeing orderings (0: none).
 	Min float64 `json:"min,omitempty"`
+	// Resolved is the count beyond the paper's declared resolution (nil:
+	// none declared).
+	Resolved *Resolved `json:"resolved,omitempty"`
+}
+
+// Resolved is an agreement counted against the paper's resolution: pairs
+// the paper sets further apart than Resolution (per column) are its
+// findings; the rest are near-ties.
+type Resolved struct {
+	Columns    []string  `json:"columns"`
+	Resolution []float64 `json:"resolution"` // per column, in the paper's units
+	Orderings  int       `json:"orderings"`  // pairs the paper sets more than the resolution apart
+	Agree      int       `json:"agree"`      // of those, pairs ours orders alike
+	NearTies   int       `json:"near_ties"`  // pairs the paper sets no more than the resolution apart (exact ties too)
+	Separated  int       `json:"separated"`  // of the near-ties, pairs ours sets more than the resolution apart
+}
+
+// eps absorbs the binary representation of one-decimal paper values: 77.8 -
+// 77.7 is 0.0999...97 or 0.1000...03, and either is "0.1 apart".
+const eps = 1e-9
+
+// ResolvedOf counts ab's cells against the paper's resolution res: one
+// value for every column, or one per column. It returns nil when res is
+// empty or the grid has no paper values.
+func ResolvedOf(ab *Ablation, res []float64) *Resolved {
+	if len(res) == 0 || AgreementOf(ab) == nil {
+		return nil
+	}
+	out := &Resolved{Columns: ab.Columns}
+	for c := range ab.Columns {
+		r := res[0]
+		if len(res) > 1 {
+			r = value(res, c)
+		}
+		out.Resolution = append(out.Resolution, r)
+		var ours, paper []float64
+		for _, row := range ab.Rows {
+			o, p := value(row.Values, c), value(row.Paper, c)
+			if !math.IsNaN(o) && !math.IsNaN(p) {
+				ours, paper = append(ours, o), append(paper, p)
+			}
+		}
+		for i := range ours {
+			for j := i + 1; j < len(ours); j++ {
+				dp, do := paper[i]-paper[j], ours[i]-ours[j]
+				if math.Abs(dp) <= r+eps {
+					out.NearTies++
+					if math.Abs(do) > r+eps {
+						out.Separated++
+					}
+					continue
+				}
+				out.Orderings++
+				if do*dp > 0 {
+					out.Agree++
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Share is the agreeing fraction of the orderings beyond the resolution.
+func (r *Resolved) Share() float64 {
+	if r.Orderings == 0 {
+		return math.NaN()
+	}
+	return float64(r.Agree) / float64(r.Orderings)
+}
+
+// String reads "beyond the paper's resolution (STS-B 0.1, SICK-R 1): 98 of
+// 127 orderings agree (77%); 50 near-ties, 16 of them further apart in ours".
+func (r *Resolved) String() string {
+	return fmt.Sprintf("beyond the paper's resolution (%s): %d of %d orderings agree (%s); %d near-ties, %d of them further apart in ours",
+		r.resolutionText(), r.Agree, r.Orderings, pct(r.Share()), r.NearTies, r.Separated)
+}
+
+// resolutionText is "0.5" when every column has the same resolution, else
+// "STS12-16 0.1, STS-B 0.1, SICK-R 1".
+func (r *Resolved) resolutionText() string {
+	same := true
+	for _, x := range r.Resolution {
+		same = same && x == r.Resolution[0]
+	}
+	if same && len(r.Resolution) > 0 {
+		return fmt.Sprintf("%g", r.Resolution[0])
+	}
+	var ps []string
+	for i, x := range r.Resolution {
+		name := fmt.Sprintf("column %d", i+1)
+		if i < len(r.Columns) {
+			name = r.Columns[i]
+		}
+		ps = append(ps, fmt.Sprintf("%s %g", name, x))
+	}
+	return strings.Join(ps, ", ")
 }
 
 // ColumnAgreement is one column's share of an Agreement.
@@ -83,11 +189,12 @@ type agreementJSON struct {
 	Tau       *float64          `json:"tau"`
 	Columns   []ColumnAgreement `json:"columns"`
 	Min       float64           `json:"min,omitempty"`
+	Resolved  *Resolved         `json:"resolved,omitempty"`
 }
 
 // MarshalJSON writes an undefined tau as null.
 func (a Agreement) MarshalJSON() ([]byte, error) {
-	return json.Marshal(agreementJSON{a.Orderings, a.Agree, nanPtr(a.Tau), a.Columns, a.Min})
+	return json.Marshal(agreementJSON{a.Orderings, a.Agree, nanPtr(a.Tau), a.Columns, a.Min, a.Resolved})
 }
 
 // UnmarshalJSON reads a null tau as NaN.
@@ -96,7 +203,7 @@ func (a *Agreement) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	*a = Agreement{v.Orderings, v.Agree, ptrNaN(v.Tau), v.Columns, v.Min}
+	*a = Agreement{v.Orderings, v.Agree, ptrNaN(v.Tau), v.Columns, v.Min, v.Resolved}
 	return nil
 }
 
@@ -228,6 +335,9 @@ func (a *Agreement) String() string {
 		}
 		fmt.Fprintf(&b, "; minimum %s: %s", pct(a.Min), verdict)
 	}
+	if a.Resolved != nil {
+		fmt.Fprintf(&b, "; %s", a.Resolved)
+	}
 	return b.String()
 }
 
@@ -253,6 +363,10 @@ type Summary struct {
 	// Stable sums the grids' orderings stable across seeds (grids combined
 	// over seeds only; nil otherwise).
 	Stable *Stable
+	// ResolvedAblations is how many ablations declare the paper's
+	// resolution; Agreement.Resolved sums their counts (its Resolution and
+	// Columns are left empty: they differ between ablations).
+	ResolvedAblations int
 }
 
 // Summarize sums the agreements of the ablations that have one.
@@ -266,6 +380,16 @@ func Summarize(abls []*Ablation) Summary {
 		s.Ablations++
 		s.Orderings += a.Agreement.Orderings
 		s.Agree += a.Agreement.Agree
+		if r := a.Agreement.Resolved; r != nil {
+			if s.Resolved == nil {
+				s.Resolved = &Resolved{}
+			}
+			s.Resolved.Orderings += r.Orderings
+			s.Resolved.Agree += r.Agree
+			s.Resolved.NearTies += r.NearTies
+			s.Resolved.Separated += r.Separated
+			s.ResolvedAblations++
+		}
 		if !math.IsNaN(a.Agreement.Tau) {
 			taus = append(taus, a.Agreement.Tau)
 		}
@@ -296,7 +420,23 @@ func WriteSummary(w io.Writer, experiment, profile string, s Summary) {
 	}
 	fmt.Fprintf(w, "%s (profile %s): %d ablations with paper values, %d of %d orderings agree (%s), mean Kendall tau-b %s; %s\n",
 		experiment, profile, s.Ablations, s.Agree, s.Orderings, pct(s.Share()), tauText(s.Tau), below)
+	if r := s.Resolved; r != nil {
+		fmt.Fprintf(w, "%s (profile %s): beyond the paper's resolution (%d ablations declare one), %d of %d orderings agree (%s); %d near-ties, %d of them further apart in ours\n",
+			experiment, profile, s.ResolvedAblations, r.Agree, r.Orderings, pct(r.Share()), r.NearTies, r.Separated)
+	}
 	if s.Stable != nil {
 		fmt.Fprintf(w, "%s (profile %s): %s\n", experiment, profile, s.Stable)
 	}
+}
+
+// Declare applies what the experiment file declares now to a's agreement:
+// the minimum and the paper's resolution. Callers apply them on every read,
+// not only when the grid is recorded, so that declaring either needs no
+// grid re-run.
+func (a *Ablation) Declare(min float64, resolution []float64) {
+	if a == nil || a.Agreement == nil {
+		return
+	}
+	a.Agreement.Min = min
+	a.Agreement.Resolved = ResolvedOf(a, resolution)
 }

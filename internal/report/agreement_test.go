@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -117,5 +118,77 @@ func TestSummary(t *testing.T) {
 	want := "paser (profile mini): 2 ablations with paper values, 30 of 48 orderings agree (62%), mean Kendall tau-b 0.40; below their minimum: t5\n"
 	if b.String() != want {
 		t.Errorf("summary line\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// TestResolvedOf counts against the paper's resolution by hand: pairs the
+// paper sets no further apart than it are near-ties (whatever ours does),
+// the rest its orderings.
+func TestResolvedOf(t *testing.T) {
+	ab := &Ablation{
+		Name:    "pooling",
+		Columns: []string{"A", "B"},
+		Rows: []AblRow{
+			{Label: "x", Values: []float64{1, 10}, Paper: []float64{5.0, 1}},
+			{Label: "y", Values: []float64{2, 20}, Paper: []float64{5.1, 1}},
+			{Label: "z", Values: []float64{3, 10.5}, Paper: []float64{4.0, 3}},
+		},
+	}
+	ab.Agreement = AgreementOf(ab)
+	// A (0.1): x/y 0.1 apart in the paper (5.1 - 5.0 is not exactly 0.1 in
+	// binary) is a near-tie, ours 1 apart: separated; x/z and y/z are
+	// orderings ours reverses. B (1): x/y tie in the paper, ours 10 apart:
+	// separated; x/z agrees (ours only 0.5 apart: ours is read by sign, as in
+	// the plain count); y/z reversed.
+	ab.Declare(0.5, []float64{0.1, 1})
+	r := ab.Agreement.Resolved
+	if r == nil || r.Orderings != 4 || r.Agree != 1 || r.NearTies != 2 || r.Separated != 2 {
+		t.Fatalf("resolved %+v, want 1 of 4, 2 near-ties, 2 separated", r)
+	}
+	if ab.Agreement.Min != 0.5 || ab.Agreement.Orderings != 5 || ab.Agreement.Agree != 2 {
+		t.Errorf("the plain count changed or the minimum was lost: %+v", ab.Agreement)
+	}
+	want := "; beyond the paper's resolution (A 0.1, B 1): 1 of 4 orderings agree (25%); 2 near-ties, 2 of them further apart in ours"
+	if s := ab.Agreement.String(); !strings.HasSuffix(s, want) || !strings.Contains(s, "minimum 50%: BELOW") {
+		t.Errorf("line %q\nwant the suffix %q", s, want)
+	}
+	// One value serves every column.
+	ab.Declare(0, []float64{0.5})
+	if r := ab.Agreement.Resolved; !slices.Equal(r.Resolution, []float64{0.5, 0.5}) || r.Orderings != 4 || r.NearTies != 2 ||
+		!strings.Contains(ab.Agreement.String(), "resolution (0.5): 1 of 4") {
+		t.Errorf("one for every column: %+v %s", r, ab.Agreement)
+	}
+	// A resolution of 0 is the plain count (x/y in A, a near-tie above,
+	// agrees by sign): exact ties are the near-ties.
+	ab.Declare(0, []float64{0})
+	if r := ab.Agreement.Resolved; r.Orderings != ab.Agreement.Orderings || r.Agree != ab.Agreement.Agree || r.NearTies != 1 {
+		t.Errorf("resolution 0: %+v against %+v", r, ab.Agreement)
+	}
+	// Not declared: nothing, and the line is the plain one.
+	ab.Declare(0, nil)
+	if ab.Agreement.Resolved != nil || strings.Contains(ab.Agreement.String(), "resolution") {
+		t.Errorf("undeclared: %s", ab.Agreement)
+	}
+	// JSON round trip.
+	ab.Declare(0.5, []float64{0.1, 1})
+	js, err := json.Marshal(ab.Agreement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Agreement
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Resolved == nil || back.Resolved.Share() != ab.Agreement.Resolved.Share() || !slices.Equal(back.Resolved.Columns, ab.Columns) {
+		t.Errorf("round trip %s -> %+v", js, back.Resolved)
+	}
+	// The summary sums the ablations that declare one.
+	other := &Ablation{Name: "t4", Agreement: &Agreement{Orderings: 10, Agree: 7, Tau: 0.5,
+		Resolved: &Resolved{Orderings: 6, Agree: 5, NearTies: 4, Separated: 1}}}
+	plain := &Ablation{Name: "t5", Agreement: &Agreement{Orderings: 3, Agree: 3, Tau: 1}}
+	var b bytes.Buffer
+	WriteSummary(&b, "paser", "mini", Summarize([]*Ablation{ab, other, plain}))
+	if want := "paser (profile mini): beyond the paper's resolution (2 ablations declare one), 6 of 10 orderings agree (60%); 6 near-ties, 3 of them further apart in ours\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary:\n%s\nwant the line %q", b.String(), want)
 	}
 }

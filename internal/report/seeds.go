@@ -52,8 +52,12 @@ func MeanOverSeeds(grids []*Ablation, seeds []int64) (*Ablation, error) {
 	}
 	out.Stable = stableOrderings(grids)
 	if out.Agreement = AgreementOf(out); out.Agreement != nil {
-		if first.Agreement != nil {
-			out.Agreement.Min = first.Agreement.Min
+		if fa := first.Agreement; fa != nil {
+			var res []float64
+			if fa.Resolved != nil {
+				res = fa.Resolved.Resolution
+			}
+			out.Declare(fa.Min, res)
 		}
 		for _, g := range grids {
 			a := AgreementOf(g)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -118,4 +119,25 @@ func near(a, b float64) bool {
 		return math.IsNaN(a) && math.IsNaN(b)
 	}
 	return math.Abs(a-b) < 1e-9
+}
+
+// TestMeanOverSeedsKeepsTheResolution: the paper's resolution the seeds'
+// grids were read with is applied to the means.
+func TestMeanOverSeedsKeepsTheResolution(t *testing.T) {
+	s42 := grid("g", []float64{1, 5}, []float64{3, 4}, []float64{2, 6})
+	s1 := grid("g", []float64{2, 6}, []float64{3, 7}, []float64{4, 8})
+	for _, g := range []*Ablation{s42, s1} {
+		g.Declare(0.6, []float64{10, 1}) // the paper's cells are 10 (A) and 1 (B) apart
+	}
+	m, err := MeanOverSeeds([]*Ablation{s42, s1}, []int64{42, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only p/r is an ordering in each column (20 and 2 apart); the means
+	// (A 1.5, 3, 3; B 5.5, 5.5, 7) order both as the paper. The other four
+	// pairs are near-ties, of which B's q/r is 1.5 apart in ours: separated.
+	r := m.Agreement.Resolved
+	if r == nil || !slices.Equal(r.Resolution, []float64{10, 1}) || r.Orderings != 2 || r.Agree != 2 || r.NearTies != 4 || r.Separated != 1 || m.Agreement.Min != 0.6 {
+		t.Errorf("resolved on the means %+v (min %v), want 2 of 2, 4 near-ties, 1 separated, min 0.6", r, m.Agreement.Min)
+	}
 }
