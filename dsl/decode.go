@@ -205,15 +205,19 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 	}}
 	content, diags := body.Content(rootSchema)
 	d.diags = append(d.diags, diags...)
-	// Stages and repeats first: profiles and ablations name them.
+	// Locals before stages (a stage's `params` may spread one), stages and
+	// repeats before what names them: profiles and ablations.
+	for _, b := range content.Blocks {
+		if b.Type == "locals" {
+			d.localsBlock(b)
+		}
+	}
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "experiment":
 			d.experiment(b)
 		case "variable":
 			d.variable(b)
-		case "locals":
-			d.localsBlock(b)
 		case "stage":
 			if s := d.stage(b, nil); s != nil {
 				d.m.items = append(d.m.items, topItem{stage: s})
@@ -328,6 +332,7 @@ func sortedAttrs(attrs hcl.Attributes) []*hcl.Attribute {
 func (d *decoder) stage(b *hcl.Block, rep *repeatBlock) *stageBlock {
 	attrs, blocks, diags := attrsBesideBlocks(b.Body, stageSchema)
 	d.diags = append(d.diags, diags...)
+	d.spreadParams(attrs)
 	if !d.label(b, "stage") {
 		return nil
 	}
@@ -565,6 +570,7 @@ func (d *decoder) profile(b *hcl.Block) {
 			}
 			attrs, blocks, diags := attrsBesideBlocks(sb.Body, stageSchema)
 			d.diags = append(d.diags, diags...)
+			d.spreadParams(attrs)
 			for _, a := range sortedAttrs(attrs) {
 				t, ok := d.stageTarget(s, a.Name, a.NameRange)
 				if ok {

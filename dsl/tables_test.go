@@ -72,13 +72,9 @@ func TestForEachExpects(t *testing.T) {
 	}
 }
 
-// An expect block with one element per cell equals the same cells written
-// one block each.
-func TestForEachEqualsSeparateBlocks(t *testing.T) {
-	head := `
-experiment "x" {
-}
-stage "corpus" {
+// testPipeline is the four-stage pipeline the table tests declare their
+// expects and ablations over.
+const testPipeline = `stage "corpus" {
   uses = "data.sentences"
   path = "x"
 }
@@ -95,6 +91,14 @@ stage "eval" {
   model = stage.train.model
 }
 `
+
+// An expect block with one element per cell equals the same cells written
+// one block each.
+func TestForEachEqualsSeparateBlocks(t *testing.T) {
+	head := `
+experiment "x" {
+}
+` + testPipeline
 	a := mustLoad(t, "a.hcl", []byte(head+`
 expect "r" {
   for_each  = { STS12 = 68.4, "STS-B" = 76.85 }
@@ -255,23 +259,7 @@ func TestMinAgreement(t *testing.T) {
 	src := []byte(`experiment "x" {
   min_agreement = 0.6
 }
-stage "corpus" {
-  uses = "data.sentences"
-  path = "x"
-}
-stage "mask" {
-  uses  = "text.mask"
-  input = stage.corpus.sentences
-}
-stage "train" {
-  uses = "train.encoder"
-  data = stage.mask.pairs
-}
-stage "eval" {
-  uses  = "evaluate.sts"
-  model = stage.train.model
-}
-ablation "own" {
+` + testPipeline + `ablation "own" {
   vary          = { "stage.mask.top_k" = [1, 2] }
   report        = [stage.eval.metrics.avg]
   paper         = { "1" = [70], "2" = [72] }
@@ -297,23 +285,7 @@ ablation "nopaper" {
 
 func TestPaperResolution(t *testing.T) {
 	const head = `experiment "x" {}
-stage "corpus" {
-  uses = "data.sentences"
-  path = "x"
-}
-stage "mask" {
-  uses  = "text.mask"
-  input = stage.corpus.sentences
-}
-stage "train" {
-  uses = "train.encoder"
-  data = stage.mask.pairs
-}
-stage "eval" {
-  uses  = "evaluate.sts"
-  model = stage.train.model
-}
-locals {
+` + testPipeline + `locals {
   res = [0.1, 1]
 }
 ablation "k" {

@@ -52,6 +52,62 @@ locals {
     STS12   = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
+
+  # Each recipe once, spread into the stages that share it (a stage's
+  # `params`, a list merged left to right; the stage's own attributes win).
+  # Every phase of the BERT states the shape again on purpose: train.mlm
+  # builds the model from its own parameters (they are part of its cache
+  # key) and loads init's weights into it.
+  #
+  # BERT-base's shape and optimiser (Devlin et al. 2019, appendix A.2).
+  bert_base = {
+    vocab         = "bert-base-uncased"
+    layers        = 12
+    hidden        = 768
+    heads         = 12
+    intermediate  = 3072
+    max_position  = 512
+    learning_rate = 1e-4
+    batch_size    = 256
+    weight_decay  = 0.01
+    eval_every    = 1000
+    pooling       = "first_last_avg"
+  }
+  # BERT's second phase, 512-token sequences; the later phases continue it.
+  bert_phase = { max_length = 512, epochs = 4, warmup = 1000 }
+
+  # mini: the shape of PaSeR's mini encoder and the recipe of every phase
+  # (the mini profile's comment says why).
+  mini = {
+    layers        = 4
+    hidden        = 128
+    heads         = 4
+    intermediate  = 512
+    max_position  = 128
+    learning_rate = 1e-3
+    batch_size    = 128
+    max_length    = 64
+    epochs        = 4
+    warmup        = 200
+    eval_every    = 400
+  }
+  # ci: a much smaller model; a first phase of 200 updates, later ones of 50.
+  ci = {
+    layers        = 2
+    hidden        = 128
+    heads         = 4
+    intermediate  = 256
+    max_position  = 128
+    learning_rate = 1e-3
+    batch_size    = 64
+    max_length    = 48
+  }
+  ci_first = { max_steps = 200, warmup = 20, eval_every = 100 }
+  ci_phase = { max_steps = 50, warmup = 5, eval_every = 50 }
+
+  # The first phases' word embeddings start from GloVe 100d, scaled to
+  # BERT-base's embedding norms (mini and ci).
+  glove = { glove_init = true, glove_scale = 0.2 }
 }
 
 stage "corpus" {
@@ -67,52 +123,28 @@ stage "corpus" {
 # BERT: WordPiece (bert-base-uncased's vocabulary), 15% / 80-10-10, lr 1e-4
 # with 10,000 warm-up steps, batch 256, sequences of 128 tokens, ~40 epochs.
 stage "bert" {
-  uses          = "train.mlm"
-  data          = stage.corpus.sentences
-  dev           = stage.corpus.dev
-  vocab         = "bert-base-uncased"
-  layers        = 12
-  hidden        = 768
-  heads         = 12
-  intermediate  = 3072
-  max_position  = 512
-  learning_rate = 1e-4
-  batch_size    = 256
-  max_length    = 128
-  epochs        = 36
-  warmup        = 10000
-  weight_decay  = 0.01
-  eval_every    = 1000
-  pooling       = "first_last_avg"
-  seed          = var.seed
+  uses       = "train.mlm"
+  data       = stage.corpus.sentences
+  dev        = stage.corpus.dev
+  params     = local.bert_base
+  max_length = 128
+  epochs     = 36
+  warmup     = 10000
+  seed       = var.seed
 }
 
 # BERT's second phase: Devlin et al. train 90% of the steps on 128-token
 # sequences and the last 10% on 512 (to learn the far positions). See the
 # mini profile below for what its second phase (and the third and fourth,
-# which continue from it) is there. Its shape attributes repeat
-# stage bert's on purpose: train.mlm builds the model from its own
-# parameters (they are part of its cache key) and loads init's weights into it.
+# which continue from it) is there. It states stage bert's shape again
+# (local.bert_base): see the locals.
 stage "bert_long" {
-  uses          = "train.mlm"
-  init          = stage.bert.model
-  data          = stage.corpus.sentences
-  dev           = stage.corpus.dev
-  vocab         = "bert-base-uncased"
-  layers        = 12
-  hidden        = 768
-  heads         = 12
-  intermediate  = 3072
-  max_position  = 512
-  learning_rate = 1e-4
-  batch_size    = 256
-  max_length    = 512
-  epochs        = 4
-  warmup        = 1000
-  weight_decay  = 0.01
-  eval_every    = 1000
-  pooling       = "first_last_avg"
-  seed          = var.seed + 1
+  uses   = "train.mlm"
+  init   = stage.bert.model
+  data   = stage.corpus.sentences
+  dev    = stage.corpus.dev
+  params = [local.bert_base, local.bert_phase]
+  seed   = var.seed + 1
 }
 
 # Third and fourth phases: more passes over the same text, each a stage that
@@ -121,47 +153,21 @@ stage "bert_long" {
 # BERT's 512-token recipe -- like this whole profile, never run. The mini
 # profile is why they exist: see it below.
 stage "bert_3" {
-  uses          = "train.mlm"
-  init          = stage.bert_long.model
-  data          = stage.corpus.sentences
-  dev           = stage.corpus.dev
-  vocab         = "bert-base-uncased"
-  layers        = 12
-  hidden        = 768
-  heads         = 12
-  intermediate  = 3072
-  max_position  = 512
-  learning_rate = 1e-4
-  batch_size    = 256
-  max_length    = 512
-  epochs        = 4
-  warmup        = 1000
-  weight_decay  = 0.01
-  eval_every    = 1000
-  pooling       = "first_last_avg"
-  seed          = var.seed + 2
+  uses   = "train.mlm"
+  init   = stage.bert_long.model
+  data   = stage.corpus.sentences
+  dev    = stage.corpus.dev
+  params = [local.bert_base, local.bert_phase]
+  seed   = var.seed + 2
 }
 
 stage "bert_4" {
-  uses          = "train.mlm"
-  init          = stage.bert_3.model
-  data          = stage.corpus.sentences
-  dev           = stage.corpus.dev
-  vocab         = "bert-base-uncased"
-  layers        = 12
-  hidden        = 768
-  heads         = 12
-  intermediate  = 3072
-  max_position  = 512
-  learning_rate = 1e-4
-  batch_size    = 256
-  max_length    = 512
-  epochs        = 4
-  warmup        = 1000
-  weight_decay  = 0.01
-  eval_every    = 1000
-  pooling       = "first_last_avg"
-  seed          = var.seed + 3
+  uses   = "train.mlm"
+  init   = stage.bert_3.model
+  data   = stage.corpus.sentences
+  dev    = stage.corpus.dev
+  params = [local.bert_base, local.bert_phase]
+  seed   = var.seed + 3
 }
 
 # Fifth phase: BERT's second objective, next-sentence prediction, beside
@@ -178,20 +184,7 @@ stage "bert_5" {
   data          = stage.corpus.sentences
   dev           = stage.corpus.dev
   next_sentence = true
-  vocab         = "bert-base-uncased"
-  layers        = 12
-  hidden        = 768
-  heads         = 12
-  intermediate  = 3072
-  max_position  = 512
-  learning_rate = 1e-4
-  batch_size    = 256
-  max_length    = 512
-  epochs        = 4
-  warmup        = 1000
-  weight_decay  = 0.01
-  eval_every    = 1000
-  pooling       = "first_last_avg"
+  params        = [local.bert_base, local.bert_phase]
   seed          = var.seed + 4
 }
 
@@ -419,87 +412,25 @@ expect "sts_roberta" {
 # (README).
 profile "mini" {
   stage "bert" {
-    layers        = 4
-    hidden        = 128
-    heads         = 4
-    intermediate  = 512
-    max_position  = 128
-    glove_init    = true
-    glove_scale   = 0.2
-    learning_rate = 1e-3
-    batch_size    = 128
-    max_length    = 64
-    epochs        = 4
-    warmup        = 200
-    eval_every    = 400
+    params = [local.mini, local.glove]
   }
   stage "bert_long" {
-    layers        = 4
-    hidden        = 128
-    heads         = 4
-    intermediate  = 512
-    max_position  = 128
-    learning_rate = 1e-3
-    batch_size    = 128
-    max_length    = 64
-    epochs        = 4
-    warmup        = 200
-    eval_every    = 400
+    params = local.mini
   }
   stage "bert_3" {
-    layers        = 4
-    hidden        = 128
-    heads         = 4
-    intermediate  = 512
-    max_position  = 128
-    learning_rate = 1e-3
-    batch_size    = 128
-    max_length    = 64
-    epochs        = 4
-    warmup        = 200
-    eval_every    = 400
+    params = local.mini
   }
   stage "bert_4" {
-    layers        = 4
-    hidden        = 128
-    heads         = 4
-    intermediate  = 512
-    max_position  = 128
-    learning_rate = 1e-3
-    batch_size    = 128
-    max_length    = 64
-    epochs        = 4
-    warmup        = 200
-    eval_every    = 400
+    params = local.mini
   }
   stage "bert_5" {
-    layers        = 4
-    hidden        = 128
-    heads         = 4
-    intermediate  = 512
-    max_position  = 128
-    learning_rate = 1e-3
-    batch_size    = 128
-    max_length    = 128
-    epochs        = 2
-    warmup        = 200
-    eval_every    = 400
+    params     = local.mini
+    max_length = 128
+    epochs     = 2
   }
   stage "roberta" {
-    vocab_size    = 16384
-    layers        = 4
-    hidden        = 128
-    heads         = 4
-    intermediate  = 512
-    max_position  = 128
-    glove_init    = true
-    glove_scale   = 0.2
-    learning_rate = 1e-3
-    batch_size    = 128
-    max_length    = 64
-    epochs        = 4
-    warmup        = 200
-    eval_every    = 400
+    params     = [local.mini, local.glove]
+    vocab_size = 16384
   }
 }
 
@@ -513,86 +444,23 @@ profile "ci" {
     dev_size = 300
   }
   stage "bert" {
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    glove_init    = true
-    glove_scale   = 0.2
-    learning_rate = 1e-3
-    batch_size    = 64
-    max_length    = 48
-    max_steps     = 200
-    warmup        = 20
-    eval_every    = 100
+    params = [local.ci, local.ci_first, local.glove]
   }
   stage "bert_long" {
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    learning_rate = 1e-3
-    batch_size    = 64
-    max_length    = 48
-    max_steps     = 50
-    warmup        = 5
-    eval_every    = 50
+    params = [local.ci, local.ci_phase]
   }
   stage "bert_3" {
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    learning_rate = 1e-3
-    batch_size    = 64
-    max_length    = 48
-    max_steps     = 50
-    warmup        = 5
-    eval_every    = 50
+    params = [local.ci, local.ci_phase]
   }
   stage "bert_4" {
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    learning_rate = 1e-3
-    batch_size    = 64
-    max_length    = 48
-    max_steps     = 50
-    warmup        = 5
-    eval_every    = 50
+    params = [local.ci, local.ci_phase]
   }
   stage "bert_5" {
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    learning_rate = 1e-3
-    batch_size    = 64
-    max_length    = 96
-    max_steps     = 50
-    warmup        = 5
-    eval_every    = 50
+    params     = [local.ci, local.ci_phase]
+    max_length = 96
   }
   stage "roberta" {
-    vocab_size    = 4096
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    glove_init    = true
-    glove_scale   = 0.2
-    learning_rate = 1e-3
-    batch_size    = 64
-    max_length    = 48
-    max_steps     = 200
-    warmup        = 20
-    eval_every    = 100
+    params     = [local.ci, local.ci_first, local.glove]
+    vocab_size = 4096
   }
 }
