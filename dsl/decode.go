@@ -446,7 +446,7 @@ func (d *decoder) unknownAttr(s *stageBlock, name string, rng hcl.Range) {
 		list = strings.Join(valid, ", ")
 	}
 	d.errorf(rng, "Unsupported argument",
-		"Stage type %s has no input or parameter named %q.%s Valid names: %s (and seed).",
+		"Stage type %s has no input or parameter named %q.%s Valid names: %s (and seed, params).",
 		s.typ.Name, name, Suggest(name, append(valid, "seed")), list)
 }
 

@@ -18,7 +18,7 @@ stage "corpus" {
 stage "corpus2" {
   uses  = "data.sentences"
   path  = "a.txt"
-  limt  = 10 # ERROR: Stage type data.sentences has no input or parameter named "limt". Did you mean "limit"? Valid names: path, limit (and seed).
+  limt  = 10 # ERROR: Stage type data.sentences has no input or parameter named "limt". Did you mean "limit"? Valid names: path, limit (and seed, params).
 }
 
 stage "corpus2" { # ERROR: Duplicate stage "corpus2"
