@@ -27,7 +27,7 @@ func checkAblation(out io.Writer, file string, x *experiment.Experiment, rep *re
 		a.Declare(x.Config.Ablation.MinAgreement, x.Config.Ablation.PaperResolution)
 	}
 	fmt.Fprintf(out, "%s: ablation %s: %s\n", file, a.Name, a.Agreement)
-	for _, l := range a.SeedAgreementLines() {
+	for _, l := range a.AgreementLines() {
 		fmt.Fprintf(out, "%s:   %s\n", file, l)
 	}
 	if a.Agreement.Below() {

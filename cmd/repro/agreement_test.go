@@ -115,11 +115,12 @@ func TestCheckAgreementMinimumFromFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte(declared), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := "minimum 80%: BELOW; beyond the paper's resolution (10): 1 of 1 orderings agree (100%); 2 near-ties, 2 of them further apart in ours"
+	want := "minimum 80%: BELOW\n" // then, on a line of its own:
+	want2 := "beyond the paper's resolution (10): 1 of 1 orderings agree (100%); 2 near-ties, 2 of them further apart in ours\n"
 	for _, cmd := range []string{"check", "results"} {
 		code, out, _ = repro(t, cmd, file, "--ablation", "features")
-		if !strings.Contains(out, want) || code != map[string]int{"check": 2, "results": 0}[cmd] {
-			t.Errorf("%s after declaring the resolution: exit %d\n%s\nwant %q", cmd, code, out, want)
+		if !strings.Contains(out, want) || !strings.Contains(out, want2) || code != map[string]int{"check": 2, "results": 0}[cmd] {
+			t.Errorf("%s after declaring the resolution: exit %d\n%s\nwant %q and %q", cmd, code, out, want, want2)
 		}
 	}
 	code, out, _ = repro(t, "check", file, "--ablations")

@@ -164,10 +164,15 @@ func ablationTitle(a *Ablation) string {
 	return t
 }
 
-// SeedAgreementLines are a combined grid's per-seed agreements, one line
-// each ("seed 42 alone: 33 of 44 orderings agree ...").
-func (a *Ablation) SeedAgreementLines() []string {
+// AgreementLines are what follows the agreement line: the count against
+// the paper's resolution when one is declared ("beyond the paper's
+// resolution (0.1): ..."), then a combined grid's per-seed agreements, one
+// line each ("seed 42 alone: 33 of 44 orderings agree ...").
+func (a *Ablation) AgreementLines() []string {
 	var ls []string
+	if a.Agreement != nil && a.Agreement.Resolved != nil {
+		ls = append(ls, a.Agreement.Resolved.String())
+	}
 	for i, sa := range a.SeedAgreement {
 		if i < len(a.Seeds) && sa != nil {
 			one := *sa
@@ -430,7 +435,7 @@ func WriteAblationText(w io.Writer, a *Ablation) {
 	if a.Agreement != nil {
 		fmt.Fprintf(w, "agreement: %s\n", a.Agreement)
 	}
-	for _, l := range a.SeedAgreementLines() {
+	for _, l := range a.AgreementLines() {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 }
@@ -494,7 +499,7 @@ func WriteMarkdown(w io.Writer, r *Report) {
 		if a.Agreement != nil {
 			fmt.Fprintf(w, "\nAgreement: %s.\n", a.Agreement)
 		}
-		for _, l := range a.SeedAgreementLines() {
+		for _, l := range a.AgreementLines() {
 			fmt.Fprintf(w, "\n%s.\n", strings.ToUpper(l[:1])+l[1:])
 		}
 	}
