@@ -73,6 +73,26 @@ locals {
   years = {
     STS12 = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16", Avg = "avg"
   }
+
+  # Generation with self-debiasing for both datasets (the settings the top of
+  # this file lists).
+  self_debiasing = { lambda = 100, epsilon = 0.01, top_k = 5, top_p = 0.9, max_new_tokens = 40, x2_per_x1 = 2, max_tries = 5 }
+  # Sentence-RoBERTa: Sentence-BERT's defaults (lr 2e-5, 10% warm-up: set per
+  # profile as updates), batch 32, at most one epoch, the best evaluation on
+  # the validation split kept.
+  sbert = {
+    from_scratch  = false
+    pooling       = "mean"
+    learning_rate = 2e-5
+    batch_size    = 32
+    epochs        = 1
+    max_length    = 64
+    eval_every    = 250
+  }
+  # The mini and ci profiles' bi-encoder (the pretrained mini or ci BERT, not
+  # roberta-base): lr 1e-4 (a small model), evaluation and warm-up in updates.
+  mini_sbert = { hf_checkpoint = "", learning_rate = 1e-4, eval_every = 20, warmup = 10 }
+  ci_sbert   = { hf_checkpoint = "", learning_rate = 1e-4, eval_every = 5, warmup = 2 }
 }
 
 # ---- data ---------------------------------------------------------------------
@@ -99,17 +119,11 @@ stage "sts" {
 # ---- generation (paper: GPT2-XL as it is) -----------------------------------------
 
 stage "x2_pairs" {
-  uses           = "generate.dino_pairs"
-  data           = stage.stsb_train.sentences
-  hf_checkpoint  = var.gpt2
-  lambda         = 100
-  epsilon        = 0.01
-  top_k          = 5
-  top_p          = 0.9
-  max_new_tokens = 40
-  x2_per_x1      = 2
-  max_tries      = 5
-  seed           = var.seed
+  uses          = "generate.dino_pairs"
+  data          = stage.stsb_train.sentences
+  hf_checkpoint = var.gpt2
+  params        = local.self_debiasing
+  seed          = var.seed
 }
 
 stage "x1" {
@@ -123,17 +137,11 @@ stage "x1" {
 }
 
 stage "x1x2_pairs" {
-  uses           = "generate.dino_pairs"
-  data           = stage.x1.sentences
-  hf_checkpoint  = var.gpt2
-  lambda         = 100
-  epsilon        = 0.01
-  top_k          = 5
-  top_p          = 0.9
-  max_new_tokens = 40
-  x2_per_x1      = 2
-  max_tries      = 5
-  seed           = var.seed
+  uses          = "generate.dino_pairs"
+  data          = stage.x1.sentences
+  hf_checkpoint = var.gpt2
+  params        = local.self_debiasing
+  seed          = var.seed
 }
 
 # ---- post-processing, each step its own artifact ----------------------------------
@@ -191,21 +199,14 @@ stage "x1x2_split" {
 }
 
 # ---- Sentence-RoBERTa on each dataset ------------------------------------------------
-# Sentence-BERT's defaults (lr 2e-5, 10% warm-up: set per profile as updates),
-# batch 32, at most one epoch, the best evaluation on the validation split kept.
+# Sentence-BERT's defaults, local.sbert (its comment says which).
 
 stage "sroberta_x2" {
   uses          = "train.cosine_mse"
   data          = stage.x2_split.train
   dev           = stage.x2_split.validation
   hf_checkpoint = var.roberta
-  from_scratch  = false
-  pooling       = "mean"
-  learning_rate = 2e-5
-  batch_size    = 32
-  epochs        = 1
-  max_length    = 64
-  eval_every    = 250
+  params        = local.sbert
   warmup        = 380
   seed          = var.seed
 }
@@ -215,13 +216,7 @@ stage "sroberta_x1x2" {
   data          = stage.x1x2_split.train
   dev           = stage.x1x2_split.validation
   hf_checkpoint = var.roberta
-  from_scratch  = false
-  pooling       = "mean"
-  learning_rate = 2e-5
-  batch_size    = 32
-  epochs        = 1
-  max_length    = 64
-  eval_every    = 250
+  params        = local.sbert
   warmup        = 450
   seed          = var.seed
 }
@@ -428,18 +423,12 @@ profile "mini" {
     hf_checkpoint = ""
   }
   stage "sroberta_x2" {
-    init          = module.pretrained.bert_long.model
-    hf_checkpoint = ""
-    learning_rate = 1e-4
-    eval_every    = 20
-    warmup        = 10
+    init   = module.pretrained.bert_long.model
+    params = local.mini_sbert
   }
   stage "sroberta_x1x2" {
-    init          = module.pretrained.bert_long.model
-    hf_checkpoint = ""
-    learning_rate = 1e-4
-    eval_every    = 20
-    warmup        = 10
+    init   = module.pretrained.bert_long.model
+    params = local.mini_sbert
   }
 }
 
@@ -471,17 +460,11 @@ profile "ci" {
     hf_checkpoint = ""
   }
   stage "sroberta_x2" {
-    init          = module.pretrained.bert.model
-    hf_checkpoint = ""
-    learning_rate = 1e-4
-    eval_every    = 5
-    warmup        = 2
+    init   = module.pretrained.bert.model
+    params = local.ci_sbert
   }
   stage "sroberta_x1x2" {
-    init          = module.pretrained.bert.model
-    hf_checkpoint = ""
-    learning_rate = 1e-4
-    eval_every    = 5
-    warmup        = 2
+    init   = module.pretrained.bert.model
+    params = local.ci_sbert
   }
 }

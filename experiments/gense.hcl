@@ -89,6 +89,33 @@ locals {
   # generate.complete's one placeholder is [X].
   t_e_gen = replace(local.t_e, "[X1]", "[X]")
   t_c_gen = replace(local.t_c, "[X1]", "[X]")
+
+  # Synthesis (step 3): one nucleus sample (p = 0.9) per unlabeled sentence.
+  nucleus = { samples = 1, temperature = 1, top_k = 0, top_p = 0.9, max_new_tokens = 64, batch_size = 64, show = 10 }
+  # The discriminator's T_d judgement: the quality checks (step 4) and the
+  # retrieval baseline's labeller.
+  discriminate = { template = local.t_d, true_label = "true", false_label = "false", batch_size = 64, show = 10 }
+  # Prompt-based contrastive learning (step 5: T_s, eq. 2 with hard negatives,
+  # tau 0.05, lr 5e-5) ...
+  contrastive = {
+    mode           = "encdec"
+    template       = local.t_s
+    temperature    = 0.05
+    hard_negatives = true
+    learning_rate  = 5e-5
+    eval_every     = 250
+    max_length     = 64
+  }
+  # ... first on the synthetic triplets, then on NLI.
+  on_synthetic = { batch_size = 1024, epochs = 1 }
+  on_nli       = { batch_size = 512, epochs = 3 }
+
+  # The mini and ci profiles' contrastive stages (their comments say why):
+  # the synthetic (or retrieved) phase and the NLI phase.
+  mini_synthetic = { max_length = 64, batch_size = 32, learning_rate = 5e-4, max_steps = 0, eval_every = 20 }
+  mini_nli       = { max_length = 64, batch_size = 32, learning_rate = 5e-4, max_steps = 150, eval_every = 50 }
+  ci_synthetic   = { max_length = 32, batch_size = 16, learning_rate = 1e-3, max_steps = 20, eval_every = 20 }
+  ci_nli         = { max_length = 32, batch_size = 32, learning_rate = 1e-3, max_steps = 100, eval_every = 50 }
 }
 
 # ---- data ---------------------------------------------------------------------
@@ -260,49 +287,33 @@ stage "gen" {
 # ---- 3. synthesis: nucleus sampling, p = 0.9 -------------------------------------
 
 stage "syn_entail" {
-  uses           = "generate.complete"
-  model          = stage.gen.model
-  data           = stage.unlabeled.sentences
-  template       = local.t_e_gen
-  samples        = 1
-  temperature    = 1
-  top_k          = 0
-  top_p          = 0.9
-  max_new_tokens = 64
-  batch_size     = 64
-  show           = 10
-  seed           = var.seed
+  uses     = "generate.complete"
+  model    = stage.gen.model
+  data     = stage.unlabeled.sentences
+  template = local.t_e_gen
+  params   = local.nucleus
+  seed     = var.seed
 }
 
 stage "syn_contra" {
-  uses           = "generate.complete"
-  model          = stage.gen.model
-  data           = stage.unlabeled.sentences
-  template       = local.t_c_gen
-  samples        = 1
-  temperature    = 1
-  top_k          = 0
-  top_p          = 0.9
-  max_new_tokens = 64
-  batch_size     = 64
-  show           = 10
-  seed           = var.seed
+  uses     = "generate.complete"
+  model    = stage.gen.model
+  data     = stage.unlabeled.sentences
+  template = local.t_c_gen
+  params   = local.nucleus
+  seed     = var.seed
 }
 
 # ---- 4. quality check (alpha = 0.9) ----------------------------------------------
 
 stage "filter" {
-  uses        = "synth.quality_check"
-  model       = stage.gen.model
-  entail      = stage.syn_entail.completions
-  contra      = stage.syn_contra.completions
-  template    = local.t_d
-  alpha       = 0.9
-  true_label  = "true"
-  false_label = "false"
-  batch_size  = 64
-  show        = 10
-  seed        = var.seed
+  uses   = "synth.quality_check"
+  model  = stage.gen.model
+  entail = stage.syn_entail.completions
+  contra = stage.syn_contra.completions
+  params = local.discriminate
+  alpha  = 0.9
+  seed   = var.seed
 }
 
 # Table 6's amount of synthetic data (1 = all of it).
@@ -316,38 +327,22 @@ stage "syn_part" {
 # ---- 5. prompt-based contrastive learning, synthetic then NLI -------------------
 
 stage "embed_syn" {
-  uses           = "train.t5_contrastive"
-  data           = stage.syn_part.triplets
-  dev            = stage.stsb_dev.pairs
-  hf_checkpoint  = var.t5
-  from_scratch   = false
-  mode           = "encdec"
-  template       = local.t_s
-  temperature    = 0.05
-  hard_negatives = true
-  learning_rate  = 5e-5
-  batch_size     = 1024
-  epochs         = 1
-  eval_every     = 250
-  max_length     = 64
-  seed           = var.seed
+  uses          = "train.t5_contrastive"
+  data          = stage.syn_part.triplets
+  dev           = stage.stsb_dev.pairs
+  hf_checkpoint = var.t5
+  from_scratch  = false
+  params        = [local.contrastive, local.on_synthetic]
+  seed          = var.seed
 }
 
 stage "embed" {
-  uses           = "train.t5_contrastive"
-  data           = stage.nli_use.triplets
-  dev            = stage.stsb_dev.pairs
-  encoder        = stage.embed_syn.model
-  mode           = "encdec"
-  template       = local.t_s
-  temperature    = 0.05
-  hard_negatives = true
-  learning_rate  = 5e-5
-  batch_size     = 512
-  epochs         = 3
-  eval_every     = 250
-  max_length     = 64
-  seed           = var.seed
+  uses    = "train.t5_contrastive"
+  data    = stage.nli_use.triplets
+  dev     = stage.stsb_dev.pairs
+  encoder = stage.embed_syn.model
+  params  = [local.contrastive, local.on_nli]
+  seed    = var.seed
 }
 
 # ---- baselines trained here: ST5-EncDec + Prompt (= GenSE with 0% synthetic
@@ -355,57 +350,36 @@ stage "embed" {
 # the same pretrained weights ----------------------------------------------------
 
 stage "prompt_nli" {
-  uses           = "train.t5_contrastive"
-  data           = stage.nli_use.triplets
-  dev            = stage.stsb_dev.pairs
-  hf_checkpoint  = var.t5
-  from_scratch   = false
-  mode           = "encdec"
-  template       = local.t_s
-  temperature    = 0.05
-  hard_negatives = true
-  learning_rate  = 5e-5
-  batch_size     = 512
-  epochs         = 3
-  eval_every     = 250
-  max_length     = 64
-  seed           = var.seed
+  uses          = "train.t5_contrastive"
+  data          = stage.nli_use.triplets
+  dev           = stage.stsb_dev.pairs
+  hf_checkpoint = var.t5
+  from_scratch  = false
+  params        = [local.contrastive, local.on_nli]
+  seed          = var.seed
 }
 
 stage "st5_encdec" {
-  uses           = "train.t5_contrastive"
-  data           = stage.nli_use.triplets
-  dev            = stage.stsb_dev.pairs
-  hf_checkpoint  = var.t5
-  from_scratch   = false
-  mode           = "encdec"
-  template       = ""
-  temperature    = 0.05
-  hard_negatives = true
-  learning_rate  = 5e-5
-  batch_size     = 512
-  epochs         = 3
-  eval_every     = 250
-  max_length     = 64
-  seed           = var.seed
+  uses          = "train.t5_contrastive"
+  data          = stage.nli_use.triplets
+  dev           = stage.stsb_dev.pairs
+  hf_checkpoint = var.t5
+  from_scratch  = false
+  params        = [local.contrastive, local.on_nli]
+  template      = ""
+  seed          = var.seed
 }
 
 stage "st5_enc" {
-  uses           = "train.t5_contrastive"
-  data           = stage.nli_use.triplets
-  dev            = stage.stsb_dev.pairs
-  hf_checkpoint  = var.t5
-  from_scratch   = false
-  mode           = "mean"
-  template       = ""
-  temperature    = 0.05
-  hard_negatives = true
-  learning_rate  = 5e-5
-  batch_size     = 512
-  epochs         = 3
-  eval_every     = 250
-  max_length     = 64
-  seed           = var.seed
+  uses          = "train.t5_contrastive"
+  data          = stage.nli_use.triplets
+  dev           = stage.stsb_dev.pairs
+  hf_checkpoint = var.t5
+  from_scratch  = false
+  params        = [local.contrastive, local.on_nli]
+  mode          = "mean"
+  template      = ""
+  seed          = var.seed
 }
 
 # ---- evaluation ------------------------------------------------------------------
@@ -481,19 +455,15 @@ stage "eval_st5_enc" {
 # then on NLI exactly as GenSE's second stage.
 
 stage "ret_pairs" {
-  uses        = "synth.retrieval_pairs"
-  model       = stage.gen.model
-  data        = stage.unlabeled.sentences
-  k1          = 1.2
-  b           = 0.75
-  top_k       = 3
-  template    = local.t_d
-  threshold   = 0.9
-  true_label  = "true"
-  false_label = "false"
-  batch_size  = 64
-  show        = 10
-  seed        = var.seed
+  uses      = "synth.retrieval_pairs"
+  model     = stage.gen.model
+  data      = stage.unlabeled.sentences
+  k1        = 1.2
+  b         = 0.75
+  top_k     = 3
+  params    = local.discriminate
+  threshold = 0.9
+  seed      = var.seed
 }
 
 stage "embed_ret_syn" {
@@ -502,33 +472,18 @@ stage "embed_ret_syn" {
   dev            = stage.stsb_dev.pairs
   hf_checkpoint  = var.t5
   from_scratch   = false
-  mode           = "encdec"
-  template       = local.t_s
-  temperature    = 0.05
+  params         = [local.contrastive, local.on_synthetic]
   hard_negatives = false
-  learning_rate  = 5e-5
-  batch_size     = 1024
-  epochs         = 1
-  eval_every     = 250
-  max_length     = 64
   seed           = var.seed
 }
 
 stage "embed_ret" {
-  uses           = "train.t5_contrastive"
-  data           = stage.nli_use.triplets
-  dev            = stage.stsb_dev.pairs
-  encoder        = stage.embed_ret_syn.model
-  mode           = "encdec"
-  template       = local.t_s
-  temperature    = 0.05
-  hard_negatives = true
-  learning_rate  = 5e-5
-  batch_size     = 512
-  epochs         = 3
-  eval_every     = 250
-  max_length     = 64
-  seed           = var.seed
+  uses    = "train.t5_contrastive"
+  data    = stage.nli_use.triplets
+  dev     = stage.stsb_dev.pairs
+  encoder = stage.embed_ret_syn.model
+  params  = [local.contrastive, local.on_nli]
+  seed    = var.seed
 }
 
 stage "eval_dev_ret" {
@@ -587,84 +542,52 @@ stage "indomain" {
 }
 
 stage "syn_entail_in" {
-  uses           = "generate.complete"
-  model          = stage.gen.model
-  data           = stage.indomain.sentences
-  template       = local.t_e_gen
-  samples        = 1
-  temperature    = 1
-  top_k          = 0
-  top_p          = 0.9
-  max_new_tokens = 64
-  batch_size     = 64
-  show           = 10
-  seed           = var.seed
+  uses     = "generate.complete"
+  model    = stage.gen.model
+  data     = stage.indomain.sentences
+  template = local.t_e_gen
+  params   = local.nucleus
+  seed     = var.seed
 }
 
 stage "syn_contra_in" {
-  uses           = "generate.complete"
-  model          = stage.gen.model
-  data           = stage.indomain.sentences
-  template       = local.t_c_gen
-  samples        = 1
-  temperature    = 1
-  top_k          = 0
-  top_p          = 0.9
-  max_new_tokens = 64
-  batch_size     = 64
-  show           = 10
-  seed           = var.seed
+  uses     = "generate.complete"
+  model    = stage.gen.model
+  data     = stage.indomain.sentences
+  template = local.t_c_gen
+  params   = local.nucleus
+  seed     = var.seed
 }
 
 stage "filter_in" {
-  uses        = "synth.quality_check"
-  model       = stage.gen.model
-  entail      = stage.syn_entail_in.completions
-  contra      = stage.syn_contra_in.completions
-  template    = local.t_d
-  alpha       = 0.9
-  true_label  = "true"
-  false_label = "false"
-  batch_size  = 64
-  show        = 10
-  seed        = var.seed
+  uses   = "synth.quality_check"
+  model  = stage.gen.model
+  entail = stage.syn_entail_in.completions
+  contra = stage.syn_contra_in.completions
+  params = local.discriminate
+  alpha  = 0.9
+  seed   = var.seed
 }
 
 # Open-domain -> In-domain: GenSE's synthetic-stage model continued on the
 # in-domain triplets.
 stage "embed_in_syn" {
-  uses           = "train.t5_contrastive"
-  data           = stage.filter_in.triplets
-  dev            = stage.stsb_dev.pairs
-  encoder        = stage.embed_syn.model
-  mode           = "encdec"
-  template       = local.t_s
-  temperature    = 0.05
-  hard_negatives = true
-  learning_rate  = 5e-5
-  batch_size     = 1024
-  epochs         = 1
-  eval_every     = 250
-  max_length     = 64
-  seed           = var.seed
+  uses    = "train.t5_contrastive"
+  data    = stage.filter_in.triplets
+  dev     = stage.stsb_dev.pairs
+  encoder = stage.embed_syn.model
+  params  = [local.contrastive, local.on_synthetic]
+  seed    = var.seed
 }
 
 # Open-domain -> In-domain -> NLI.
 stage "embed_in" {
-  uses           = "train.t5_contrastive"
-  data           = stage.nli_use.triplets
-  dev            = stage.stsb_dev.pairs
-  encoder        = stage.embed_in_syn.model
-  mode           = "encdec"
-  template       = local.t_s
-  temperature    = 0.05
-  hard_negatives = true
-  learning_rate  = 5e-5
-  batch_size     = 512
-  epochs         = 3
-  eval_every     = 250
-  max_length     = 64
-  seed           = var.seed
+  uses    = "train.t5_contrastive"
+  data    = stage.nli_use.triplets
+  dev     = stage.stsb_dev.pairs
+  encoder = stage.embed_in_syn.model
+  params  = [local.contrastive, local.on_nli]
+  seed    = var.seed
 }
 
 stage "cqa_in_syn" {
@@ -1060,43 +983,23 @@ profile "mini" {
     alpha = 0.4
   }
   stage "embed_syn" {
-    init          = stage.gen.model
-    max_length    = 64
-    batch_size    = 32
-    learning_rate = 5e-4
-    max_steps     = 0
-    eval_every    = 20
+    init   = stage.gen.model
+    params = local.mini_synthetic
   }
   stage "embed" {
-    max_length    = 64
-    batch_size    = 32
-    learning_rate = 5e-4
-    max_steps     = 150
-    eval_every    = 50
+    params = local.mini_nli
   }
   stage "prompt_nli" {
-    init          = stage.gen.model
-    max_length    = 64
-    batch_size    = 32
-    learning_rate = 5e-4
-    max_steps     = 150
-    eval_every    = 50
+    init   = stage.gen.model
+    params = local.mini_nli
   }
   stage "st5_encdec" {
-    init          = stage.gen.model
-    max_length    = 64
-    batch_size    = 32
-    learning_rate = 5e-4
-    max_steps     = 150
-    eval_every    = 50
+    init   = stage.gen.model
+    params = local.mini_nli
   }
   stage "st5_enc" {
-    init          = stage.gen.model
-    max_length    = 64
-    batch_size    = 32
-    learning_rate = 5e-4
-    max_steps     = 150
-    eval_every    = 50
+    init   = stage.gen.model
+    params = local.mini_nli
   }
   # The retrieval baseline and domain adaptation (the same scale and
   # settings as the GenSE chain above: one epoch on the synthetic or
@@ -1109,19 +1012,11 @@ profile "mini" {
     threshold = 0.4
   }
   stage "embed_ret_syn" {
-    init          = stage.gen.model
-    max_length    = 64
-    batch_size    = 32
-    learning_rate = 5e-4
-    max_steps     = 0
-    eval_every    = 20
+    init   = stage.gen.model
+    params = local.mini_synthetic
   }
   stage "embed_ret" {
-    max_length    = 64
-    batch_size    = 32
-    learning_rate = 5e-4
-    max_steps     = 150
-    eval_every    = 50
+    params = local.mini_nli
   }
   stage "indomain" {
     max_words = 30
@@ -1136,18 +1031,10 @@ profile "mini" {
     alpha = 0.4
   }
   stage "embed_in_syn" {
-    max_length    = 64
-    batch_size    = 32
-    learning_rate = 5e-4
-    max_steps     = 0
-    eval_every    = 20
+    params = local.mini_synthetic
   }
   stage "embed_in" {
-    max_length    = 64
-    batch_size    = 32
-    learning_rate = 5e-4
-    max_steps     = 150
-    eval_every    = 50
+    params = local.mini_nli
   }
 }
 
@@ -1200,43 +1087,23 @@ profile "ci" {
     alpha = 0.45
   }
   stage "embed_syn" {
-    init          = stage.gen.model
-    max_length    = 32
-    batch_size    = 16
-    learning_rate = 1e-3
-    max_steps     = 20
-    eval_every    = 20
+    init   = stage.gen.model
+    params = local.ci_synthetic
   }
   stage "embed" {
-    max_length    = 32
-    batch_size    = 32
-    learning_rate = 1e-3
-    max_steps     = 100
-    eval_every    = 50
+    params = local.ci_nli
   }
   stage "prompt_nli" {
-    init          = stage.gen.model
-    max_length    = 32
-    batch_size    = 32
-    learning_rate = 1e-3
-    max_steps     = 100
-    eval_every    = 50
+    init   = stage.gen.model
+    params = local.ci_nli
   }
   stage "st5_encdec" {
-    init          = stage.gen.model
-    max_length    = 32
-    batch_size    = 32
-    learning_rate = 1e-3
-    max_steps     = 100
-    eval_every    = 50
+    init   = stage.gen.model
+    params = local.ci_nli
   }
   stage "st5_enc" {
-    init          = stage.gen.model
-    max_length    = 32
-    batch_size    = 32
-    learning_rate = 1e-3
-    max_steps     = 100
-    eval_every    = 50
+    init   = stage.gen.model
+    params = local.ci_nli
   }
   # The retrieval baseline and domain adaptation at ci scale: 300 sampled
   # sentences against the whole unlabeled corpus (2 partners each), 150
@@ -1250,19 +1117,13 @@ profile "ci" {
     threshold = 0.45
   }
   stage "embed_ret_syn" {
-    init          = stage.gen.model
-    max_length    = 32
-    batch_size    = 16
-    learning_rate = 1e-3
-    max_steps     = 20
-    eval_every    = 20
+    init   = stage.gen.model
+    params = local.ci_synthetic
   }
   stage "embed_ret" {
-    max_length    = 32
-    batch_size    = 32
-    learning_rate = 1e-3
-    max_steps     = 50
-    eval_every    = 25
+    params     = local.ci_nli
+    max_steps  = 50
+    eval_every = 25
   }
   stage "indomain" {
     max_words = 20
@@ -1278,17 +1139,11 @@ profile "ci" {
     alpha = 0.45
   }
   stage "embed_in_syn" {
-    max_length    = 32
-    batch_size    = 16
-    learning_rate = 1e-3
-    max_steps     = 20
-    eval_every    = 20
+    params = local.ci_synthetic
   }
   stage "embed_in" {
-    max_length    = 32
-    batch_size    = 32
-    learning_rate = 1e-3
-    max_steps     = 50
-    eval_every    = 25
+    params     = local.ci_nli
+    max_steps  = 50
+    eval_every = 25
   }
 }

@@ -86,6 +86,31 @@ variable "finetune" {
 
 locals {
   recall = { "R@5" = "r5", "R@10" = "r10", "R@20" = "r20" }
+
+  # The variables pretrain and finetune spelled out as stage parameters
+  # (`params` needs the names written out; a profile still changes the
+  # variables): every train.infonce stage's settings ...
+  pretrain = {
+    learning_rate = var.pretrain.learning_rate
+    batch_size    = var.pretrain.batch_size
+    max_steps     = var.pretrain.max_steps
+    eval_every    = var.pretrain.eval_every
+    patience      = var.pretrain.patience
+    similarity    = var.pretrain.similarity
+    temperature   = var.pretrain.temperature
+    pooling       = var.pretrain.pooling
+  }
+  # ... and every train.headline stage's.
+  finetune = {
+    learning_rate = var.finetune.learning_rate
+    batch_size    = var.finetune.batch_size
+    epochs        = var.finetune.epochs
+    patience      = var.finetune.patience
+    max_sentences = var.finetune.max_sentences
+    similarity    = var.finetune.similarity
+    temperature   = var.finetune.temperature
+    pooling       = var.finetune.pooling
+  }
 }
 
 # The pretrained mini encoders, declared once for every experiment: the mini
@@ -151,14 +176,7 @@ stage "conpono" {
   validation    = stage.split.validation
   hf_checkpoint = var.bert
   from_scratch  = false
-  learning_rate = var.pretrain.learning_rate
-  batch_size    = var.pretrain.batch_size
-  max_steps     = var.pretrain.max_steps
-  eval_every    = var.pretrain.eval_every
-  patience      = var.pretrain.patience
-  similarity    = var.pretrain.similarity
-  temperature   = var.pretrain.temperature
-  pooling       = var.pretrain.pooling
+  params        = local.pretrain
 }
 
 stage "ict_pairs" {
@@ -176,14 +194,7 @@ stage "ict" {
   positive_max_length = 128
   hf_checkpoint       = var.bert
   from_scratch        = false
-  learning_rate       = var.pretrain.learning_rate
-  batch_size          = var.pretrain.batch_size
-  max_steps           = var.pretrain.max_steps
-  eval_every          = var.pretrain.eval_every
-  patience            = var.pretrain.patience
-  similarity          = var.pretrain.similarity
-  temperature         = var.pretrain.temperature
-  pooling             = var.pretrain.pooling
+  params              = local.pretrain
 }
 
 # SimCSE's own unsupervised recipe (Gao et al. 2021) on the news sentences.
@@ -232,18 +243,11 @@ repeat "idc" {
     similarity = var.pretrain.similarity
   }
   stage "idc_train" {
-    uses          = "train.infonce"
-    init          = previous.model
-    data          = stage.idc_pairs.pairs
-    validation    = stage.split.validation
-    learning_rate = var.pretrain.learning_rate
-    batch_size    = var.pretrain.batch_size
-    max_steps     = var.pretrain.max_steps
-    eval_every    = var.pretrain.eval_every
-    patience      = var.pretrain.patience
-    similarity    = var.pretrain.similarity
-    temperature   = var.pretrain.temperature
-    pooling       = var.pretrain.pooling
+    uses       = "train.infonce"
+    init       = previous.model
+    data       = stage.idc_pairs.pairs
+    validation = stage.split.validation
+    params     = local.pretrain
   }
   stage "idc_eval" {
     uses    = "evaluate.retrieval"
@@ -267,18 +271,11 @@ repeat "kmeans" {
     similarity = var.pretrain.similarity
   }
   stage "km_train" {
-    uses          = "train.infonce"
-    init          = previous.model
-    data          = stage.km_pairs.pairs
-    validation    = stage.split.validation
-    learning_rate = var.pretrain.learning_rate
-    batch_size    = var.pretrain.batch_size
-    max_steps     = var.pretrain.max_steps
-    eval_every    = var.pretrain.eval_every
-    patience      = var.pretrain.patience
-    similarity    = var.pretrain.similarity
-    temperature   = var.pretrain.temperature
-    pooling       = var.pretrain.pooling
+    uses       = "train.infonce"
+    init       = previous.model
+    data       = stage.km_pairs.pairs
+    validation = stage.split.validation
+    params     = local.pretrain
   }
   next = { model = stage.km_train.model, stats = stage.km_pairs.stats }
 }
@@ -303,18 +300,11 @@ repeat "idc_sc" {
     similarity = var.pretrain.similarity
   }
   stage "sc_train" {
-    uses          = "train.infonce"
-    init          = previous.model
-    data          = stage.sc_pairs.pairs
-    validation    = stage.split.validation
-    learning_rate = var.pretrain.learning_rate
-    batch_size    = var.pretrain.batch_size
-    max_steps     = var.pretrain.max_steps
-    eval_every    = var.pretrain.eval_every
-    patience      = var.pretrain.patience
-    similarity    = var.pretrain.similarity
-    temperature   = var.pretrain.temperature
-    pooling       = var.pretrain.pooling
+    uses       = "train.infonce"
+    init       = previous.model
+    data       = stage.sc_pairs.pairs
+    validation = stage.split.validation
+    params     = local.pretrain
   }
   next = { model = stage.sc_train.model }
 }
@@ -331,18 +321,11 @@ repeat "idc_ict" {
     similarity = var.pretrain.similarity
   }
   stage "ict_idc_train" {
-    uses          = "train.infonce"
-    init          = previous.model
-    data          = stage.ict_idc_pairs.pairs
-    validation    = stage.split.validation
-    learning_rate = var.pretrain.learning_rate
-    batch_size    = var.pretrain.batch_size
-    max_steps     = var.pretrain.max_steps
-    eval_every    = var.pretrain.eval_every
-    patience      = var.pretrain.patience
-    similarity    = var.pretrain.similarity
-    temperature   = var.pretrain.temperature
-    pooling       = var.pretrain.pooling
+    uses       = "train.infonce"
+    init       = previous.model
+    data       = stage.ict_idc_pairs.pairs
+    validation = stage.split.validation
+    params     = local.pretrain
   }
   next = { model = stage.ict_idc_train.model }
 }
@@ -372,14 +355,7 @@ stage "ft_bert_1k" {
   from_scratch  = false
   data          = stage.split.labeled
   validation    = stage.split.validation
-  learning_rate = var.finetune.learning_rate
-  batch_size    = var.finetune.batch_size
-  epochs        = var.finetune.epochs
-  patience      = var.finetune.patience
-  max_sentences = var.finetune.max_sentences
-  similarity    = var.finetune.similarity
-  temperature   = var.finetune.temperature
-  pooling       = var.finetune.pooling
+  params        = local.finetune
 }
 
 stage "test_bert_1k" {
@@ -389,18 +365,11 @@ stage "test_bert_1k" {
 }
 
 stage "ft_simcse_1k" {
-  uses          = "train.headline"
-  init          = stage.simcse.model
-  data          = stage.split.labeled
-  validation    = stage.split.validation
-  learning_rate = var.finetune.learning_rate
-  batch_size    = var.finetune.batch_size
-  epochs        = var.finetune.epochs
-  patience      = var.finetune.patience
-  max_sentences = var.finetune.max_sentences
-  similarity    = var.finetune.similarity
-  temperature   = var.finetune.temperature
-  pooling       = var.finetune.pooling
+  uses       = "train.headline"
+  init       = stage.simcse.model
+  data       = stage.split.labeled
+  validation = stage.split.validation
+  params     = local.finetune
 }
 
 stage "test_simcse_1k" {
@@ -410,18 +379,11 @@ stage "test_simcse_1k" {
 }
 
 stage "ft_ict_1k" {
-  uses          = "train.headline"
-  init          = stage.ict.model
-  data          = stage.split.labeled
-  validation    = stage.split.validation
-  learning_rate = var.finetune.learning_rate
-  batch_size    = var.finetune.batch_size
-  epochs        = var.finetune.epochs
-  patience      = var.finetune.patience
-  max_sentences = var.finetune.max_sentences
-  similarity    = var.finetune.similarity
-  temperature   = var.finetune.temperature
-  pooling       = var.finetune.pooling
+  uses       = "train.headline"
+  init       = stage.ict.model
+  data       = stage.split.labeled
+  validation = stage.split.validation
+  params     = local.finetune
 }
 
 stage "test_ict_1k" {
@@ -431,18 +393,11 @@ stage "test_ict_1k" {
 }
 
 stage "ft_conpono_1k" {
-  uses          = "train.headline"
-  init          = stage.conpono.model
-  data          = stage.split.labeled
-  validation    = stage.split.validation
-  learning_rate = var.finetune.learning_rate
-  batch_size    = var.finetune.batch_size
-  epochs        = var.finetune.epochs
-  patience      = var.finetune.patience
-  max_sentences = var.finetune.max_sentences
-  similarity    = var.finetune.similarity
-  temperature   = var.finetune.temperature
-  pooling       = var.finetune.pooling
+  uses       = "train.headline"
+  init       = stage.conpono.model
+  data       = stage.split.labeled
+  validation = stage.split.validation
+  params     = local.finetune
 }
 
 stage "test_conpono_1k" {
@@ -452,18 +407,11 @@ stage "test_conpono_1k" {
 }
 
 stage "ft_infocse_1k" {
-  uses          = "train.headline"
-  init          = repeat.idc.round[2].model
-  data          = stage.split.labeled
-  validation    = stage.split.validation
-  learning_rate = var.finetune.learning_rate
-  batch_size    = var.finetune.batch_size
-  epochs        = var.finetune.epochs
-  patience      = var.finetune.patience
-  max_sentences = var.finetune.max_sentences
-  similarity    = var.finetune.similarity
-  temperature   = var.finetune.temperature
-  pooling       = var.finetune.pooling
+  uses       = "train.headline"
+  init       = repeat.idc.round[2].model
+  data       = stage.split.labeled
+  validation = stage.split.validation
+  params     = local.finetune
 }
 
 stage "test_infocse_1k" {
@@ -478,14 +426,7 @@ stage "ft_bert_all" {
   from_scratch  = false
   data          = stage.split.labeled_all
   validation    = stage.split.validation
-  learning_rate = var.finetune.learning_rate
-  batch_size    = var.finetune.batch_size
-  epochs        = var.finetune.epochs
-  patience      = var.finetune.patience
-  max_sentences = var.finetune.max_sentences
-  similarity    = var.finetune.similarity
-  temperature   = var.finetune.temperature
-  pooling       = var.finetune.pooling
+  params        = local.finetune
 }
 
 stage "test_bert_all" {
@@ -495,18 +436,11 @@ stage "test_bert_all" {
 }
 
 stage "ft_simcse_all" {
-  uses          = "train.headline"
-  init          = stage.simcse.model
-  data          = stage.split.labeled_all
-  validation    = stage.split.validation
-  learning_rate = var.finetune.learning_rate
-  batch_size    = var.finetune.batch_size
-  epochs        = var.finetune.epochs
-  patience      = var.finetune.patience
-  max_sentences = var.finetune.max_sentences
-  similarity    = var.finetune.similarity
-  temperature   = var.finetune.temperature
-  pooling       = var.finetune.pooling
+  uses       = "train.headline"
+  init       = stage.simcse.model
+  data       = stage.split.labeled_all
+  validation = stage.split.validation
+  params     = local.finetune
 }
 
 stage "test_simcse_all" {
@@ -516,18 +450,11 @@ stage "test_simcse_all" {
 }
 
 stage "ft_ict_all" {
-  uses          = "train.headline"
-  init          = stage.ict.model
-  data          = stage.split.labeled_all
-  validation    = stage.split.validation
-  learning_rate = var.finetune.learning_rate
-  batch_size    = var.finetune.batch_size
-  epochs        = var.finetune.epochs
-  patience      = var.finetune.patience
-  max_sentences = var.finetune.max_sentences
-  similarity    = var.finetune.similarity
-  temperature   = var.finetune.temperature
-  pooling       = var.finetune.pooling
+  uses       = "train.headline"
+  init       = stage.ict.model
+  data       = stage.split.labeled_all
+  validation = stage.split.validation
+  params     = local.finetune
 }
 
 stage "test_ict_all" {
@@ -537,18 +464,11 @@ stage "test_ict_all" {
 }
 
 stage "ft_conpono_all" {
-  uses          = "train.headline"
-  init          = stage.conpono.model
-  data          = stage.split.labeled_all
-  validation    = stage.split.validation
-  learning_rate = var.finetune.learning_rate
-  batch_size    = var.finetune.batch_size
-  epochs        = var.finetune.epochs
-  patience      = var.finetune.patience
-  max_sentences = var.finetune.max_sentences
-  similarity    = var.finetune.similarity
-  temperature   = var.finetune.temperature
-  pooling       = var.finetune.pooling
+  uses       = "train.headline"
+  init       = stage.conpono.model
+  data       = stage.split.labeled_all
+  validation = stage.split.validation
+  params     = local.finetune
 }
 
 stage "test_conpono_all" {
@@ -558,18 +478,11 @@ stage "test_conpono_all" {
 }
 
 stage "ft_infocse_all" {
-  uses          = "train.headline"
-  init          = repeat.idc.round[2].model
-  data          = stage.split.labeled_all
-  validation    = stage.split.validation
-  learning_rate = var.finetune.learning_rate
-  batch_size    = var.finetune.batch_size
-  epochs        = var.finetune.epochs
-  patience      = var.finetune.patience
-  max_sentences = var.finetune.max_sentences
-  similarity    = var.finetune.similarity
-  temperature   = var.finetune.temperature
-  pooling       = var.finetune.pooling
+  uses       = "train.headline"
+  init       = repeat.idc.round[2].model
+  data       = stage.split.labeled_all
+  validation = stage.split.validation
+  params     = local.finetune
 }
 
 stage "test_infocse_all" {
@@ -601,18 +514,11 @@ repeat "pp_1k" {
     similarity = var.pretrain.similarity
   }
   stage "pp_1k_train_a" {
-    uses          = "train.infonce"
-    init          = previous.model
-    data          = stage.pp_1k_pairs_a.pairs
-    validation    = stage.split.validation
-    learning_rate = var.pretrain.learning_rate
-    batch_size    = var.pretrain.batch_size
-    max_steps     = var.pretrain.max_steps
-    eval_every    = var.pretrain.eval_every
-    patience      = var.pretrain.patience
-    similarity    = var.pretrain.similarity
-    temperature   = var.pretrain.temperature
-    pooling       = var.pretrain.pooling
+    uses       = "train.infonce"
+    init       = previous.model
+    data       = stage.pp_1k_pairs_a.pairs
+    validation = stage.split.validation
+    params     = local.pretrain
   }
   stage "pp_1k_pairs_b" {
     uses       = "annotate.idc"
@@ -623,32 +529,18 @@ repeat "pp_1k" {
     similarity = var.pretrain.similarity
   }
   stage "pp_1k_train_b" {
-    uses          = "train.infonce"
-    init          = stage.pp_1k_train_a.model
-    data          = stage.pp_1k_pairs_b.pairs
-    validation    = stage.split.validation
-    learning_rate = var.pretrain.learning_rate
-    batch_size    = var.pretrain.batch_size
-    max_steps     = var.pretrain.max_steps
-    eval_every    = var.pretrain.eval_every
-    patience      = var.pretrain.patience
-    similarity    = var.pretrain.similarity
-    temperature   = var.pretrain.temperature
-    pooling       = var.pretrain.pooling
+    uses       = "train.infonce"
+    init       = stage.pp_1k_train_a.model
+    data       = stage.pp_1k_pairs_b.pairs
+    validation = stage.split.validation
+    params     = local.pretrain
   }
   stage "pp_1k_ft" {
-    uses          = "train.headline"
-    init          = stage.pp_1k_train_b.model
-    data          = stage.split.labeled
-    validation    = stage.split.validation
-    learning_rate = var.finetune.learning_rate
-    batch_size    = var.finetune.batch_size
-    epochs        = var.finetune.epochs
-    patience      = var.finetune.patience
-    max_sentences = var.finetune.max_sentences
-    similarity    = var.finetune.similarity
-    temperature   = var.finetune.temperature
-    pooling       = var.finetune.pooling
+    uses       = "train.headline"
+    init       = stage.pp_1k_train_b.model
+    data       = stage.split.labeled
+    validation = stage.split.validation
+    params     = local.finetune
   }
   stage "pp_1k_val" {
     uses    = "evaluate.retrieval"
@@ -686,18 +578,11 @@ repeat "pp_all" {
     similarity = var.pretrain.similarity
   }
   stage "pp_all_train_a" {
-    uses          = "train.infonce"
-    init          = previous.model
-    data          = stage.pp_all_pairs_a.pairs
-    validation    = stage.split.validation
-    learning_rate = var.pretrain.learning_rate
-    batch_size    = var.pretrain.batch_size
-    max_steps     = var.pretrain.max_steps
-    eval_every    = var.pretrain.eval_every
-    patience      = var.pretrain.patience
-    similarity    = var.pretrain.similarity
-    temperature   = var.pretrain.temperature
-    pooling       = var.pretrain.pooling
+    uses       = "train.infonce"
+    init       = previous.model
+    data       = stage.pp_all_pairs_a.pairs
+    validation = stage.split.validation
+    params     = local.pretrain
   }
   stage "pp_all_pairs_b" {
     uses       = "annotate.idc"
@@ -708,32 +593,18 @@ repeat "pp_all" {
     similarity = var.pretrain.similarity
   }
   stage "pp_all_train_b" {
-    uses          = "train.infonce"
-    init          = stage.pp_all_train_a.model
-    data          = stage.pp_all_pairs_b.pairs
-    validation    = stage.split.validation
-    learning_rate = var.pretrain.learning_rate
-    batch_size    = var.pretrain.batch_size
-    max_steps     = var.pretrain.max_steps
-    eval_every    = var.pretrain.eval_every
-    patience      = var.pretrain.patience
-    similarity    = var.pretrain.similarity
-    temperature   = var.pretrain.temperature
-    pooling       = var.pretrain.pooling
+    uses       = "train.infonce"
+    init       = stage.pp_all_train_a.model
+    data       = stage.pp_all_pairs_b.pairs
+    validation = stage.split.validation
+    params     = local.pretrain
   }
   stage "pp_all_ft" {
-    uses          = "train.headline"
-    init          = stage.pp_all_train_b.model
-    data          = stage.split.labeled_all
-    validation    = stage.split.validation
-    learning_rate = var.finetune.learning_rate
-    batch_size    = var.finetune.batch_size
-    epochs        = var.finetune.epochs
-    patience      = var.finetune.patience
-    max_sentences = var.finetune.max_sentences
-    similarity    = var.finetune.similarity
-    temperature   = var.finetune.temperature
-    pooling       = var.finetune.pooling
+    uses       = "train.headline"
+    init       = stage.pp_all_train_b.model
+    data       = stage.split.labeled_all
+    validation = stage.split.validation
+    params     = local.finetune
   }
   stage "pp_all_val" {
     uses    = "evaluate.retrieval"

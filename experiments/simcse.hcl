@@ -45,6 +45,45 @@ locals {
     STS12   = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
+
+  # The paper's unsupervised recipe (dropout views, one epoch; learning rate
+  # and batch per encoder) ...
+  unsup = {
+    from_scratch   = false
+    max_length     = 32
+    temperature    = 0.05
+    epochs         = 1
+    eval_every     = 250
+    pooling        = "cls"
+    mlp_only_train = true
+  }
+  # ... and its supervised recipe (NLI, the contradiction as hard negative).
+  sup = {
+    from_scratch   = false
+    learning_rate  = 5e-5
+    batch_size     = 512
+    max_length     = 32
+    temperature    = 0.05
+    hard_negatives = true
+    epochs         = 3
+    eval_every     = 250
+    pooling        = "cls"
+  }
+
+  # The mini profile's deltas for both encoders (its comment says why) ...
+  mini_unsup = {
+    pooling        = "mean"
+    mlp_only_train = false
+    learning_rate  = 1e-4
+    max_steps      = 600
+    eval_every     = 100
+    dropout        = 0.3
+    temperature    = 0.1
+  }
+  mini_sup = { pooling = "mean", learning_rate = 1e-4, batch_size = 64, eval_every = 69 }
+  # ... and the ci profile's.
+  ci_unsup = { learning_rate = 1e-4, max_sentences = 3840, eval_every = 30 }
+  ci_sup   = { learning_rate = 1e-4, batch_size = 64, max_triplets = 3840, epochs = 1, eval_every = 30 }
 }
 
 # ---- data -------------------------------------------------------------------
@@ -73,71 +112,43 @@ stage "sts" {
 # ---- training (paper settings) ----------------------------------------------
 
 stage "unsup_bert" {
-  uses           = "train.simcse_unsup"
-  data           = stage.wiki.sentences
-  dev            = stage.stsb_dev.pairs
-  hf_checkpoint  = var.bert
-  from_scratch   = false
-  learning_rate  = 3e-5
-  batch_size     = 64
-  max_length     = 32
-  temperature    = 0.05
-  epochs         = 1
-  eval_every     = 250
-  pooling        = "cls"
-  mlp_only_train = true
-  seed           = var.seed
+  uses          = "train.simcse_unsup"
+  data          = stage.wiki.sentences
+  dev           = stage.stsb_dev.pairs
+  hf_checkpoint = var.bert
+  params        = local.unsup
+  learning_rate = 3e-5
+  batch_size    = 64
+  seed          = var.seed
 }
 
 stage "unsup_roberta" {
-  uses           = "train.simcse_unsup"
-  data           = stage.wiki.sentences
-  dev            = stage.stsb_dev.pairs
-  hf_checkpoint  = var.roberta
-  from_scratch   = false
-  learning_rate  = 1e-5
-  batch_size     = 512
-  max_length     = 32
-  temperature    = 0.05
-  epochs         = 1
-  eval_every     = 250
-  pooling        = "cls"
-  mlp_only_train = true
-  seed           = var.seed
+  uses          = "train.simcse_unsup"
+  data          = stage.wiki.sentences
+  dev           = stage.stsb_dev.pairs
+  hf_checkpoint = var.roberta
+  params        = local.unsup
+  learning_rate = 1e-5
+  batch_size    = 512
+  seed          = var.seed
 }
 
 stage "sup_bert" {
-  uses           = "train.simcse_sup"
-  data           = stage.nli.triplets
-  dev            = stage.stsb_dev.pairs
-  hf_checkpoint  = var.bert
-  from_scratch   = false
-  learning_rate  = 5e-5
-  batch_size     = 512
-  max_length     = 32
-  temperature    = 0.05
-  hard_negatives = true
-  epochs         = 3
-  eval_every     = 250
-  pooling        = "cls"
-  seed           = var.seed
+  uses          = "train.simcse_sup"
+  data          = stage.nli.triplets
+  dev           = stage.stsb_dev.pairs
+  hf_checkpoint = var.bert
+  params        = local.sup
+  seed          = var.seed
 }
 
 stage "sup_roberta" {
-  uses           = "train.simcse_sup"
-  data           = stage.nli.triplets
-  dev            = stage.stsb_dev.pairs
-  hf_checkpoint  = var.roberta
-  from_scratch   = false
-  learning_rate  = 5e-5
-  batch_size     = 512
-  max_length     = 32
-  temperature    = 0.05
-  hard_negatives = true
-  epochs         = 3
-  eval_every     = 250
-  pooling        = "cls"
-  seed           = var.seed
+  uses          = "train.simcse_sup"
+  data          = stage.nli.triplets
+  dev           = stage.stsb_dev.pairs
+  hf_checkpoint = var.roberta
+  params        = local.sup
+  seed          = var.seed
 }
 
 # ---- evaluation -------------------------------------------------------------
@@ -263,41 +274,23 @@ expect "geometry_sup_bert" {
 # sentence in a 128-wide model are too easy to match, loss ~0.0003 at 0.1).
 profile "mini" {
   stage "unsup_bert" {
-    init           = module.pretrained.bert_4.model
-    data           = module.pretrained.corpus.sentences
-    pooling        = "mean"
-    mlp_only_train = false
-    learning_rate  = 1e-4
-    max_steps      = 600
-    eval_every     = 100
-    dropout        = 0.3
-    temperature    = 0.1
+    init   = module.pretrained.bert_4.model
+    data   = module.pretrained.corpus.sentences
+    params = local.mini_unsup
   }
   stage "unsup_roberta" {
-    init           = module.pretrained.roberta.model
-    data           = module.pretrained.corpus.sentences
-    pooling        = "mean"
-    mlp_only_train = false
-    learning_rate  = 1e-4
-    batch_size     = 64
-    max_steps      = 600
-    eval_every     = 100
-    dropout        = 0.3
-    temperature    = 0.1
+    init       = module.pretrained.roberta.model
+    data       = module.pretrained.corpus.sentences
+    params     = local.mini_unsup
+    batch_size = 64
   }
   stage "sup_bert" {
-    init          = module.pretrained.bert_4.model
-    pooling       = "mean"
-    learning_rate = 1e-4
-    batch_size    = 64
-    eval_every    = 69
+    init   = module.pretrained.bert_4.model
+    params = local.mini_sup
   }
   stage "sup_roberta" {
-    init          = module.pretrained.roberta.model
-    pooling       = "mean"
-    learning_rate = 1e-4
-    batch_size    = 64
-    eval_every    = 69
+    init   = module.pretrained.roberta.model
+    params = local.mini_sup
   }
 }
 
@@ -308,33 +301,21 @@ profile "mini" {
 # supervised updates on 3,840 triplets.
 profile "ci" {
   stage "unsup_bert" {
-    init          = module.pretrained.bert.model
-    learning_rate = 1e-4
-    max_sentences = 3840
-    eval_every    = 30
+    init   = module.pretrained.bert.model
+    params = local.ci_unsup
   }
   stage "unsup_roberta" {
-    init          = module.pretrained.roberta.model
-    learning_rate = 1e-4
-    batch_size    = 64
-    max_sentences = 3840
-    eval_every    = 30
+    init       = module.pretrained.roberta.model
+    params     = local.ci_unsup
+    batch_size = 64
   }
   stage "sup_bert" {
-    init          = module.pretrained.bert.model
-    learning_rate = 1e-4
-    batch_size    = 64
-    max_triplets  = 3840
-    epochs        = 1
-    eval_every    = 30
+    init   = module.pretrained.bert.model
+    params = local.ci_sup
   }
   stage "sup_roberta" {
-    init          = module.pretrained.roberta.model
-    learning_rate = 1e-4
-    batch_size    = 64
-    max_triplets  = 3840
-    epochs        = 1
-    eval_every    = 30
+    init   = module.pretrained.roberta.model
+    params = local.ci_sup
   }
 }
 

@@ -175,6 +175,43 @@ locals {
     "Create {count} varied and diverse sentences that may appear in {genre}, spanning an array of topics such as {topic1}, {topic2}, {topic3} and so on.",
     "Compose {count} assorted and diverse sentences that may appear in {genre}, touching upon various themes like {topic1}, {topic2}, {topic3} and so on.",
   ]
+
+  # Every synth stage's chat-completions server, from the llm_* variables.
+  llm = {
+    provider    = var.llm_provider
+    base_url    = var.llm_base_url
+    model       = var.llm_model
+    api_key_env = var.llm_api_key_env
+    concurrency = var.llm_concurrency
+    prices      = local.prices
+  }
+  # The labelling calls' sampling (Appendix C), positives and hard negatives.
+  sampling = { positive_temperature = 1.0, positive_top_p = 0.9, negative_temperature = 1.0, negative_top_p = 0.95 }
+  # Every SimCSE stage: RoBERTa-base, evaluated on dev every 125 updates.
+  roberta = { hf_checkpoint = var.roberta, from_scratch = false, eval_every = 125 }
+
+  # mini and ci: the offline generator (module.chat's GPT-2) answering in-process ...
+  offline = { provider = "local", concurrency = 32, timeout_seconds = 1800 }
+  # ... and its list calls: two sentences per call, two example sentences,
+  # answers of at most 64 tokens (as in module.chat's fine-tuning chats).
+  offline_lists = { sentences_per_call = 2, example_sentences = 2, max_tokens = 64 }
+  # mini: the mini encoder of simcse.hcl's mini profile (2 layers, width 128,
+  # GloVe, mean pooling, from scratch) and its supervised recipe.
+  mini = {
+    from_scratch  = true
+    layers        = 2
+    hidden        = 128
+    heads         = 4
+    intermediate  = 256
+    max_position  = 128
+    glove_init    = true
+    pooling       = "mean"
+    learning_rate = 1e-3
+    batch_size    = 64
+    eval_every    = 30
+  }
+  # ci: 20 updates of 32 from pretrained.hcl's ci BERT.
+  ci = { learning_rate = 1e-4, batch_size = 32, max_steps = 20, eval_every = 10 }
 }
 
 # ---- data -------------------------------------------------------------------
@@ -225,24 +262,15 @@ stage "rerank" {
 # ---- SynCSE-partial: label the NLI premises ---------------------------------
 
 stage "partial" {
-  uses                 = "synth.annotate"
-  input                = stage.premises.sentences
-  exemplars            = stage.nli.triplets
-  provider             = var.llm_provider
-  base_url             = var.llm_base_url
-  model                = var.llm_model
-  api_key_env          = var.llm_api_key_env
-  concurrency          = var.llm_concurrency
-  prices               = local.prices
-  positive_temperature = 1.0
-  positive_top_p       = 0.9
-  negative_temperature = 1.0
-  negative_top_p       = 0.95
-  shots                = 5
-  pool_size            = 18
-  max_inputs           = local.partial_size
-  max_words            = 32
-  seed                 = var.seed
+  uses       = "synth.annotate"
+  input      = stage.premises.sentences
+  exemplars  = stage.nli.triplets
+  params     = [local.llm, local.sampling]
+  shots      = 5
+  pool_size  = 18
+  max_inputs = local.partial_size
+  max_words  = 32
+  seed       = var.seed
 }
 
 # ---- SynCSE-scratch: write the sentences, then label them --------------------
@@ -251,12 +279,7 @@ stage "scratch_sentences" {
   uses               = "synth.sentences"
   examples           = stage.wiki.sentences
   caption_examples   = stage.captions.sentences
-  provider           = var.llm_provider
-  base_url           = var.llm_base_url
-  model              = var.llm_model
-  api_key_env        = var.llm_api_key_env
-  concurrency        = var.llm_concurrency
-  prices             = local.prices
+  params             = local.llm
   temperature        = 1.3
   top_p              = 1.0
   presence_penalty   = 0.3
@@ -270,21 +293,12 @@ stage "scratch_sentences" {
 }
 
 stage "scratch" {
-  uses                 = "synth.annotate"
-  input                = stage.scratch_sentences.sentences
-  exemplars            = stage.nli.triplets
-  provider             = var.llm_provider
-  base_url             = var.llm_base_url
-  model                = var.llm_model
-  api_key_env          = var.llm_api_key_env
-  concurrency          = var.llm_concurrency
-  prices               = local.prices
-  positive_temperature = 1.0
-  positive_top_p       = 0.9
-  negative_temperature = 1.0
-  negative_top_p       = 0.95
-  max_inputs           = 276000
-  seed                 = var.seed
+  uses       = "synth.annotate"
+  input      = stage.scratch_sentences.sentences
+  exemplars  = stage.nli.triplets
+  params     = [local.llm, local.sampling]
+  max_inputs = 276000
+  seed       = var.seed
 }
 
 # Table 2's scratch row: the same number of triplets as the partial set
@@ -312,12 +326,7 @@ stage "scratch_nli" {
 stage "naive_sentences" {
   uses               = "synth.sentences"
   examples           = stage.wiki.sentences
-  provider           = var.llm_provider
-  base_url           = var.llm_base_url
-  model              = var.llm_model
-  api_key_env        = var.llm_api_key_env
-  concurrency        = var.llm_concurrency
-  prices             = local.prices
+  params             = local.llm
   genres             = ["any"]
   topics_per_call    = 0
   prompts            = local.naive_prompts
@@ -329,18 +338,13 @@ stage "naive_sentences" {
 }
 
 stage "naive" {
-  uses        = "synth.annotate"
-  input       = stage.naive_sentences.sentences
-  exemplars   = stage.nli.triplets
-  provider    = var.llm_provider
-  base_url    = var.llm_base_url
-  model       = var.llm_model
-  api_key_env = var.llm_api_key_env
-  concurrency = var.llm_concurrency
-  prices      = local.prices
-  fixed       = true
-  max_inputs  = local.naive_size
-  seed        = var.seed
+  uses       = "synth.annotate"
+  input      = stage.naive_sentences.sentences
+  exemplars  = stage.nli.triplets
+  params     = local.llm
+  fixed      = true
+  max_inputs = local.naive_size
+  seed       = var.seed
 }
 
 # Table 8 compares the two at the same size (22k each).
@@ -371,87 +375,71 @@ stage "unsup_simcse" {
   uses           = "train.simcse_unsup"
   data           = stage.wiki.sentences
   dev            = stage.dev.pairs
-  hf_checkpoint  = var.roberta
-  from_scratch   = false
+  params         = local.roberta
   learning_rate  = 1e-5
   batch_size     = 512
   max_length     = 32
   temperature    = 0.05
   epochs         = 1
-  eval_every     = 125
   pooling        = "cls"
   mlp_only_train = true
   seed           = var.seed
 }
 
 stage "sup_nli" {
-  uses          = "train.simcse_sup"
-  data          = stage.nli.triplets
-  dev           = stage.dev.pairs
-  hf_checkpoint = var.roberta
-  from_scratch  = false
-  eval_every    = 125
-  seed          = var.seed
+  uses   = "train.simcse_sup"
+  data   = stage.nli.triplets
+  dev    = stage.dev.pairs
+  params = local.roberta
+  seed   = var.seed
 }
 
 stage "train_partial" {
-  uses          = "train.simcse_sup"
-  data          = stage.partial.triplets
-  dev           = stage.dev.pairs
-  hf_checkpoint = var.roberta
-  from_scratch  = false
-  eval_every    = 125
-  seed          = var.seed
+  uses   = "train.simcse_sup"
+  data   = stage.partial.triplets
+  dev    = stage.dev.pairs
+  params = local.roberta
+  seed   = var.seed
 }
 
 stage "train_gense" {
-  uses          = "train.simcse_sup"
-  data          = stage.gense_eq.triplets
-  dev           = stage.dev.pairs
-  hf_checkpoint = var.roberta
-  from_scratch  = false
-  eval_every    = 125
-  seed          = var.seed
+  uses   = "train.simcse_sup"
+  data   = stage.gense_eq.triplets
+  dev    = stage.dev.pairs
+  params = local.roberta
+  seed   = var.seed
 }
 
 stage "train_scratch" {
-  uses          = "train.simcse_sup"
-  data          = stage.scratch_eq.triplets
-  dev           = stage.dev.pairs
-  hf_checkpoint = var.roberta
-  from_scratch  = false
-  eval_every    = 125
-  seed          = var.seed
+  uses   = "train.simcse_sup"
+  data   = stage.scratch_eq.triplets
+  dev    = stage.dev.pairs
+  params = local.roberta
+  seed   = var.seed
 }
 
 stage "train_scratch_nli" {
-  uses          = "train.simcse_sup"
-  data          = stage.scratch_nli.triplets
-  dev           = stage.dev.pairs
-  hf_checkpoint = var.roberta
-  from_scratch  = false
-  eval_every    = 125
-  seed          = var.seed
+  uses   = "train.simcse_sup"
+  data   = stage.scratch_nli.triplets
+  dev    = stage.dev.pairs
+  params = local.roberta
+  seed   = var.seed
 }
 
 stage "train_naive" {
-  uses          = "train.simcse_sup"
-  data          = stage.naive.triplets
-  dev           = stage.dev.pairs
-  hf_checkpoint = var.roberta
-  from_scratch  = false
-  eval_every    = 125
-  seed          = var.seed
+  uses   = "train.simcse_sup"
+  data   = stage.naive.triplets
+  dev    = stage.dev.pairs
+  params = local.roberta
+  seed   = var.seed
 }
 
 stage "train_scratch_22k" {
-  uses          = "train.simcse_sup"
-  data          = stage.scratch_22k.triplets
-  dev           = stage.dev.pairs
-  hf_checkpoint = var.roberta
-  from_scratch  = false
-  eval_every    = 125
-  seed          = var.seed
+  uses   = "train.simcse_sup"
+  data   = stage.scratch_22k.triplets
+  dev    = stage.dev.pairs
+  params = local.roberta
+  seed   = var.seed
 }
 
 # ---- evaluation ---------------------------------------------------------------
@@ -790,154 +778,60 @@ profile "mini" {
   variables = { labelled = 1200 }
 
   stage "partial" {
-    provider        = "local"
-    lm              = module.chat.chat_lm.model
-    concurrency     = 32
-    timeout_seconds = 1800
-    max_inputs      = 1200
-    max_tokens      = 24
+    lm         = module.chat.chat_lm.model
+    params     = local.offline
+    max_inputs = 1200
+    max_tokens = 24
   }
   stage "scratch" {
-    provider        = "local"
-    lm              = module.chat.chat_lm.model
-    concurrency     = 32
-    timeout_seconds = 1800
-    max_tokens      = 24
+    lm         = module.chat.chat_lm.model
+    params     = local.offline
+    max_tokens = 24
   }
   stage "naive" {
-    provider        = "local"
-    lm              = module.chat.chat_lm.model
-    concurrency     = 32
-    timeout_seconds = 1800
-    max_tokens      = 24
+    lm         = module.chat.chat_lm.model
+    params     = local.offline
+    max_tokens = 24
   }
   stage "scratch_sentences" {
-    provider           = "local"
-    lm                 = module.chat.chat_lm.model
-    concurrency        = 32
-    timeout_seconds    = 1800
-    prompts            = local.short_prompts
-    caption_prompts    = []
-    topics_per_call    = 3
-    sentences_per_call = 2
-    example_sentences  = 2
-    calls_per_genre    = 64
-    max_tokens         = 64
+    lm              = module.chat.chat_lm.model
+    params          = [local.offline, local.offline_lists]
+    prompts         = local.short_prompts
+    caption_prompts = []
+    topics_per_call = 3
+    calls_per_genre = 64
   }
   stage "naive_sentences" {
-    provider           = "local"
-    lm                 = module.chat.chat_lm.model
-    concurrency        = 32
-    timeout_seconds    = 1800
-    sentences_per_call = 2
-    example_sentences  = 2
-    calls_per_genre    = 600
-    max_tokens         = 64
+    lm              = module.chat.chat_lm.model
+    params          = [local.offline, local.offline_lists]
+    calls_per_genre = 600
   }
   stage "unsup_simcse" {
-    from_scratch   = true
-    layers         = 2
-    hidden         = 128
-    heads          = 4
-    intermediate   = 256
-    max_position   = 128
-    glove_init     = true
-    pooling        = "mean"
+    params         = local.mini
     mlp_only_train = false
     learning_rate  = 2e-4
-    batch_size     = 64
     eval_every     = 60
   }
   stage "sup_nli" {
-    from_scratch  = true
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    glove_init    = true
-    pooling       = "mean"
-    learning_rate = 1e-3
-    batch_size    = 64
-    eval_every    = 30
+    params = local.mini
   }
   stage "train_partial" {
-    from_scratch  = true
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    glove_init    = true
-    pooling       = "mean"
-    learning_rate = 1e-3
-    batch_size    = 64
-    eval_every    = 30
+    params = local.mini
   }
   stage "train_gense" {
-    from_scratch  = true
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    glove_init    = true
-    pooling       = "mean"
-    learning_rate = 1e-3
-    batch_size    = 64
-    eval_every    = 30
+    params = local.mini
   }
   stage "train_scratch" {
-    from_scratch  = true
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    glove_init    = true
-    pooling       = "mean"
-    learning_rate = 1e-3
-    batch_size    = 64
-    eval_every    = 30
+    params = local.mini
   }
   stage "train_scratch_nli" {
-    from_scratch  = true
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    glove_init    = true
-    pooling       = "mean"
-    learning_rate = 1e-3
-    batch_size    = 64
-    eval_every    = 30
+    params = local.mini
   }
   stage "train_naive" {
-    from_scratch  = true
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    glove_init    = true
-    pooling       = "mean"
-    learning_rate = 1e-3
-    batch_size    = 64
-    eval_every    = 30
+    params = local.mini
   }
   stage "train_scratch_22k" {
-    from_scratch  = true
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    glove_init    = true
-    pooling       = "mean"
-    learning_rate = 1e-3
-    batch_size    = 64
-    eval_every    = 30
+    params = local.mini
   }
 }
 
@@ -955,106 +849,69 @@ profile "ci" {
   variables = { labelled = 96 }
 
   stage "partial" {
-    provider        = "local"
-    lm              = module.chat.chat_lm.model
-    concurrency     = 32
-    timeout_seconds = 1800
-    max_inputs      = 96
-    max_tokens      = 24
+    lm         = module.chat.chat_lm.model
+    params     = local.offline
+    max_inputs = 96
+    max_tokens = 24
   }
   stage "scratch" {
-    provider        = "local"
-    lm              = module.chat.chat_lm.model
-    concurrency     = 32
-    timeout_seconds = 1800
-    max_tokens      = 24
+    lm         = module.chat.chat_lm.model
+    params     = local.offline
+    max_tokens = 24
   }
   stage "naive" {
-    provider        = "local"
-    lm              = module.chat.chat_lm.model
-    concurrency     = 32
-    timeout_seconds = 1800
-    max_tokens      = 24
+    lm         = module.chat.chat_lm.model
+    params     = local.offline
+    max_tokens = 24
   }
   stage "scratch_sentences" {
-    provider           = "local"
-    lm                 = module.chat.chat_lm.model
-    concurrency        = 32
-    timeout_seconds    = 1800
-    prompts            = local.short_prompts
-    caption_prompts    = []
-    topics_per_call    = 3
-    sentences_per_call = 2
-    example_sentences  = 2
-    calls_per_genre    = 20
-    max_tokens         = 64
-    genres             = ["fiction", "news from websites or newspapers", "letters"]
+    lm              = module.chat.chat_lm.model
+    params          = [local.offline, local.offline_lists]
+    prompts         = local.short_prompts
+    caption_prompts = []
+    topics_per_call = 3
+    calls_per_genre = 20
+    genres          = ["fiction", "news from websites or newspapers", "letters"]
   }
   stage "naive_sentences" {
-    provider           = "local"
-    lm                 = module.chat.chat_lm.model
-    concurrency        = 32
-    timeout_seconds    = 1800
-    sentences_per_call = 2
-    example_sentences  = 2
-    calls_per_genre    = 120
-    max_tokens         = 64
+    lm              = module.chat.chat_lm.model
+    params          = [local.offline, local.offline_lists]
+    calls_per_genre = 120
   }
   stage "unsup_simcse" {
     init          = module.pretrained.bert.model
-    learning_rate = 1e-4
-    batch_size    = 32
+    params        = local.ci
     max_sentences = 640
-    max_steps     = 20
-    eval_every    = 10
   }
   stage "sup_nli" {
-    init          = module.pretrained.bert.model
-    learning_rate = 1e-4
-    batch_size    = 32
-    max_steps     = 20
-    eval_every    = 10
+    init   = module.pretrained.bert.model
+    params = local.ci
   }
   stage "train_partial" {
-    init          = module.pretrained.bert.model
-    learning_rate = 1e-4
-    batch_size    = 32
-    max_steps     = 20
-    eval_every    = 10
+    init   = module.pretrained.bert.model
+    params = local.ci
   }
   stage "train_gense" {
-    init          = module.pretrained.bert.model
-    learning_rate = 1e-4
-    batch_size    = 32
-    max_steps     = 20
-    eval_every    = 10
+    init   = module.pretrained.bert.model
+    params = local.ci
   }
   stage "train_scratch" {
-    init          = module.pretrained.bert.model
-    learning_rate = 1e-4
-    batch_size    = 8
-    max_steps     = 20
-    eval_every    = 10
+    init       = module.pretrained.bert.model
+    params     = local.ci
+    batch_size = 8
   }
   stage "train_scratch_nli" {
-    init          = module.pretrained.bert.model
-    learning_rate = 1e-4
-    batch_size    = 32
-    max_steps     = 20
-    eval_every    = 10
+    init   = module.pretrained.bert.model
+    params = local.ci
   }
   stage "train_naive" {
-    init          = module.pretrained.bert.model
-    learning_rate = 1e-4
-    batch_size    = 8
-    max_steps     = 20
-    eval_every    = 10
+    init       = module.pretrained.bert.model
+    params     = local.ci
+    batch_size = 8
   }
   stage "train_scratch_22k" {
-    init          = module.pretrained.bert.model
-    learning_rate = 1e-4
-    batch_size    = 8
-    max_steps     = 20
-    eval_every    = 10
+    init       = module.pretrained.bert.model
+    params     = local.ci
+    batch_size = 8
   }
 }
