@@ -89,21 +89,30 @@ func (d *decoder) spreadParams(attrs hcl.Attributes) {
 	}
 }
 
-// paramsObject resolves `local.NAME` to the local's expression; any other
-// expression is returned as it is (nil after an error).
+// paramsObject resolves `local.NAME` to the local's expression, through
+// locals that name other locals; any other expression is returned as it is
+// (nil after an error).
 func (d *decoder) paramsObject(x hcl.Expression) hcl.Expression {
-	tr, ok := x.(*hclsyntax.ScopeTraversalExpr)
-	if !ok || len(tr.Traversal) != 2 || tr.Traversal.RootName() != "local" {
-		return x
+	seen := map[string]bool{}
+	for {
+		tr, ok := x.(*hclsyntax.ScopeTraversalExpr)
+		if !ok || len(tr.Traversal) != 2 || tr.Traversal.RootName() != "local" {
+			return x
+		}
+		attr, ok := tr.Traversal[1].(hcl.TraverseAttr)
+		if !ok {
+			return x
+		}
+		local := d.m.locals[attr.Name]
+		if local == nil {
+			d.errorf(x.Range(), "Unknown local value", "`params` reads local.%s, which no locals block declares.", attr.Name)
+			return nil
+		}
+		if seen[attr.Name] {
+			d.errorf(x.Range(), "Invalid params", "local.%s refers to itself.", attr.Name)
+			return nil
+		}
+		seen[attr.Name] = true
+		x = local.Expr
 	}
-	attr, ok := tr.Traversal[1].(hcl.TraverseAttr)
-	if !ok {
-		return x
-	}
-	local := d.m.locals[attr.Name]
-	if local == nil {
-		d.errorf(x.Range(), "Unknown local value", "`params` reads local.%s, which no locals block declares.", attr.Name)
-		return nil
-	}
-	return local.Expr
 }

@@ -62,7 +62,8 @@ stage "b" {
 }
 locals { # after the stages that read it: locals are decoded first
   recipe = { learning_rate = 1e-4, layers = 4, hidden = 128, seed = 7 }
-  small  = { layers = 2, batch_size = 16 }
+  small  = local.tiny # a local naming another
+  tiny   = { layers = 2, batch_size = 16 }
 }
 profile "mini" {
   stage "a" { params = local.small }
@@ -129,5 +130,27 @@ stage "t" {
 				t.Errorf("want a diagnostic at line %d containing %q; got %v", c.line, c.err, diags)
 			}
 		})
+	}
+}
+
+// TestParamsLocalLoop: a local that names itself is an error, not a hang.
+func TestParamsLocalLoop(t *testing.T) {
+	src := `experiment "x" {}
+locals {
+  loop = local.loop
+}
+stage "corpus" {
+  uses   = "data.sentences"
+  path   = "x"
+  params = local.loop
+}
+`
+	_, diags := NewLoader(testRegistry()).LoadSource("x.hcl", []byte(src), Options{})
+	found := false
+	for _, d := range diags {
+		found = found || d.Subject != nil && d.Subject.Start.Line == 3 && strings.Contains(d.Detail, "local.loop refers to itself")
+	}
+	if !found {
+		t.Errorf("want the loop reported at line 3; got %v", diags)
 	}
 }
