@@ -124,7 +124,7 @@ func TestCheckAgreementMinimumFromFile(t *testing.T) {
 		}
 	}
 	code, out, _ = repro(t, "check", file, "--ablations")
-	if want := "agreement (profile paper): beyond the paper's resolution (1 ablations declare one), 1 of 1 orderings agree (100%); 2 near-ties, 2 of them further apart in ours"; !strings.Contains(out, want) {
+	if want := "agreement (profile paper): beyond the paper's resolution (1 ablation declares one), 1 of 1 orderings agree (100%); 2 near-ties, 2 of them further apart in ours"; !strings.Contains(out, want) {
 		t.Errorf("check --ablations after declaring the resolution: exit %d\n%s\nwant %q", code, out, want)
 	}
 	if code, out, _ := repro(t, "plan", file, "--ablation", "features"); code != 0 || !strings.Contains(out, "0 of") {

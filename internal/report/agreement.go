@@ -108,7 +108,7 @@ func (r *Resolved) Share() float64 {
 }
 
 // String reads "beyond the paper's resolution (STS-B 0.1, SICK-R 1): 98 of
-// 127 orderings agree (77%); 50 near-ties, 16 of them further apart in ours".
+// 127 orderings agree (77%); 50 near-ties, 23 of them further apart in ours".
 func (r *Resolved) String() string {
 	return fmt.Sprintf("beyond the paper's resolution (%s): %d of %d orderings agree (%s); %d near-ties, %d of them further apart in ours",
 		r.resolutionText(), r.Agree, r.Orderings, pct(r.Share()), r.NearTies, r.Separated)
@@ -419,8 +419,12 @@ func WriteSummary(w io.Writer, experiment, profile string, s Summary) {
 	fmt.Fprintf(w, "%s (profile %s): %d ablations with paper values, %d of %d orderings agree (%s), mean Kendall tau-b %s; %s\n",
 		experiment, profile, s.Ablations, s.Agree, s.Orderings, pct(s.Share()), tauText(s.Tau), below)
 	if r := s.Resolved; r != nil {
-		fmt.Fprintf(w, "%s (profile %s): beyond the paper's resolution (%d ablations declare one), %d of %d orderings agree (%s); %d near-ties, %d of them further apart in ours\n",
-			experiment, profile, s.ResolvedAblations, r.Agree, r.Orderings, pct(r.Share()), r.NearTies, r.Separated)
+		declare := fmt.Sprintf("%d ablations declare one", s.ResolvedAblations)
+		if s.ResolvedAblations == 1 {
+			declare = "1 ablation declares one"
+		}
+		fmt.Fprintf(w, "%s (profile %s): beyond the paper's resolution (%s), %d of %d orderings agree (%s); %d near-ties, %d of them further apart in ours\n",
+			experiment, profile, declare, r.Agree, r.Orderings, pct(r.Share()), r.NearTies, r.Separated)
 	}
 	if s.Stable != nil {
 		fmt.Fprintf(w, "%s (profile %s): %s\n", experiment, profile, s.Stable)
