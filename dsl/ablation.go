@@ -42,22 +42,25 @@ func (e *evaluator) ablationExtras(ab *ablationBlock, out *Ablation) {
 	if ab.figure != nil {
 		out.Figure = e.figure(ab, out.Columns)
 	}
-	if ab.resolution != nil {
-		out.PaperResolution = e.paperResolution(ab, len(out.Columns))
+	switch {
+	case ab.resolution != nil:
+		if ab.paper == nil {
+			e.errorf(ab.resolution.NameRange, "paper_resolution without paper values",
+				"Ablation %q declares no `paper` values; add them or remove paper_resolution.", ab.name)
+			return
+		}
+		out.PaperResolution = e.paperResolution(ab.resolution, ab.name, len(out.Columns))
+	case ab.paper != nil && e.m.experiment != nil && e.m.experiment.attrs["paper_resolution"] != nil:
+		// The experiment's, like min_agreement: for every ablation with
+		// paper values that declares none of its own.
+		out.PaperResolution = e.paperResolution(e.m.experiment.attrs["paper_resolution"], ab.name, len(out.Columns))
 	}
 }
 
-// paperResolution evaluates `paper_resolution`: one number for every
-// column, or a list with one per column; each finite and not negative. A
-// resolution reads the paper's values, so an ablation without them is told
-// so. Errors are reported and give nil.
-func (e *evaluator) paperResolution(ab *ablationBlock, columns int) []float64 {
-	a := ab.resolution
-	if ab.paper == nil {
-		e.errorf(a.NameRange, "paper_resolution without paper values",
-			"Ablation %q declares no `paper` values; add them or remove paper_resolution.", ab.name)
-		return nil
-	}
+// paperResolution evaluates a `paper_resolution` for ablation abl: one
+// number for every column, or a list with one per column; each finite and
+// not negative. Errors are reported and give nil.
+func (e *evaluator) paperResolution(a *hcl.Attribute, abl string, columns int) []float64 {
 	const what = "paper_resolution is the smallest difference between two of the paper's cells that counts as the paper ordering them: a number in the paper's units (such as 0.1), or a list with one per column"
 	if !e.checkVars(a.Expr, "paper_resolution") {
 		return nil
@@ -75,7 +78,7 @@ func (e *evaluator) paperResolution(ab *ablationBlock, columns int) []float64 {
 		vals = v.AsValueSlice()
 		if len(vals) != columns {
 			e.errorf(a.Expr.Range(), "Invalid paper_resolution",
-				"%s; the ablation has %d column(s), the list %d value(s).", what, columns, len(vals))
+				"%s; ablation %q has %d column(s), the list %d value(s).", what, abl, columns, len(vals))
 			return nil
 		}
 	default:

@@ -35,6 +35,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 
 var experimentSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "title"}, {Name: "table"}, {Name: "paper"}, {Name: "seed"}, {Name: "min_agreement"},
+	{Name: "paper_resolution"},
 }}
 
 var variableSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{

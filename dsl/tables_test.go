@@ -302,7 +302,7 @@ ablation "k" {
 		{"one per column", paper + "  paper_resolution = local.res\n", []float64{0.1, 1}, ""},
 		{"zero", paper + "  paper_resolution = [0, 0]\n", []float64{0, 0}, ""},
 		{"not declared", paper, nil, ""},
-		{"list of the wrong length", paper + "  paper_resolution = [0.1]\n", nil, "the ablation has 2 column(s), the list 1 value(s)"},
+		{"list of the wrong length", paper + "  paper_resolution = [0.1]\n", nil, `ablation "k" has 2 column(s), the list 1 value(s)`},
 		{"negative", paper + "  paper_resolution = [0.1, -1]\n", nil, "got -1"},
 		{"a string", paper + "  paper_resolution = \"tenth\"\n", nil, "got string"},
 		{"not a number in the list", paper + "  paper_resolution = [0.1, \"x\"]\n", nil, "got string"},
@@ -326,5 +326,45 @@ ablation "k" {
 				t.Errorf("want one diagnostic at line %d containing %q; got %v", line, c.err, diags)
 			}
 		})
+	}
+}
+
+// TestPaperResolutionFromExperiment: the experiment's paper_resolution
+// serves every ablation with paper values that declares none of its own,
+// as min_agreement does.
+func TestPaperResolutionFromExperiment(t *testing.T) {
+	src := []byte(`experiment "x" {
+  paper_resolution = [0.1, 1]
+}
+` + testPipeline + `ablation "inherits" {
+  vary   = { "stage.mask.top_k" = [1, 2] }
+  report = [stage.eval.metrics.avg, stage.eval.metrics.stsb]
+  paper  = { "1" = [70, 71], "2" = [72, 71.5] }
+}
+ablation "own" {
+  vary             = { "stage.mask.top_k" = [1, 2] }
+  report           = [stage.eval.metrics.avg, stage.eval.metrics.stsb]
+  paper            = { "1" = [70, 71], "2" = [72, 71.5] }
+  paper_resolution = 0.5
+}
+ablation "nopaper" {
+  vary   = { "stage.mask.top_k" = [1, 2] }
+  report = [stage.eval.metrics.avg, stage.eval.metrics.stsb]
+}
+ablation "onecolumn" {
+  vary   = { "stage.mask.top_k" = [1, 2] }
+  report = [stage.eval.metrics.avg]
+  paper  = { "1" = [70], "2" = [72] }
+}
+`)
+	for name, want := range map[string][]float64{"inherits": {0.1, 1}, "own": {0.5}, "nopaper": nil} {
+		cfg := mustLoad(t, "x.hcl", src, Options{Ablation: name})
+		if got := cfg.Ablation.PaperResolution; !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", name, got, want)
+		}
+	}
+	_, diags := NewLoader(testRegistry()).LoadSource("x.hcl", src, Options{Ablation: "onecolumn"})
+	if len(diags) != 1 || diags[0].Subject.Start.Line != 2 || !strings.Contains(diags[0].Detail, `ablation "onecolumn" has 1 column(s), the list 2 value(s)`) {
+		t.Errorf("a list that does not fit an ablation: want its error at the experiment's line 2; got %v", diags)
 	}
 }
