@@ -206,10 +206,14 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 	}}
 	content, diags := body.Content(rootSchema)
 	d.diags = append(d.diags, diags...)
-	// Locals before stages (a stage's `params` may spread one), stages and
-	// repeats before what names them: profiles and ablations.
+	// Variables and locals before stages (a stage's `params` may spread
+	// one), stages and repeats before what names them: profiles and
+	// ablations.
 	for _, b := range content.Blocks {
-		if b.Type == "locals" {
+		switch b.Type {
+		case "variable":
+			d.variable(b)
+		case "locals":
 			d.localsBlock(b)
 		}
 	}
@@ -217,8 +221,6 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 		switch b.Type {
 		case "experiment":
 			d.experiment(b)
-		case "variable":
-			d.variable(b)
 		case "stage":
 			if s := d.stage(b, nil); s != nil {
 				d.m.items = append(d.m.items, topItem{stage: s})

@@ -26,8 +26,10 @@ import (
 // the cache key, diagnostics at the value's own line) treats a spread
 // attribute as one written in the block: the same parameters give the same
 // key whichever way they were written. That is why `params` must be an
-// object literal or a local holding one: its keys have to be known before
-// anything is evaluated.
+// object literal, a local holding one, or a variable whose default is one:
+// its keys have to be known before anything is evaluated. A variable's keys
+// come from its default; each spread attribute reads var.NAME.KEY, so a
+// profile or -var that sets the variable sets the stages too.
 
 // spreadParams replaces attrs["params"] by the attributes it spreads: one
 // object, or a list of them merged left to right; attributes the block sets
@@ -51,13 +53,14 @@ func (d *decoder) spreadParams(attrs hcl.Attributes) {
 	}
 	for _, obj := range objs {
 		rng := obj.Range()
-		if obj = d.paramsObject(obj); obj == nil {
+		obj, variable := d.paramsObject(obj)
+		if obj == nil {
 			continue
 		}
 		pairs, diags := hcl.ExprMap(obj)
 		if diags.HasErrors() {
 			d.errorf(rng, "Invalid params",
-				"`params` must be an object of parameters, such as { layers = 4, hidden = 128 }, a local value holding one, or a list of those: its names must be known before evaluation.")
+				"`params` must be an object of parameters, such as { layers = 4, hidden = 128 }, a local value holding one, a variable whose default is one, or a list of those: its names must be known before evaluation.")
 			continue
 		}
 		seen := map[string]bool{}
@@ -83,34 +86,59 @@ func (d *decoder) spreadParams(attrs hcl.Attributes) {
 			if own[key] {
 				continue
 			}
+			value := p.Value
+			if variable != "" {
+				value = &hclsyntax.ScopeTraversalExpr{SrcRange: p.Key.Range(), Traversal: hcl.Traversal{
+					hcl.TraverseRoot{Name: "var", SrcRange: p.Key.Range()},
+					hcl.TraverseAttr{Name: variable, SrcRange: p.Key.Range()},
+					hcl.TraverseAttr{Name: key, SrcRange: p.Key.Range()},
+				}}
+			}
 			// A later object replaces an earlier one's value.
-			attrs[key] = &hcl.Attribute{Name: key, Expr: p.Value, Range: hcl.RangeBetween(p.Key.Range(), p.Value.Range()), NameRange: p.Key.Range()}
+			attrs[key] = &hcl.Attribute{Name: key, Expr: value, Range: hcl.RangeBetween(p.Key.Range(), p.Value.Range()), NameRange: p.Key.Range()}
 		}
 	}
 }
 
 // paramsObject resolves `local.NAME` to the local's expression, through
-// locals that name other locals; any other expression is returned as it is
-// (nil after an error).
-func (d *decoder) paramsObject(x hcl.Expression) hcl.Expression {
+// locals that name other locals, and `var.NAME` to the variable's default
+// (variable is then NAME: its values are read from the variable); any other
+// expression is returned as it is. nil after an error.
+func (d *decoder) paramsObject(x hcl.Expression) (obj hcl.Expression, variable string) {
 	seen := map[string]bool{}
 	for {
 		tr, ok := x.(*hclsyntax.ScopeTraversalExpr)
-		if !ok || len(tr.Traversal) != 2 || tr.Traversal.RootName() != "local" {
-			return x
+		if !ok || len(tr.Traversal) != 2 {
+			return x, ""
 		}
 		attr, ok := tr.Traversal[1].(hcl.TraverseAttr)
 		if !ok {
-			return x
+			return x, ""
+		}
+		switch tr.Traversal.RootName() {
+		case "var":
+			v := d.m.variables[attr.Name]
+			switch {
+			case v == nil:
+				d.errorf(x.Range(), "Unknown variable", "`params` reads var.%s, which no variable block declares.", attr.Name)
+				return nil, ""
+			case v.def == nil:
+				d.errorf(x.Range(), "Invalid params", "var.%s has no default: `params` takes a variable's names from its default object.", attr.Name)
+				return nil, ""
+			}
+			return v.def, attr.Name
+		case "local":
+		default:
+			return x, ""
 		}
 		local := d.m.locals[attr.Name]
 		if local == nil {
 			d.errorf(x.Range(), "Unknown local value", "`params` reads local.%s, which no locals block declares.", attr.Name)
-			return nil
+			return nil, ""
 		}
 		if seen[attr.Name] {
 			d.errorf(x.Range(), "Invalid params", "local.%s refers to itself.", attr.Name)
-			return nil
+			return nil, ""
 		}
 		seen[attr.Name] = true
 		x = local.Expr

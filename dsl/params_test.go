@@ -154,3 +154,43 @@ stage "corpus" {
 		t.Errorf("want the loop reported at line 3; got %v", diags)
 	}
 }
+
+// TestParamsFromVariable: `params = var.NAME` takes its names from the
+// variable's default and its values from the variable as set, so a profile
+// or -var that changes the variable changes every stage spreading it.
+func TestParamsFromVariable(t *testing.T) {
+	src := []byte(`experiment "x" {}
+stage "corpus" {
+  uses   = "data.sentences"
+  params = var.data
+}
+variable "data" { # declared after the stage that reads it
+  default = { path = "a.txt", limit = 5 }
+}
+profile "mini" {
+  variables = { data = { path = "b.txt", limit = 7 } }
+}
+`)
+	for profile, want := range map[string][2]any{"": {"a.txt", 5.0}, "mini": {"b.txt", 7.0}} {
+		s := mustLoad(t, "x.hcl", src, Options{Profile: profile}).Variants[0].Stage("corpus")
+		if got := s.Params.GetAttr("path").AsString(); got != want[0] || num(t, s.Params, "limit") != want[1] {
+			t.Errorf("profile %q: path %q limit %v, want %v", profile, got, num(t, s.Params, "limit"), want)
+		}
+	}
+	s := mustLoad(t, "x.hcl", src, Options{Vars: map[string]string{"data": `{ path = "c.txt", limit = 9 }`}}).Variants[0].Stage("corpus")
+	if got := s.Params.GetAttr("path").AsString(); got != "c.txt" || num(t, s.Params, "limit") != 9 {
+		t.Errorf("-var data: path %q limit %v", got, num(t, s.Params, "limit"))
+	}
+	for _, c := range []struct{ params, err string }{
+		{"var.bare", "var.bare has no default"}, // set by -var below: its names are unknown before evaluation
+		{"var.five", "must be an object of parameters"},
+		{"var.nope", "var.nope, which no variable block declares"},
+	} {
+		bad := strings.Replace(string(src), "params = var.data", "path   = \"x\"\n  params = "+c.params, 1) +
+			"variable \"bare\" {}\nvariable \"five\" {\n  default = 5\n}\n"
+		_, diags := NewLoader(testRegistry()).LoadSource("x.hcl", []byte(bad), Options{Vars: map[string]string{"bare": `{ limit = 1 }`}})
+		if len(diags) != 1 || !strings.Contains(diags[0].Detail, c.err) || diags[0].Subject.Start.Line != 5 {
+			t.Errorf("params = %s: want one error at line 5 containing %q; got %v", c.params, c.err, diags)
+		}
+	}
+}

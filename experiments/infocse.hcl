@@ -86,31 +86,6 @@ variable "finetune" {
 
 locals {
   recall = { "R@5" = "r5", "R@10" = "r10", "R@20" = "r20" }
-
-  # The variables pretrain and finetune spelled out as stage parameters
-  # (`params` needs the names written out; a profile still changes the
-  # variables): every train.infonce stage's settings ...
-  pretrain = {
-    learning_rate = var.pretrain.learning_rate
-    batch_size    = var.pretrain.batch_size
-    max_steps     = var.pretrain.max_steps
-    eval_every    = var.pretrain.eval_every
-    patience      = var.pretrain.patience
-    similarity    = var.pretrain.similarity
-    temperature   = var.pretrain.temperature
-    pooling       = var.pretrain.pooling
-  }
-  # ... and every train.headline stage's.
-  finetune = {
-    learning_rate = var.finetune.learning_rate
-    batch_size    = var.finetune.batch_size
-    epochs        = var.finetune.epochs
-    patience      = var.finetune.patience
-    max_sentences = var.finetune.max_sentences
-    similarity    = var.finetune.similarity
-    temperature   = var.finetune.temperature
-    pooling       = var.finetune.pooling
-  }
 }
 
 # The pretrained mini encoders, declared once for every experiment: the mini
@@ -176,7 +151,7 @@ stage "conpono" {
   validation    = stage.split.validation
   hf_checkpoint = var.bert
   from_scratch  = false
-  params        = local.pretrain
+  params        = var.pretrain
 }
 
 stage "ict_pairs" {
@@ -194,7 +169,7 @@ stage "ict" {
   positive_max_length = 128
   hf_checkpoint       = var.bert
   from_scratch        = false
-  params              = local.pretrain
+  params              = var.pretrain
 }
 
 # SimCSE's own unsupervised recipe (Gao et al. 2021) on the news sentences.
@@ -247,7 +222,7 @@ repeat "idc" {
     init       = previous.model
     data       = stage.idc_pairs.pairs
     validation = stage.split.validation
-    params     = local.pretrain
+    params     = var.pretrain
   }
   stage "idc_eval" {
     uses    = "evaluate.retrieval"
@@ -275,7 +250,7 @@ repeat "kmeans" {
     init       = previous.model
     data       = stage.km_pairs.pairs
     validation = stage.split.validation
-    params     = local.pretrain
+    params     = var.pretrain
   }
   next = { model = stage.km_train.model, stats = stage.km_pairs.stats }
 }
@@ -304,7 +279,7 @@ repeat "idc_sc" {
     init       = previous.model
     data       = stage.sc_pairs.pairs
     validation = stage.split.validation
-    params     = local.pretrain
+    params     = var.pretrain
   }
   next = { model = stage.sc_train.model }
 }
@@ -325,7 +300,7 @@ repeat "idc_ict" {
     init       = previous.model
     data       = stage.ict_idc_pairs.pairs
     validation = stage.split.validation
-    params     = local.pretrain
+    params     = var.pretrain
   }
   next = { model = stage.ict_idc_train.model }
 }
@@ -355,7 +330,7 @@ stage "ft_bert_1k" {
   from_scratch  = false
   data          = stage.split.labeled
   validation    = stage.split.validation
-  params        = local.finetune
+  params        = var.finetune
 }
 
 stage "test_bert_1k" {
@@ -369,7 +344,7 @@ stage "ft_simcse_1k" {
   init       = stage.simcse.model
   data       = stage.split.labeled
   validation = stage.split.validation
-  params     = local.finetune
+  params     = var.finetune
 }
 
 stage "test_simcse_1k" {
@@ -383,7 +358,7 @@ stage "ft_ict_1k" {
   init       = stage.ict.model
   data       = stage.split.labeled
   validation = stage.split.validation
-  params     = local.finetune
+  params     = var.finetune
 }
 
 stage "test_ict_1k" {
@@ -397,7 +372,7 @@ stage "ft_conpono_1k" {
   init       = stage.conpono.model
   data       = stage.split.labeled
   validation = stage.split.validation
-  params     = local.finetune
+  params     = var.finetune
 }
 
 stage "test_conpono_1k" {
@@ -411,7 +386,7 @@ stage "ft_infocse_1k" {
   init       = repeat.idc.round[2].model
   data       = stage.split.labeled
   validation = stage.split.validation
-  params     = local.finetune
+  params     = var.finetune
 }
 
 stage "test_infocse_1k" {
@@ -426,7 +401,7 @@ stage "ft_bert_all" {
   from_scratch  = false
   data          = stage.split.labeled_all
   validation    = stage.split.validation
-  params        = local.finetune
+  params        = var.finetune
 }
 
 stage "test_bert_all" {
@@ -440,7 +415,7 @@ stage "ft_simcse_all" {
   init       = stage.simcse.model
   data       = stage.split.labeled_all
   validation = stage.split.validation
-  params     = local.finetune
+  params     = var.finetune
 }
 
 stage "test_simcse_all" {
@@ -454,7 +429,7 @@ stage "ft_ict_all" {
   init       = stage.ict.model
   data       = stage.split.labeled_all
   validation = stage.split.validation
-  params     = local.finetune
+  params     = var.finetune
 }
 
 stage "test_ict_all" {
@@ -468,7 +443,7 @@ stage "ft_conpono_all" {
   init       = stage.conpono.model
   data       = stage.split.labeled_all
   validation = stage.split.validation
-  params     = local.finetune
+  params     = var.finetune
 }
 
 stage "test_conpono_all" {
@@ -482,7 +457,7 @@ stage "ft_infocse_all" {
   init       = repeat.idc.round[2].model
   data       = stage.split.labeled_all
   validation = stage.split.validation
-  params     = local.finetune
+  params     = var.finetune
 }
 
 stage "test_infocse_all" {
@@ -518,7 +493,7 @@ repeat "pp_1k" {
     init       = previous.model
     data       = stage.pp_1k_pairs_a.pairs
     validation = stage.split.validation
-    params     = local.pretrain
+    params     = var.pretrain
   }
   stage "pp_1k_pairs_b" {
     uses       = "annotate.idc"
@@ -533,14 +508,14 @@ repeat "pp_1k" {
     init       = stage.pp_1k_train_a.model
     data       = stage.pp_1k_pairs_b.pairs
     validation = stage.split.validation
-    params     = local.pretrain
+    params     = var.pretrain
   }
   stage "pp_1k_ft" {
     uses       = "train.headline"
     init       = stage.pp_1k_train_b.model
     data       = stage.split.labeled
     validation = stage.split.validation
-    params     = local.finetune
+    params     = var.finetune
   }
   stage "pp_1k_val" {
     uses    = "evaluate.retrieval"
@@ -582,7 +557,7 @@ repeat "pp_all" {
     init       = previous.model
     data       = stage.pp_all_pairs_a.pairs
     validation = stage.split.validation
-    params     = local.pretrain
+    params     = var.pretrain
   }
   stage "pp_all_pairs_b" {
     uses       = "annotate.idc"
@@ -597,14 +572,14 @@ repeat "pp_all" {
     init       = stage.pp_all_train_a.model
     data       = stage.pp_all_pairs_b.pairs
     validation = stage.split.validation
-    params     = local.pretrain
+    params     = var.pretrain
   }
   stage "pp_all_ft" {
     uses       = "train.headline"
     init       = stage.pp_all_train_b.model
     data       = stage.split.labeled_all
     validation = stage.split.validation
-    params     = local.finetune
+    params     = var.finetune
   }
   stage "pp_all_val" {
     uses    = "evaluate.retrieval"
