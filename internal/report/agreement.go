@@ -62,7 +62,7 @@ const eps = 1e-9
 // value for every column, or one per column. It returns nil when res is
 // empty or the grid has no paper values.
 func ResolvedOf(ab *Ablation, res []float64) *Resolved {
-	if len(res) == 0 || AgreementOf(ab) == nil {
+	if len(res) == 0 || !hasPaper(ab) {
 		return nil
 	}
 	out := &Resolved{Columns: ab.Columns}
@@ -228,13 +228,7 @@ func (a *Agreement) Below() bool {
 // AgreementOf measures a grid against the paper values its rows carry; it
 // returns nil when no row has any.
 func AgreementOf(ab *Ablation) *Agreement {
-	has := false
-	for _, r := range ab.Rows {
-		for _, p := range r.Paper {
-			has = has || !math.IsNaN(p)
-		}
-	}
-	if !has {
+	if !hasPaper(ab) {
 		return nil
 	}
 	out := &Agreement{}
@@ -268,6 +262,18 @@ func AgreementOf(ab *Ablation) *Agreement {
 	}
 	out.Tau = mean(taus)
 	return out
+}
+
+// hasPaper reports whether any row of ab carries a paper value.
+func hasPaper(ab *Ablation) bool {
+	for _, r := range ab.Rows {
+		for _, p := range r.Paper {
+			if !math.IsNaN(p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mean is the mean of xs, NaN for none.
