@@ -9,10 +9,13 @@
 // reference implementation does, and lays tensors out in name order (the
 // reference sorts by dtype alignment, then name; with one dtype that is the
 // same). Tensors are float32 in memory; Read converts F16, BF16 and F64 to
-// float32 and rejects other dtypes with an error naming the tensor. Read
-// validates everything a corrupt or hostile file could get wrong (header
-// size, overlapping or out-of-range offsets, shape/size mismatch) and never
-// panics on bad input.
+// float32 and rejects other dtypes with an error naming the tensor. Open
+// reads only the header and validates everything a corrupt or hostile file
+// could get wrong (header size and JSON, element counts with checked
+// arithmetic, overlapping or out-of-range offsets, shape/size mismatch, a
+// truncated file, bytes after the data) before any tensor is read; the
+// errors wrap ErrTruncated, ErrTrailing or ErrMalformed. ReadInto then
+// reads one tensor at a time. Nothing panics on bad input (FuzzParse).
 package safetensors
 
 import (
@@ -20,6 +23,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -55,51 +59,130 @@ func (f *File) Names() []string {
 // maxHeader bounds the JSON header (the reference uses 100 MB).
 const maxHeader = 100 << 20
 
+// Errors a hostile or damaged file gets, matched with errors.Is. Every
+// error also names the file (ReadFile, Open) and, where there is one, the
+// tensor.
+var (
+	// ErrTruncated: the file ends before the data its header describes.
+	ErrTruncated = errors.New("file truncated")
+	// ErrTrailing: bytes follow the last tensor's data.
+	ErrTrailing = errors.New("trailing bytes after the tensor data")
+	// ErrMalformed: anything else the format forbids (header JSON, dtype,
+	// shape, offsets).
+	ErrMalformed = errors.New("not a valid safetensors file")
+)
+
 type entry struct {
 	DType   string   `json:"dtype"`
 	Shape   []int    `json:"shape"`
 	Offsets [2]int64 `json:"data_offsets"`
 }
 
-// ReadFile reads a safetensors file.
-func ReadFile(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+// Info describes one tensor as the header gives it.
+type Info struct {
+	DType string
+	Shape []int
+	// Offset is the tensor's first byte in the file, Size its byte length.
+	Offset, Size int64
+}
+
+// Count is the number of elements (checked against overflow by Open).
+func (i Info) Count() int { return int(i.Size) / dtypeSize[i.DType] }
+
+// Reader is an opened safetensors file whose header has been read and
+// validated; tensor data is read on demand (ReadInto), so a model loads
+// without ever holding the file's bytes, and ignored tensors are never
+// read.
+type Reader struct {
+	path     string
+	r        io.ReaderAt
+	closer   io.Closer
+	infos    map[string]Info
+	Metadata map[string]string
+}
+
+// Open reads and validates path's header. The file stays open until Close.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read safetensors: %w", err)
 	}
-	f, err := Parse(b)
+	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read safetensors: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("read safetensors %s: not a regular file: %w", path, ErrMalformed)
+	}
+	r, err := NewReader(f, fi.Size())
+	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("read safetensors %s: %w", path, err)
 	}
-	return f, nil
+	r.path, r.closer = path, f
+	return r, nil
 }
 
-// Parse decodes a safetensors file held in memory.
-func Parse(b []byte) (*File, error) {
-	if len(b) < 8 {
-		return nil, fmt.Errorf("file is %d bytes, shorter than the 8-byte header length", len(b))
+// NewReader reads and validates the header of the size bytes of r.
+func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
+	var lenb [8]byte
+	if size < 8 {
+		return nil, fmt.Errorf("file is %d bytes, shorter than the 8-byte header length: %w", size, ErrTruncated)
 	}
-	n := binary.LittleEndian.Uint64(b[:8])
-	if n > maxHeader || n > uint64(len(b)-8) {
-		return nil, fmt.Errorf("header length %d exceeds the file (%d bytes) or the 100 MB limit", n, len(b))
+	if _, err := r.ReadAt(lenb[:], 0); err != nil {
+		return nil, err
 	}
-	hdr := b[8 : 8+n]
-	data := b[8+n:]
+	n := binary.LittleEndian.Uint64(lenb[:])
+	if n > maxHeader {
+		return nil, fmt.Errorf("header length %d exceeds the 100 MB limit: %w", n, ErrMalformed)
+	}
+	if n > uint64(size-8) {
+		return nil, fmt.Errorf("header length %d exceeds the file (%d bytes): %w", n, size, ErrTruncated)
+	}
+	hdr := make([]byte, n)
+	// A reader may answer a read of 0 bytes at its end with io.EOF.
+	if _, err := r.ReadAt(hdr, 8); err != nil && n > 0 {
+		return nil, err
+	}
+	infos, meta, err := parseHeader(hdr, 8+int64(n), size-8-int64(n))
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{r: r, infos: infos, Metadata: meta}, nil
+}
+
+// parseHeader validates the header against a data section of dataLen
+// bytes starting at file offset base. Tensors are checked in name order
+// so that a bad file gets the same error on every run.
+func parseHeader(hdr []byte, base, dataLen int64) (map[string]Info, map[string]string, error) {
 	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(hdr))
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("header JSON: %v", err)
+	// Unmarshal, unlike a Decoder, refuses anything but white space after
+	// the object: the reference pads with spaces only.
+	if err := json.Unmarshal(hdr, &raw); err != nil {
+		return nil, nil, fmt.Errorf("header JSON: %v: %w", err, ErrMalformed)
 	}
-	f := &File{Tensors: map[string]Tensor{}, DTypes: map[string]string{}}
+	if raw == nil {
+		return nil, nil, fmt.Errorf("header JSON is null, not an object: %w", ErrMalformed)
+	}
+	names := make([]string, 0, len(raw))
+	for name := range raw {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	infos := make(map[string]Info, len(raw))
+	var meta map[string]string
 	type span struct {
 		name       string
 		start, end int64
 	}
-	var spans []span
-	for name, msg := range raw {
+	spans := make([]span, 0, len(raw))
+	for _, name := range names {
+		msg := raw[name]
 		if name == "__metadata__" {
-			if err := json.Unmarshal(msg, &f.Metadata); err != nil {
-				return nil, fmt.Errorf("__metadata__ must map strings to strings: %v", err)
+			if err := json.Unmarshal(msg, &meta); err != nil {
+				return nil, nil, fmt.Errorf("__metadata__ must map strings to strings: %v: %w", err, ErrMalformed)
 			}
 			continue
 		}
@@ -107,54 +190,155 @@ func Parse(b []byte) (*File, error) {
 		d := json.NewDecoder(bytes.NewReader(msg))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&e); err != nil {
-			return nil, fmt.Errorf("tensor %q: header entry: %v", name, err)
+			return nil, nil, fmt.Errorf("tensor %q: header entry: %v: %w", name, err, ErrMalformed)
 		}
 		size, ok := dtypeSize[e.DType]
 		if !ok {
-			return nil, fmt.Errorf("tensor %q: unsupported dtype %q (want F32, F16, BF16 or F64)", name, e.DType)
+			return nil, nil, fmt.Errorf("tensor %q: unsupported dtype %q (want F32, F16, BF16 or F64): %w", name, e.DType, ErrMalformed)
 		}
-		count := int64(1)
+		// Checked arithmetic: a product that wraps (to 0, say) must not
+		// pass for a small tensor.
+		nbytes := int64(size)
 		for _, s := range e.Shape {
 			if s < 0 {
-				return nil, fmt.Errorf("tensor %q: negative dimension in shape %v", name, e.Shape)
+				return nil, nil, fmt.Errorf("tensor %q: negative dimension in shape %v: %w", name, e.Shape, ErrMalformed)
 			}
-			count *= int64(s)
-			if count > int64(len(data)) {
-				return nil, fmt.Errorf("tensor %q: shape %v larger than the data section", name, e.Shape)
+			if s != 0 && nbytes > math.MaxInt64/int64(s) {
+				return nil, nil, fmt.Errorf("tensor %q: shape %v: element count overflows: %w", name, e.Shape, ErrMalformed)
 			}
+			nbytes *= int64(s)
 		}
 		start, end := e.Offsets[0], e.Offsets[1]
-		if start < 0 || end < start || end > int64(len(data)) {
-			return nil, fmt.Errorf("tensor %q: data_offsets [%d, %d] outside the data section (%d bytes)", name, start, end, len(data))
+		if start < 0 || end < start {
+			return nil, nil, fmt.Errorf("tensor %q: data_offsets [%d, %d] are not an interval: %w", name, start, end, ErrMalformed)
 		}
-		if end-start != count*int64(size) {
-			return nil, fmt.Errorf("tensor %q: shape %v of %s needs %d bytes, data_offsets give %d", name, e.Shape, e.DType, count*int64(size), end-start)
+		if end-start != nbytes {
+			return nil, nil, fmt.Errorf("tensor %q: shape %v of %s needs %d bytes, data_offsets give %d: %w", name, e.Shape, e.DType, nbytes, end-start, ErrMalformed)
 		}
-		f.Tensors[name] = Tensor{Shape: e.Shape, Data: decode(e.DType, data[start:end], int(count))}
-		f.DTypes[name] = e.DType
+		infos[name] = Info{DType: e.DType, Shape: e.Shape, Offset: base + start, Size: nbytes}
 		spans = append(spans, span{name, start, end})
 	}
 	// The reference requires the tensors to tile the data section exactly.
 	sort.Slice(spans, func(i, j int) bool {
-		return spans[i].start < spans[j].start || (spans[i].start == spans[j].start && spans[i].end < spans[j].end)
+		a, b := spans[i], spans[j]
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		if a.end != b.end {
+			return a.end < b.end
+		}
+		return a.name < b.name
 	})
 	pos := int64(0)
 	for _, s := range spans {
 		if s.start != pos {
-			return nil, fmt.Errorf("tensor %q: data starts at %d, expected %d (overlap or gap)", s.name, s.start, pos)
+			return nil, nil, fmt.Errorf("tensor %q: data starts at %d, expected %d (overlap or gap): %w", s.name, s.start, pos, ErrMalformed)
 		}
 		pos = s.end
 	}
-	if pos != int64(len(data)) {
-		return nil, fmt.Errorf("data section is %d bytes but tensors cover %d", len(data), pos)
+	switch {
+	case pos > dataLen:
+		return nil, nil, fmt.Errorf("the header describes %d data bytes, the file holds %d: %w", pos, dataLen, ErrTruncated)
+	case pos < dataLen:
+		return nil, nil, fmt.Errorf("data section is %d bytes but tensors cover %d: %w", dataLen, pos, ErrTrailing)
+	}
+	return infos, meta, nil
+}
+
+// Names returns the tensor names, sorted.
+func (r *Reader) Names() []string {
+	ns := make([]string, 0, len(r.infos))
+	for n := range r.infos {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	return ns
+}
+
+// Info describes tensor name.
+func (r *Reader) Info(name string) (Info, bool) {
+	i, ok := r.infos[name]
+	return i, ok
+}
+
+// Path is the file's path ("" for NewReader).
+func (r *Reader) Path() string { return r.path }
+
+// Close closes the file.
+func (r *Reader) Close() error {
+	if r.closer == nil {
+		return nil
+	}
+	return r.closer.Close()
+}
+
+// chunk bounds the bytes ReadInto holds at once.
+const chunk = 1 << 20
+
+// ReadInto decodes tensor name into dst, which must hold exactly its
+// elements; it reads the tensor's bytes in chunks, so the only memory it
+// takes is dst's.
+func (r *Reader) ReadInto(name string, dst []float32) error {
+	info, ok := r.infos[name]
+	if !ok {
+		return fmt.Errorf("no tensor %q", name)
+	}
+	size := int64(dtypeSize[info.DType])
+	if int64(len(dst))*size != info.Size {
+		return fmt.Errorf("tensor %q has %d elements, destination holds %d", name, info.Size/size, len(dst))
+	}
+	buf := make([]byte, min(info.Size, chunk))
+	per := int64(len(buf)) / size
+	for done := int64(0); done < int64(len(dst)); done += per {
+		n := min(per, int64(len(dst))-done)
+		b := buf[:n*size]
+		if _, err := r.r.ReadAt(b, info.Offset+done*size); err != nil {
+			if errors.Is(err, io.EOF) {
+				// The file shrank after Open.
+				err = fmt.Errorf("tensor %q: %w", name, ErrTruncated)
+			}
+			return fmt.Errorf("read safetensors %s: %w", r.path, err)
+		}
+		decodeInto(info.DType, b, dst[done:done+n])
+	}
+	return nil
+}
+
+// ReadFile reads a safetensors file.
+func ReadFile(path string) (*File, error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.readAll()
+}
+
+// Parse decodes a safetensors file held in memory.
+func Parse(b []byte) (*File, error) {
+	r, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil, err
+	}
+	return r.readAll()
+}
+
+func (r *Reader) readAll() (*File, error) {
+	f := &File{Tensors: make(map[string]Tensor, len(r.infos)), DTypes: make(map[string]string, len(r.infos)), Metadata: r.Metadata}
+	for name, info := range r.infos {
+		t := Tensor{Shape: info.Shape, Data: make([]float32, info.Count())}
+		if err := r.ReadInto(name, t.Data); err != nil {
+			return nil, err
+		}
+		f.Tensors[name] = t
+		f.DTypes[name] = info.DType
 	}
 	return f, nil
 }
 
 var dtypeSize = map[string]int{"F32": 4, "F16": 2, "BF16": 2, "F64": 8}
 
-func decode(dtype string, b []byte, n int) []float32 {
-	out := make([]float32, n)
+func decodeInto(dtype string, b []byte, out []float32) {
 	le := binary.LittleEndian
 	switch dtype {
 	case "F32":
@@ -174,7 +358,6 @@ func decode(dtype string, b []byte, n int) []float32 {
 			out[i] = halfToFloat(le.Uint16(b[2*i:]))
 		}
 	}
-	return out
 }
 
 // halfToFloat converts IEEE 754 binary16 to float32 exactly (every half is

@@ -148,7 +148,7 @@ func TestBadFiles(t *testing.T) {
 	}{
 		"short":       {good[:5], "shorter than"},
 		"huge header": {binary.LittleEndian.AppendUint64(nil, 1<<40), "exceeds"},
-		"truncated":   {good[:8+hdrLen+10], "outside the data section"},
+		"truncated":   {good[:8+hdrLen+10], "file truncated"},
 		"bad json":    {withHeader(`{"a":`, nil), "header JSON"},
 		"dtype":       {withHeader(`{"a":{"dtype":"I8","shape":[1],"data_offsets":[0,1]}}`, []byte{1}), `unsupported dtype "I8"`},
 		"size":        {withHeader(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}}`, make([]byte, 4)), "needs 8 bytes"},
