@@ -132,6 +132,13 @@ type Expect struct {
 	// LowerIsBetter marks metrics where a smaller number is better
 	// (alignment, uniformity): `lower_is_better = true`.
 	LowerIsBetter bool
+	// Count marks a count (kept triplets, clusters, pairs, tokens):
+	// `count = true`; a baseline records it exactly and check compares it
+	// exactly on every backend.
+	Count bool
+	// MaxTolerance is the widest tolerance a baseline may record for the
+	// cell (`max_tolerance`; 0: none declared, the value itself bounds it).
+	MaxTolerance float64
 	// Profile restricts the expectation to one profile ("" = every
 	// profile; judged against the paper only in the paper profile).
 	Profile string

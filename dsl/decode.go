@@ -53,6 +53,7 @@ var expectSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "value"}, {Name: "paper"}, {Name: "tolerance"},
 	{Name: "row"}, {Name: "column"}, {Name: "profile"},
 	{Name: "for_each"}, {Name: "lower_is_better"}, {Name: "pending"},
+	{Name: "count"}, {Name: "max_tolerance"},
 }}
 
 var profileSchema = &hcl.BodySchema{

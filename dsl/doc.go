@@ -62,8 +62,10 @@
 //
 // An expect block is one cell of a paper's table: `value` (a metrics
 // reference with a key path), optional `paper` (absent or null: Expect.Paper
-// is NaN, a cell only we report), `tolerance`, `row`, `column`, `profile`
-// and `lower_is_better`; instead of `value`, `pending = "why"` declares a
+// is NaN, a cell only we report), `tolerance`, `row`, `column`, `profile`,
+// `lower_is_better`, `count` (a count: recorded and checked exactly on every
+// backend) and `max_tolerance` (the widest tolerance a baseline may record
+// for the cell); instead of `value`, `pending = "why"` declares a
 // cell only the paper reports (shown with its reason, never judged). With `for_each` (a map or object, Terraform-style)
 // a block is a whole table row: one Expect per element, named BLOCK[KEY],
 // with each.key and each.value in scope; elements keep the order written in

@@ -84,6 +84,11 @@ func (e *evaluator) expect(x *expectBlock, key string, each bool) *Expect {
 		e.errorf(x.attrs["tolerance"].Expr.Range(), "Invalid tolerance", "A tolerance is at least 0.")
 	}
 	out.LowerIsBetter = e.boolean(x.attrs, "lower_is_better", false)
+	out.Count = e.boolean(x.attrs, "count", false)
+	out.MaxTolerance = e.num(x.attrs, "max_tolerance", 0)
+	if out.MaxTolerance < 0 {
+		e.errorf(x.attrs["max_tolerance"].Expr.Range(), "Invalid max_tolerance", "max_tolerance is at least 0 (0: no ceiling beyond the value itself).")
+	}
 	out.Row = e.str(x.attrs, "row")
 	out.Column = e.str(x.attrs, "column")
 	out.Profile = e.str(x.attrs, "profile")

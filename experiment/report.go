@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"sort"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"repro/dsl"
 	"repro/internal/report"
 	"repro/registry"
+
+	"github.com/zclconf/go-cty/cty"
 )
 
 // Lookup finds the artifact of a node's output after a run; why says what
@@ -24,7 +27,7 @@ func (x *Experiment) BuildReport(look Lookup) *report.Report {
 	cfg := x.Config
 	r := &report.Report{
 		Experiment: cfg.Experiment.Name, Title: cfg.Experiment.Title, Table: cfg.Experiment.Table,
-		File: x.File, Profile: x.Profile, Time: time.Now().UTC(),
+		File: x.File, Profile: x.Profile, Time: time.Now().UTC(), Seed: x.Seed(),
 	}
 	if len(cfg.Variants) == 1 {
 		ids := x.IDMaps[0]
@@ -43,7 +46,7 @@ func (x *Experiment) BuildReport(look Lookup) *report.Report {
 				continue // --target left this cell's stage out
 			}
 			c := report.Cell{Name: e.Name, Row: e.Row, Column: e.Column, Tolerance: e.Tolerance,
-				Source: refString(e.Value), LowerIsBetter: e.LowerIsBetter}
+				Source: refString(e.Value), LowerIsBetter: e.LowerIsBetter, Count: e.Count, MaxTolerance: e.MaxTolerance}
 			if !math.IsNaN(e.Paper) { // NaN: the paper prints no value for this cell
 				c.Paper, c.HasPaper = e.Paper, true
 			}
@@ -125,6 +128,24 @@ func (x *Experiment) BuildReport(look Lookup) *report.Report {
 	return r
 }
 
+// Seed is the experiment's `seed` variable as it evaluated (nil when the
+// file declares none, or it is not a whole number).
+func (x *Experiment) Seed() *int64 {
+	v, ok := x.Config.Variables["seed"]
+	if !ok || v.IsNull() || !v.IsKnown() || v.Type() != cty.Number {
+		return nil
+	}
+	bf := v.AsBigFloat()
+	if !bf.IsInt() {
+		return nil
+	}
+	i, acc := bf.Int64()
+	if acc != big.Exact {
+		return nil
+	}
+	return &i
+}
+
 // metricValue reads stage.S.OUTPUT.path from a metrics artifact.
 func metricValue(look Lookup, nodeID string, ref dsl.Ref) (float64, string) {
 	art, why, ok := look(nodeID, ref.Output)
@@ -187,7 +208,7 @@ func (x *Experiment) LoadBaseline() (*report.Baseline, error) {
 
 // Judge judges a report against the paper (paper profile) or the recorded
 // baseline, when there is one.
-func (x *Experiment) Judge(rep *report.Report) []report.Judged {
+func (x *Experiment) Judge(rep *report.Report, o report.JudgeOptions) []report.Judged {
 	bl, _ := x.LoadBaseline()
-	return report.Judge(rep, bl)
+	return report.Judge(rep, bl, o)
 }

@@ -107,6 +107,7 @@ func (x *Experiment) Run(ctx context.Context, st *store.Store, ro RunOptions) (*
 		}
 	}
 	out.Report.Notes = loopNotes(out.Result.Loops)
+	out.Report.Backend, out.Report.AnyBackend = ro.Backend, ro.AnyBackend
 	if x.Targeted {
 		return out, nil
 	}

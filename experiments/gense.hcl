@@ -752,6 +752,7 @@ expect "synthesis_in" {
   row    = "quality check (in-domain CQA triplets)"
   column = each.key
   value  = stage.filter_in.metrics[each.value]
+  count  = contains(["candidates", "kept"], each.key)
 }
 
 # ---- Tables 4, 6, 7, 8: STS-B dev -----------------------------------------------------
@@ -811,6 +812,7 @@ expect "retrieval" {
   row    = "retrieval baseline (BM25 pairs, labelled)"
   column = each.key
   value  = stage.ret_pairs.metrics[each.value]
+  count  = contains(["sentences", "no partner", "candidates", "kept"], each.key)
 }
 
 expect "table5_not_here" {
@@ -831,6 +833,7 @@ expect "synthesis" {
   row    = "quality check (synthetic triplets)"
   column = each.key
   value  = stage.filter.metrics[each.value]
+  count  = contains(["candidates", "kept"], each.key)
 }
 
 # Figure 2's values (the paper plots them; alignment here is SimCSE's squared

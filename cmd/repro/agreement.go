@@ -5,46 +5,41 @@ import (
 	"io"
 	"strings"
 
+	"repro/cmd/repro/view"
 	"repro/experiment"
 	"repro/internal/report"
 
 	"github.com/spf13/cobra"
 )
 
-// checkAblation judges a recorded ablation grid by its agreement with the
+// judgeAblation judges a recorded ablation grid by its agreement with the
 // paper's orderings (internal/report/agreement.go) against the declared
-// min_agreement: ok (0), nothing to judge or no record (1), below (2). The
-// minimum (and the paper's resolution) are the ones the file declares now,
-// not the ones recorded with the grid: raising a gate must not need the grid
-// re-run.
-func checkAblation(out io.Writer, file string, x *experiment.Experiment, rep *report.Report) int {
+// min_agreement. The minimum (and the paper's resolution) are the ones the
+// file declares now, not the ones recorded with the grid: raising a gate
+// must not need the grid re-run.
+func judgeAblation(x *experiment.Experiment, rep *report.Report) view.CheckAbl {
 	a := rep.Ablation
 	if a.Agreement == nil {
-		fmt.Fprintf(out, "%s: ERROR ablation %s has no paper values; check judges an ablation by its agreement with the paper\n", file, a.Name)
-		return checkError
+		return view.CheckAbl{Name: a.Name, Status: "error", Error: "no paper values; check judges an ablation by its agreement with the paper"}
 	}
 	if x != nil && x.Config.Ablation != nil {
 		a.Declare(x.Config.Ablation.MinAgreement, x.Config.Ablation.PaperResolution)
 	}
-	fmt.Fprintf(out, "%s: ablation %s: %s\n", file, a.Name, a.Agreement)
-	for _, l := range a.AgreementLines() {
-		fmt.Fprintf(out, "%s:   %s\n", file, l)
-	}
+	out := view.CheckAbl{Name: a.Name, Status: "ok", Agreement: a.Agreement, Lines: a.AgreementLines()}
 	if a.Agreement.Below() {
-		return checkRegression
+		out.Status = "below"
 	}
-	return checkOK
+	return out
 }
 
 // checkAblations judges the latest recorded report of every ablation the
-// file declares and prints the experiment's summary line.
-func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlags, seeds []int64) int {
+// file declares and adds the experiment's summary line.
+func checkAblations(cmd *cobra.Command, file string, lf *loadFlags, seeds []int64) view.CheckFile {
 	x, err := loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
 	if err != nil {
-		fmt.Fprintf(out, "%s: ERROR %v\n", file, err)
-		return checkError
+		return view.CheckError(file, lf.profile, errText(file, err))
 	}
-	code := checkOK
+	f := view.CheckFile{File: file, Profile: x.Profile, Status: "ok", Cells: []view.CheckCell{}}
 	var abls []*report.Ablation
 	for _, name := range x.Config.Ablations {
 		one := *lf
@@ -52,26 +47,26 @@ func checkAblations(cmd *cobra.Command, out io.Writer, file string, lf *loadFlag
 		if len(seeds) > 0 && !declaresPaper(cmd, file, &one) {
 			// Nothing to combine for: agreement needs paper values, and a
 			// grid without them need not be recorded under every seed.
-			fmt.Fprintf(out, "%s: ablation %s: no paper values\n", file, name)
+			f.AddAblation(view.CheckAbl{Name: name, Status: "no paper values"})
 			continue
 		}
 		xa, rep, err := recordedReport(cmd, file, &one, seeds)
 		if err != nil || rep.Ablation == nil {
-			fmt.Fprintf(out, "%s: ERROR ablation %s: no recorded grid (run `repro run %s%s --ablation %s%s`)\n", file, name, file, rerunFlags(lf), name, seedsText(seeds))
-			code = checkError
+			f.AddAblation(view.CheckAbl{Name: name, Status: "error",
+				Error: fmt.Sprintf("no recorded grid (run `repro run %s%s --ablation %s%s`)", file, rerunFlags(lf), name, seedsText(seeds))})
 			continue
 		}
 		abls = append(abls, rep.Ablation)
 		if rep.Ablation.Agreement == nil {
-			fmt.Fprintf(out, "%s: ablation %s: no paper values\n", file, name)
+			f.AddAblation(view.CheckAbl{Name: name, Status: "no paper values"})
 			continue
 		}
-		if c := checkAblation(out, file, xa, rep); c == checkRegression {
-			code = checkRegression
-		}
+		f.AddAblation(judgeAblation(xa, rep))
 	}
-	report.WriteSummary(out, x.Config.Experiment.Name, lf.profile, report.Summarize(abls))
-	return code
+	var b strings.Builder
+	report.WriteSummary(&b, x.Config.Experiment.Name, lf.profile, report.Summarize(abls))
+	f.Notes = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	return f
 }
 
 // declaresPaper reports whether lf's ablation declares paper values (a file

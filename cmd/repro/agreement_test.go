@@ -57,7 +57,7 @@ func TestCheckAgreement(t *testing.T) {
 	}{
 		"features": {0, "ablation features: 2 of 3 orderings agree with the paper (67%), Kendall tau-b 0.33; minimum 50%: ok"},
 		"strict":   {2, "ablation strict: 2 of 3 orderings agree with the paper (67%), Kendall tau-b 0.33; minimum 90%: BELOW"},
-		"nopaper":  {1, "ablation nopaper has no paper values"},
+		"nopaper":  {1, "ERROR ablation nopaper: no paper values; check judges an ablation by its agreement"},
 	} {
 		code, out, _ := repro(t, "check", file, "--ablation", ab)
 		if code != want.code || !strings.Contains(out, want.line) {

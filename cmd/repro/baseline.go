@@ -17,15 +17,19 @@ func newBaselineCmd() *cobra.Command {
 	var floor float64
 	var note string
 	var ro runOpts
+	var exactOnly []string
 	cmd := &cobra.Command{
 		Use:   "baseline FILE.hcl --profile P",
 		Short: "Run a profile under several seeds and record results/<experiment>.<profile>.json for check",
 		Long: `baseline runs the experiment once per seed (-var seed=S; the file must declare
 variable "seed" and use it) and records, for every table cell, the value of the first
-seed (the one CI reproduces: CPU runs are bit-identical) and a tolerance of
-max(3 x the standard deviation over the seeds, --floor; --floor/100 for unit-scale
-cells such as cosines). Cached stages are reused, so a
-second call only runs what changed.
+seed (the one CI reproduces: CPU runs are bit-identical, so check compares that value
+exactly on cpu) and, for other backends, a tolerance of max(3 x the standard deviation
+over the seeds, --floor; --floor/100 for unit-scale cells such as cosines; the floor never
+above half the value). Counts (count = true) get tolerance 0. A tolerance larger than the
+value it guards, or than the cell's max_tolerance, is refused: the cells are listed and
+nothing is written; --exact-only records such a cell for the exact check alone. Cached
+stages are reused, so a second call only runs what changed.
 
 With --target, only the cells of the named stages (and what they need) are
 re-recorded; the other cells of the recorded baseline are kept as they are.
@@ -62,9 +66,9 @@ is not in this cache, say); the baseline must exist and have the same seeds.`,
 				}
 				reps = append(reps, rep)
 			}
-			bl, err := report.BaselineFromRuns(reps, seeds, floor)
+			bl, err := report.BaselineFromRuns(reps, seeds, report.RecordOptions{Floor: floor, Backend: ro.backend, ExactOnly: exactOnly})
 			if err != nil {
-				return exitCode(1, "repro baseline: %v", err)
+				return exitCode(1, "repro baseline: %s not recorded: %v", path, err)
 			}
 			bl.Note = note
 			var kept []string
@@ -90,6 +94,7 @@ is not in this cache, say); the baseline must exist and have the same seeds.`,
 	cmd.Flags().Int64SliceVar(&seeds, "seeds", []int64{42, 1, 2}, "seeds to run; the first is the recorded value")
 	cmd.Flags().Float64Var(&floor, "floor", 0.5, "smallest tolerance recorded, on the 0-100 scale (unit-scale cells get floor/100)")
 	cmd.Flags().StringVar(&note, "note", "", "a note stored with the baseline")
+	cmd.Flags().StringSliceVar(&exactOnly, "exact-only", nil, "record these cells (names as in results/*.json) for the exact check alone: their seeds disagree by more than their value")
 	cmd.Flags().IntVarP(&ro.jobs, "jobs", "j", 2, "stages running at once")
 	cmd.Flags().StringVar(&ro.backend, "backend", "cpu", "tensor backend")
 	return cmd

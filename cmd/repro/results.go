@@ -45,7 +45,7 @@ func newResultsCmd() *cobra.Command {
 			case markdown:
 				report.WriteMarkdown(out, rep)
 			default:
-				report.WriteText(out, rep, x.Judge(rep))
+				report.WriteText(out, rep, x.Judge(rep, report.JudgeOptions{}))
 				fmt.Fprintf(out, "\nrecorded %s\n", rep.Time.Format("2006-01-02 15:04:05 MST"))
 			}
 			return nil

@@ -122,7 +122,7 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 	if err != nil {
 		return nil, exitCode(1, "repro run: %v", err)
 	}
-	report.WriteText(out, oc.Report, x.Judge(oc.Report))
+	report.WriteText(out, oc.Report, x.Judge(oc.Report, report.JudgeOptions{}))
 	if x.Targeted {
 		fmt.Fprintf(out, "\n--target: a partial run; the saved report and figures are unchanged\n")
 	} else {

@@ -3,17 +3,8 @@
 // ablation grids, and judges a run against the paper (paper profile) or
 // against a recorded baseline (other profiles).
 //
-// The verdict rules, in one place so `repro run`, `repro results` and
-// `repro check` agree:
-//   - paper profile (no profile): |ours - paper| <= tolerance is "ok", below is
-//     "below paper", above is "above paper". Both out-of-tolerance verdicts
-//     count as failures for check: a reproduction that beats the paper by more
-//     than the stated tolerance is as suspicious as one that falls short.
-//   - other profiles: the paper column is shown for reference; the cell is
-//     judged against the recorded baseline: within its tolerance is "ok",
-//     worse (lower, or higher when lower is better) is "regressed" (exit 2),
-//     better is "improved" (reported, not a failure: record a new baseline).
-//   - a cell with no value (its stage failed or never ran) is "missing" (exit 1).
+// The verdict rules live in judge.go, in one place, so `repro run`,
+// `repro results` and `repro check` agree.
 package report
 
 import (
@@ -23,7 +14,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -47,6 +37,13 @@ type Cell struct {
 	// Pending says why we give no value for this cell (the paper's own
 	// reference row, or one waiting on other work); it is never judged.
 	Pending string `json:"pending,omitempty"`
+	// Count marks a count (kept triplets, clusters, pairs, tokens):
+	// recorded with tolerance 0 and checked exactly against a baseline on
+	// every backend (`count = true` in the expect block).
+	Count bool `json:"count,omitempty"`
+	// MaxTolerance is the widest tolerance a baseline may record for the
+	// cell (`max_tolerance`; 0: no ceiling beyond the value itself).
+	MaxTolerance float64 `json:"max_tolerance,omitempty"`
 }
 
 // Ablation is a rendered ablation grid: one row per variant, one column per
@@ -199,16 +196,27 @@ type Report struct {
 	// Notes are lines about how the values came about that no cell holds:
 	// where a repeat block's `until` stopped and which round it selected.
 	Notes []string `json:"notes,omitempty"`
+	// Backend is the tensor backend family the run used ("cpu", "openblas",
+	// "cuda"); "" in reports saved before it was recorded. Seed is the
+	// experiment's `seed` variable (nil when it declares none), AnyBackend
+	// whether tensor stages could be served from another backend's results.
+	// Together they decide whether a baseline is checked bit for bit.
+	Backend    string `json:"backend,omitempty"`
+	Seed       *int64 `json:"seed,omitempty"`
+	AnyBackend bool   `json:"any_backend,omitempty"`
 }
 
 // Baseline is a recorded result of one profile, under results/.
 type Baseline struct {
-	Experiment string                  `json:"experiment"`
-	Profile    string                  `json:"profile"`
-	Recorded   string                  `json:"recorded"`
-	Seeds      []int64                 `json:"seeds,omitempty"`
-	Note       string                  `json:"note,omitempty"`
-	Cells      map[string]BaselineCell `json:"cells"`
+	Experiment string  `json:"experiment"`
+	Profile    string  `json:"profile"`
+	Recorded   string  `json:"recorded"`
+	Seeds      []int64 `json:"seeds,omitempty"`
+	// Backend is the backend family the runs used; the recorded value is
+	// the first seed's on it.
+	Backend string                  `json:"backend"`
+	Note    string                  `json:"note,omitempty"`
+	Cells   map[string]BaselineCell `json:"cells"`
 }
 
 // BaselineCell is the recorded value of one cell and how far a later run may
@@ -218,6 +226,13 @@ type BaselineCell struct {
 	Tolerance  float64   `json:"tolerance"`
 	SeedValues []float64 `json:"seed_values,omitempty"`
 	Std        float64   `json:"std,omitempty"`
+	// Count: checked exactly on every backend (tolerance 0).
+	Count bool `json:"count,omitempty"`
+	// ExactOnly marks a cell whose seeds disagree by more than its value
+	// (recorded with --exact-only): it is checked bit for bit where that
+	// holds and reported as not comparable elsewhere, never as within a
+	// tolerance that could not catch anything.
+	ExactOnly bool `json:"exact_only,omitempty"`
 }
 
 // ReadBaseline reads a baseline file.
@@ -240,88 +255,6 @@ func (b *Baseline) Write(path string) error {
 		return err
 	}
 	return os.WriteFile(path, append(out, '\n'), 0o644)
-}
-
-// Verdict is the judgement of one cell.
-type Verdict string
-
-// Verdicts.
-const (
-	OK         Verdict = "ok"
-	BelowPaper Verdict = "below paper"
-	AbovePaper Verdict = "above paper"
-	Regressed  Verdict = "regressed"
-	Improved   Verdict = "improved"
-	Missing    Verdict = "missing"
-	NoBaseline Verdict = "no baseline"
-	Pending    Verdict = "pending" // a cell we do not compute (Cell.Pending)
-)
-
-// Failing says whether the verdict fails `repro check`.
-func (v Verdict) Failing() bool {
-	switch v {
-	case OK, Improved, Pending:
-		return false
-	}
-	return true
-}
-
-// Judged is a cell with its verdict.
-type Judged struct {
-	Cell
-	Verdict  Verdict
-	Baseline *BaselineCell
-}
-
-// Judge judges every cell of r: against the paper when profile is "", else
-// against bl (which may be nil: every cell is then "no baseline").
-func Judge(r *Report, bl *Baseline) []Judged {
-	out := make([]Judged, 0, len(r.Cells))
-	for _, c := range r.Cells {
-		j := Judged{Cell: c}
-		switch {
-		case c.Pending != "":
-			j.Verdict = Pending
-		case !c.HasOurs:
-			j.Verdict = Missing
-		case r.Profile == "":
-			d := c.Ours - c.Paper
-			switch {
-			case !c.HasPaper || math.Abs(d) <= c.Tolerance+1e-9:
-				j.Verdict = OK
-			case d < 0:
-				j.Verdict = BelowPaper
-			default:
-				j.Verdict = AbovePaper
-			}
-		default:
-			var bc *BaselineCell
-			if bl != nil {
-				if v, ok := bl.Cells[c.Name]; ok {
-					bc = &v
-				}
-			}
-			j.Baseline = bc
-			if bc == nil {
-				j.Verdict = NoBaseline
-				break
-			}
-			d := c.Ours - bc.Value
-			if c.LowerIsBetter {
-				d = -d
-			}
-			switch {
-			case math.Abs(d) <= bc.Tolerance+1e-9:
-				j.Verdict = OK
-			case d < 0:
-				j.Verdict = Regressed
-			default:
-				j.Verdict = Improved
-			}
-		}
-		out = append(out, j)
-	}
-	return out
 }
 
 func num(v float64, ok bool) string {
@@ -365,11 +298,8 @@ func WriteText(w io.Writer, r *Report, js []Judged) {
 				diff = j.Ours - j.Paper
 			}
 			if r.Profile == "" {
-				verdict := string(j.Verdict)
-				if j.Verdict == Pending {
-					verdict = verdictText(j)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t\n", j.Row, j.Column,
+				verdict := verdictText(j)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n", j.Row, j.Column,
 					num(j.Paper, j.HasPaper), num(j.Ours, j.HasOurs), signed(diff), j.Tolerance, verdict)
 				continue
 			}
@@ -377,6 +307,9 @@ func WriteText(w io.Writer, r *Report, js []Judged) {
 			if j.Baseline != nil {
 				base = fmt.Sprintf("%.2f", j.Baseline.Value)
 				tol = fmt.Sprintf("%.2f", j.Baseline.Tolerance)
+			}
+			if j.Mode == ModeExact {
+				tol = "exact"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.Row, j.Column,
 				num(j.Paper, j.HasPaper), num(j.Ours, j.HasOurs), signed(diff), base, tol, verdictText(j))
@@ -404,6 +337,9 @@ func verdictText(j Judged) string {
 	}
 	if j.Verdict == Pending {
 		return "pending: " + j.Pending
+	}
+	if j.Allowed {
+		return string(j.Verdict) + " (allowed)"
 	}
 	return string(j.Verdict)
 }
@@ -504,76 +440,4 @@ func WriteMarkdown(w io.Writer, r *Report) {
 		}
 	}
 	writeNotes(w, r.Notes)
-}
-
-// Tolerance is the band a recorded cell allows: three standard deviations
-// over the seeds, at least floor. floor is on the 0-100 scale of the
-// papers' percentages; a cell whose seed values all lie within [-1.5, 1.5]
-// is a unit-scale statistic (a cosine, alignment, uniformity) and gets
-// floor/100 instead, so that 0.5 does not wave through any change of a
-// value that lives between 0 and 1. Rounded up to 3 significant digits.
-func Tolerance(vals []float64, std, floor float64) float64 {
-	unit := true
-	for _, v := range vals {
-		if math.Abs(v) > 1.5 {
-			unit = false
-		}
-	}
-	if unit {
-		floor /= 100
-	}
-	tol := math.Max(3*std, floor)
-	if tol <= 0 || math.IsNaN(tol) || math.IsInf(tol, 0) {
-		return tol
-	}
-	scale := math.Pow(10, 2-math.Floor(math.Log10(tol)))
-	return math.Ceil(tol*scale-1e-9) / scale
-}
-
-// BaselineFromRuns builds a baseline from reports of the same experiment and
-// profile run with different seeds. The recorded value is the first report's
-// (the default seed, which CI reproduces bit for bit on CPU); the tolerance
-// is max(3 x the sample standard deviation over seeds, floor).
-func BaselineFromRuns(reports []*Report, seeds []int64, floor float64) (*Baseline, error) {
-	if len(reports) == 0 {
-		return nil, fmt.Errorf("no runs to record")
-	}
-	first := reports[0]
-	bl := &Baseline{Experiment: first.Experiment, Profile: first.Profile,
-		Recorded: time.Now().UTC().Format(time.RFC3339), Seeds: seeds, Cells: map[string]BaselineCell{}}
-	names := make([]string, 0, len(first.Cells))
-	for _, c := range first.Cells {
-		if c.Pending != "" {
-			continue // only the paper gives it: nothing to record (check calls it pending)
-		}
-		names = append(names, c.Name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		var vals []float64
-		for _, r := range reports {
-			for _, c := range r.Cells {
-				if c.Name == name && c.HasOurs {
-					vals = append(vals, c.Ours)
-				}
-			}
-		}
-		if len(vals) == 0 {
-			return nil, fmt.Errorf("cell %s has no value in the first run", name)
-		}
-		std := 0.0
-		if len(vals) > 1 {
-			var m float64
-			for _, v := range vals {
-				m += v
-			}
-			m /= float64(len(vals))
-			for _, v := range vals {
-				std += (v - m) * (v - m)
-			}
-			std = math.Sqrt(std / float64(len(vals)-1))
-		}
-		bl.Cells[name] = BaselineCell{Value: vals[0], Tolerance: Tolerance(vals, std, floor), SeedValues: vals, Std: std}
-	}
-	return bl, nil
 }

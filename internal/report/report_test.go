@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"math"
 	"os"
@@ -39,8 +40,8 @@ func sample(profile string) *Report {
 }
 
 func TestJudgePaper(t *testing.T) {
-	js := Judge(sample(""), nil)
-	want := []Verdict{OK, BelowPaper, Missing, OK}
+	js := Judge(sample(""), nil, JudgeOptions{})
+	want := []Verdict{OK, BelowPaper, Missing, NoPaper}
 	for i, j := range js {
 		if j.Verdict != want[i] {
 			t.Errorf("%s: verdict %q, want %q", j.Name, j.Verdict, want[i])
@@ -51,15 +52,35 @@ func TestJudgePaper(t *testing.T) {
 	golden(t, "paper.txt", buf.Bytes())
 }
 
+// Above the paper by more than the tolerance fails too, as an improvement
+// (its own class), unless improvements are allowed.
+func TestJudgeAbovePaper(t *testing.T) {
+	r := sample("")
+	r.Cells[0].Ours = 90 // paper 68.40, tolerance 1
+	j := Judge(r, nil, JudgeOptions{})[0]
+	if j.Verdict != AbovePaper || j.Class() != Improvement || !j.Failing() {
+		t.Errorf("above paper: %q class %v failing %v", j.Verdict, j.Class(), j.Failing())
+	}
+	j = Judge(r, nil, JudgeOptions{AllowImprovement: true})[0]
+	if j.Verdict != AbovePaper || j.Class() != Pass || j.Failing() {
+		t.Errorf("allowed: %q class %v", j.Verdict, j.Class())
+	}
+}
+
 // A pending cell (a row only the paper reports) is shown, never judged.
 func TestJudgePending(t *testing.T) {
 	for _, prof := range []string{"", "mini"} {
 		r := &Report{Experiment: "syncse", Profile: prof, Cells: []Cell{
 			{Name: "dino[Avg]", Row: "DINO", Column: "Avg", Paper: 75.20, HasPaper: true, Tolerance: 1, Pending: "the paper's value"},
 		}}
-		js := Judge(r, &Baseline{Cells: map[string]BaselineCell{}})
-		if js[0].Verdict != Pending || js[0].Verdict.Failing() {
+		js := Judge(r, &Baseline{Cells: map[string]BaselineCell{}}, JudgeOptions{})
+		if js[0].Verdict != Pending || js[0].Failing() || js[0].Class() != Skipped {
 			t.Errorf("profile %q: verdict %q", prof, js[0].Verdict)
+		}
+		var tally Tally
+		tally.Add(js[0])
+		if tally.Checked != 0 || tally.Pending != 1 {
+			t.Errorf("pending counted as checked: %+v", tally)
 		}
 		var buf bytes.Buffer
 		WriteText(&buf, r, js)
@@ -69,43 +90,138 @@ func TestJudgePending(t *testing.T) {
 	}
 }
 
-func TestJudgeBaseline(t *testing.T) {
-	bl := &Baseline{Cells: map[string]BaselineCell{
+// Against a baseline on another backend (or without knowing the run's),
+// the recorded tolerance applies, and a change beyond it fails either way.
+func TestJudgeBaselineTolerance(t *testing.T) {
+	bl := &Baseline{Backend: "cpu", Seeds: []int64{42}, Cells: map[string]BaselineCell{
 		"unsup_sts12": {Value: 70, Tolerance: 0.5}, // ours 68.9: regressed
 		"unsup_sts13": {Value: 78.8, Tolerance: 0.5},
 		"uniformity":  {Value: -1.5, Tolerance: 0.2}, // ours -2.1, lower is better: improved
 	}}
-	js := Judge(sample("mini"), bl)
+	r := sample("mini")
+	r.Backend = "cuda"
+	js := Judge(r, bl, JudgeOptions{})
 	want := []Verdict{Regressed, OK, Missing, Improved}
+	wantClass := []Class{Regression, Pass, Error, Improvement}
 	for i, j := range js {
-		if j.Verdict != want[i] {
-			t.Errorf("%s: verdict %q, want %q", j.Name, j.Verdict, want[i])
+		if j.Verdict != want[i] || j.Class() != wantClass[i] {
+			t.Errorf("%s: verdict %q class %v, want %q %v", j.Name, j.Verdict, j.Class(), want[i], wantClass[i])
 		}
-		if j.Verdict.Failing() != (want[i] == Regressed || want[i] == Missing) {
-			t.Errorf("%s: Failing() = %v", j.Name, j.Verdict.Failing())
+		if j.Verdict != Missing && j.Mode != ModeTolerance {
+			t.Errorf("%s: mode %q, want tolerance", j.Name, j.Mode)
 		}
 	}
+	if _, why := Exactness(r, bl); why != "baseline recorded on cpu, this run on cuda" {
+		t.Errorf("why = %q", why)
+	}
 	var buf bytes.Buffer
-	WriteText(&buf, sample("mini"), js)
+	WriteText(&buf, r, js)
 	golden(t, "mini.txt", buf.Bytes())
-	if v := Judge(sample("mini"), nil)[0].Verdict; v != NoBaseline || !v.Failing() {
-		t.Errorf("no baseline: verdict %q", v)
+	if v := Judge(sample("mini"), nil, JudgeOptions{})[0]; v.Verdict != NoBaseline || !v.Failing() {
+		t.Errorf("no baseline: verdict %q", v.Verdict)
+	}
+	if j := Judge(r, bl, JudgeOptions{AllowImprovement: true})[3]; j.Class() != Pass || !j.Allowed {
+		t.Errorf("allowed improvement: %+v", j)
+	}
+}
+
+// The same seed on cpu is exact: a difference far inside the recorded
+// tolerance is a change, and so is one upward; +1000 on a count is caught
+// on every backend.
+func TestJudgeBaselineExact(t *testing.T) {
+	seed := int64(42)
+	mk := func(backend string, sts, kept float64) *Report {
+		return &Report{Experiment: "gense", Profile: "ci", Backend: backend, Seed: &seed, Cells: []Cell{
+			{Name: "sts12", Row: "GenSE", Column: "STS12", Ours: sts, HasOurs: true},
+			{Name: "kept", Row: "quality check", Column: "kept", Ours: kept, HasOurs: true, Count: true},
+		}}
+	}
+	bl := &Baseline{Backend: "cpu", Seeds: []int64{42, 1, 2}, Cells: map[string]BaselineCell{
+		"sts12": {Value: 20.14, Tolerance: 17.6},
+		"kept":  {Value: 585, Tolerance: 0, Count: true},
+	}}
+	for _, c := range []struct {
+		name      string
+		r         *Report
+		want      [2]Verdict
+		wantExact bool
+	}{
+		{"identical", mk("cpu", 20.14, 585), [2]Verdict{OK, OK}, true},
+		{"last bit", mk("cpu", math.Nextafter(20.14, 30), 585), [2]Verdict{Improved, OK}, true},
+		{"far up", mk("cpu", 90, 1585), [2]Verdict{Improved, Improved}, true},
+		{"down", mk("cpu", 20.13, 584), [2]Verdict{Regressed, Regressed}, true},
+		{"cuda within tolerance", mk("cuda", 30, 585), [2]Verdict{OK, OK}, false},
+		{"cuda count", mk("cuda", 20.14, 1585), [2]Verdict{OK, Improved}, false},
+		{"openblas", mk("openblas", 21, 585), [2]Verdict{OK, OK}, false},
+	} {
+		exact, _ := Exactness(c.r, bl)
+		if exact != c.wantExact {
+			t.Errorf("%s: exact %v", c.name, exact)
+		}
+		js := Judge(c.r, bl, JudgeOptions{})
+		for i, j := range js {
+			if j.Verdict != c.want[i] {
+				t.Errorf("%s: %s verdict %q, want %q", c.name, j.Name, j.Verdict, c.want[i])
+			}
+		}
+		if js[1].Mode != ModeExact {
+			t.Errorf("%s: a count is compared in mode %q", c.name, js[1].Mode)
+		}
+	}
+	// Another seed is not the recorded value: the tolerance applies.
+	other := int64(1)
+	r := mk("cpu", 25, 585)
+	r.Seed = &other
+	if exact, why := Exactness(r, bl); exact || why != "baseline recorded at seed 42, this run at seed 1" {
+		t.Errorf("seed 1: exact %v (%s)", exact, why)
+	}
+	if r.AnyBackend = true; true {
+		r.Seed = &seed
+		if exact, _ := Exactness(r, bl); exact {
+			t.Error("--any-backend run judged exactly")
+		}
+	}
+	// An exact-only cell off the exact path is not comparable, counted
+	// apart; on it, it is exact.
+	bl.Cells["sts12"] = BaselineCell{Value: 20.14, ExactOnly: true}
+	js := Judge(mk("cuda", 20.14, 585), bl, JudgeOptions{})
+	var tally Tally
+	for _, j := range js {
+		tally.Add(j)
+	}
+	if js[0].Verdict != NotComparable || tally.Checked != 1 || tally.NotComparable != 1 {
+		t.Errorf("exact-only off cpu: %q, %+v", js[0].Verdict, tally)
+	}
+	if j := Judge(mk("cpu", 20.15, 585), bl, JudgeOptions{})[0]; j.Verdict != Improved || j.Mode != ModeExact {
+		t.Errorf("exact-only on cpu: %q %q", j.Verdict, j.Mode)
+	}
+}
+
+func TestTallyString(t *testing.T) {
+	tl := Tally{Checked: 93, Exact: 93, Pending: 24}
+	if got := tl.String(); got != "93 checked (all exact), 24 pending" {
+		t.Errorf("got %q", got)
+	}
+	tl = Tally{Checked: 10, Exact: 4, Regressed: 1, Improved: 2, Errors: 1, NoPaper: 3, NotComparable: 1}
+	if got := tl.String(); got != "10 checked (4 exact), 1 regressed, 2 improved beyond tolerance, 1 with errors, 3 without a paper value, 1 not comparable" {
+		t.Errorf("got %q", got)
 	}
 }
 
 func TestBaselineFromRuns(t *testing.T) {
 	mk := func(v float64) *Report {
-		return &Report{Experiment: "x", Profile: "mini", Cells: []Cell{{Name: "a", Ours: v, HasOurs: true}}}
+		return &Report{Experiment: "x", Profile: "mini", Backend: "cpu", Cells: []Cell{{Name: "a", Ours: v, HasOurs: true}}}
 	}
-	bl, err := BaselineFromRuns([]*Report{mk(50), mk(51), mk(49)}, []int64{1, 2, 3}, 0.5)
+	o := RecordOptions{Floor: 0.5}
+	bl, err := BaselineFromRuns([]*Report{mk(50), mk(51), mk(49)}, []int64{1, 2, 3}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := bl.Cells["a"]
-	if c.Value != 50 || math.Abs(c.Std-1) > 1e-12 || c.Tolerance != 3 {
-		t.Errorf("baseline cell %+v, want value 50, std 1, tolerance 3", c)
+	if c.Value != 50 || math.Abs(c.Std-1) > 1e-12 || c.Tolerance != 3 || bl.Backend != "cpu" {
+		t.Errorf("baseline %+v cell %+v, want value 50, std 1, tolerance 3, backend cpu", bl, c)
 	}
-	bl, _ = BaselineFromRuns([]*Report{mk(50), mk(50)}, nil, 0.5)
+	bl, _ = BaselineFromRuns([]*Report{mk(50), mk(50)}, nil, o)
 	if bl.Cells["a"].Tolerance != 0.5 {
 		t.Errorf("floor not applied: %+v", bl.Cells["a"])
 	}
@@ -113,7 +229,7 @@ func TestBaselineFromRuns(t *testing.T) {
 	// without a value that is not pending is an error.
 	r := mk(50)
 	r.Cells = append(r.Cells, Cell{Name: "p", Pending: "the paper's value only"})
-	bl, err = BaselineFromRuns([]*Report{r}, nil, 0.5)
+	bl, err = BaselineFromRuns([]*Report{r}, nil, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +237,48 @@ func TestBaselineFromRuns(t *testing.T) {
 		t.Errorf("pending cell recorded: %+v", bl.Cells)
 	}
 	r.Cells = append(r.Cells, Cell{Name: "q"})
-	if _, err := BaselineFromRuns([]*Report{r}, nil, 0.5); err == nil {
+	if _, err := BaselineFromRuns([]*Report{r}, nil, o); err == nil {
 		t.Error("a cell without value or reason: no error")
+	}
+}
+
+// A count is recorded with tolerance 0; a tolerance wider than the value
+// (GenSE's ci STS12: 7.97 over seeds 7.97, 20.89, 30.70) or than the
+// declared ceiling is refused, naming the cell, unless recorded exact-only.
+func TestBaselineRefusesWideTolerances(t *testing.T) {
+	mk := func(sts, kept, rate float64) *Report {
+		return &Report{Experiment: "gense", Profile: "ci", Backend: "cpu", Cells: []Cell{
+			{Name: "prompt_nli[STS12]", Ours: sts, HasOurs: true},
+			{Name: "kept", Ours: kept, HasOurs: true, Count: true},
+			{Name: "rate", Ours: rate, HasOurs: true, MaxTolerance: 1},
+		}}
+	}
+	runs := []*Report{mk(7.965198915613808, 585, 60), mk(20.88857355412702, 1, 61), mk(30.701457647666807, 1000, 59)}
+	_, err := BaselineFromRuns(runs, []int64{42, 1, 2}, RecordOptions{Floor: 0.5})
+	var wide *WideError
+	if !errors.As(err, &wide) {
+		t.Fatalf("want a *WideError, got %v", err)
+	}
+	if len(wide.Cells) != 2 || wide.Cells[0].Name != "prompt_nli[STS12]" || wide.Cells[1].Name != "rate" || wide.Cells[1].Max != 1 {
+		t.Errorf("refused %+v", wide.Cells)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "prompt_nli[STS12]: tolerance 34.3 is larger than the value 7.965") ||
+		!strings.Contains(msg, "rate: tolerance 3 is above the declared max_tolerance 1") {
+		t.Errorf("message:\n%s", msg)
+	}
+	runs[0].Cells[2].MaxTolerance, runs[1].Cells[2].MaxTolerance, runs[2].Cells[2].MaxTolerance = 0, 0, 0
+	bl, err := BaselineFromRuns(runs, []int64{42, 1, 2}, RecordOptions{Floor: 0.5, ExactOnly: []string{"prompt_nli[STS12]"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := bl.Cells["prompt_nli[STS12]"]; !c.ExactOnly || c.Tolerance != 0 {
+		t.Errorf("exact-only cell %+v", c)
+	}
+	if c := bl.Cells["kept"]; !c.Count || c.Tolerance != 0 || c.Value != 585 {
+		t.Errorf("count cell %+v", c)
+	}
+	if _, err := BaselineFromRuns(runs, nil, RecordOptions{ExactOnly: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown --exact-only cell: %v", err)
 	}
 }
 
@@ -136,6 +292,8 @@ func TestTolerance(t *testing.T) {
 		{[]float64{0.918, 0.901}, 0.0119, 0.0357},  // unit scale: 3 sd
 		{[]float64{0.954, 0.950}, 0.00027, 0.005},  // unit scale: floor/100
 		{[]float64{-0.796, -0.833}, 0.026, 0.0780}, // negative unit-scale values
+		{[]float64{0, 0, 0}, 0, 0},                 // a rate of exactly 0: the floor is capped at half the value
+		{[]float64{0.0033, 0.0031}, 0.0001, 0.00165},
 	} {
 		if got := Tolerance(c.vals, c.std, 0.5); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("Tolerance(%v, %g) = %g, want %g", c.vals, c.std, got, c.want)
