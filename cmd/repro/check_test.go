@@ -129,10 +129,10 @@ func TestCheckJSONAndJUnit(t *testing.T) {
 		Files         []struct {
 			File, Status, Comparison string
 			Cells                    []struct {
-				Name, Verdict, Mode, Class, Against string
+				Name, Verdict, Mode, Class, Against     string
 				Value, Reference, Tolerance, Difference *float64
-				Count                                  bool
-				Why                                    string
+				Count                                   bool
+				Why                                     string
 			}
 			Tally report.Tally
 		}
