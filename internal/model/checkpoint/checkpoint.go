@@ -23,9 +23,7 @@ package checkpoint
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -169,16 +167,17 @@ func WriteWeights(dir string, params []transformer.NamedParam, prefix string) er
 	return nil
 }
 
-// Load reads dir's weights into params (see Apply). It returns the names
-// of tensors in the file that were deliberately ignored.
+// Load reads dir's weights into params (see Weights.Load). It returns the
+// names of tensors in the file that were deliberately ignored.
 func Load(dir string, params []transformer.NamedParam) (ignored []string, err error) {
-	file, path, err := ReadWeights(dir)
+	w, err := OpenWeights(dir)
 	if err != nil {
 		return nil, err
 	}
-	ignored, err = Apply(params, file)
+	defer w.Close()
+	ignored, err = w.Load(params, BERTNaming)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %s: %w", path, err)
+		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	return ignored, nil
 }
@@ -187,70 +186,25 @@ func Load(dir string, params []transformer.NamedParam) (ignored []string, err er
 // {tensor name: shard file name}}.
 const FileWeightsIndex = "model.safetensors.index.json"
 
-// ReadWeights reads every tensor of dir's checkpoint: model.safetensors, or
-// the shards listed by model.safetensors.index.json. It also returns the
-// path to name in errors about the tensors (the file or the index). A shard
-// that lacks a tensor the index assigns to it, or a tensor in two shards,
-// is an error.
+// ReadWeights reads every tensor of dir's checkpoint (see OpenWeights). It
+// also returns the path to name in errors about the tensors (the file or
+// the index). Loading a model should use OpenWeights, which reads only
+// what the model uses.
 func ReadWeights(dir string) (map[string]safetensors.Tensor, string, error) {
-	path := filepath.Join(dir, FileWeights)
-	f, err := safetensors.ReadFile(path)
-	if err == nil {
-		return f.Tensors, path, nil
+	w, err := OpenWeights(dir)
+	if err != nil {
+		return nil, "", err
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, "", fmt.Errorf("checkpoint: %w", err)
-	}
-	index := filepath.Join(dir, FileWeightsIndex)
-	raw, ierr := os.ReadFile(index)
-	if errors.Is(ierr, fs.ErrNotExist) {
-		return nil, "", fmt.Errorf("checkpoint: %s has no %s or %s (only safetensors weights are read; convert pytorch_model.bin first)", dir, FileWeights, FileWeightsIndex)
-	}
-	if ierr != nil {
-		return nil, "", fmt.Errorf("checkpoint: %w", ierr)
-	}
-	var idx struct {
-		WeightMap map[string]string `json:"weight_map"`
-	}
-	if err := json.Unmarshal(raw, &idx); err != nil {
-		return nil, "", fmt.Errorf("checkpoint: %s: %v", index, err)
-	}
-	if len(idx.WeightMap) == 0 {
-		return nil, "", fmt.Errorf("checkpoint: %s: empty weight_map", index)
-	}
-	shards := map[string][]string{} // shard -> tensors the index puts there
-	for name, shard := range idx.WeightMap {
-		if shard == "" || filepath.Base(shard) != shard {
-			return nil, "", fmt.Errorf("checkpoint: %s: tensor %q is assigned to %q, not a file name in the directory", index, name, shard)
-		}
-		shards[shard] = append(shards[shard], name)
-	}
-	names := make([]string, 0, len(shards))
-	for s := range shards {
-		names = append(names, s)
-	}
-	sort.Strings(names)
-	out := map[string]safetensors.Tensor{}
-	from := map[string]string{}
-	for _, shard := range names {
-		sf, err := safetensors.ReadFile(filepath.Join(dir, shard))
+	defer w.Close()
+	out := make(map[string]safetensors.Tensor, len(w.infos))
+	for _, n := range w.Names() {
+		t, err := w.Read(n)
 		if err != nil {
-			return nil, "", fmt.Errorf("checkpoint: %s: shard %s: %w", index, shard, err)
+			return nil, "", err
 		}
-		for _, n := range shards[shard] {
-			if _, ok := sf.Tensors[n]; !ok {
-				return nil, "", fmt.Errorf("checkpoint: %s: shard %s lacks tensor %q, which the index assigns to it", index, shard, n)
-			}
-		}
-		for n, t := range sf.Tensors {
-			if prev, dup := from[n]; dup {
-				return nil, "", fmt.Errorf("checkpoint: %s: tensor %q is in shards %s and %s", index, n, prev, shard)
-			}
-			from[n] = shard
-			out[n] = t
-		}
+		out[n] = t
 	}
-	return out, index, nil
+	return out, w.Path, nil
 }
 
 // Naming says how a model's parameter names relate to the tensor names of
@@ -321,71 +275,29 @@ func Apply(params []transformer.NamedParam, file map[string]safetensors.Tensor) 
 
 // ApplyNaming is Apply for a model family's naming. Nothing is copied
 // unless everything matches, so a wrong checkpoint is never half loaded.
+// A mismatch is a *MismatchError.
 func ApplyNaming(params []transformer.NamedParam, file map[string]safetensors.Tensor, naming Naming) (ignored []string, err error) {
-	byName := map[string]string{} // canonical -> file name
+	shapes := make(map[string][]int, len(file))
+	for n, t := range file {
+		shapes[n] = t.Shape
+	}
+	todo, ignored, err := plan(params, shapes, naming)
+	if err != nil {
+		return nil, err
+	}
 	var problems []string
-	for fn := range file {
-		cn := naming.canonical(fn)
-		if other, dup := byName[cn]; dup {
-			problems = append(problems, fmt.Sprintf("tensors %q and %q both map to %q", other, fn, cn))
-			continue
+	for _, m := range todo {
+		dst, src := tensor.Data(m.param.Param), file[m.file].Data
+		if len(dst) != len(src) {
+			problems = append(problems, fmt.Sprintf("tensor %q has %d values, parameter %q holds %d", m.file, len(src), m.param.Name, len(dst)))
 		}
-		byName[cn] = fn
-	}
-	used := map[string]bool{}
-	type assign struct {
-		dst []float32
-		src []float32
-	}
-	var todo []assign
-	var missing []string
-	for _, p := range params {
-		fn, ok := byName[p.Name]
-		if !ok {
-			if naming.Optional == nil || !naming.Optional(p.Name) {
-				missing = append(missing, fmt.Sprintf("%s %v", p.Name, p.Shape))
-			}
-			continue
-		}
-		used[fn] = true
-		t := file[fn]
-		if !sameShape(t.Shape, p.Shape) {
-			problems = append(problems, fmt.Sprintf("tensor %q has shape %v, model parameter %q has shape %v", fn, t.Shape, p.Name, p.Shape))
-			continue
-		}
-		dst := tensor.Data(p.Param)
-		if len(dst) != len(t.Data) {
-			problems = append(problems, fmt.Sprintf("tensor %q has %d values, parameter %q holds %d", fn, len(t.Data), p.Name, len(dst)))
-			continue
-		}
-		todo = append(todo, assign{dst, t.Data})
-	}
-	var unexpected []string
-	for fn := range file {
-		if used[fn] {
-			continue
-		}
-		if naming.Ignore != nil && naming.Ignore(naming.canonical(fn)) {
-			ignored = append(ignored, fn)
-		} else {
-			unexpected = append(unexpected, fmt.Sprintf("%s %v", fn, file[fn].Shape))
-		}
-	}
-	sort.Strings(missing)
-	sort.Strings(unexpected)
-	sort.Strings(ignored)
-	sort.Strings(problems)
-	if len(missing) > 0 {
-		problems = append(problems, fmt.Sprintf("missing tensors: %s", strings.Join(missing, ", ")))
-	}
-	if len(unexpected) > 0 {
-		problems = append(problems, fmt.Sprintf("unexpected tensors (not parameters of this model): %s", strings.Join(unexpected, ", ")))
 	}
 	if len(problems) > 0 {
-		return nil, errors.New(strings.Join(problems, "; "))
+		sort.Strings(problems)
+		return nil, &MismatchError{Problems: problems}
 	}
-	for _, a := range todo {
-		copy(a.dst, a.src)
+	for _, m := range todo {
+		copy(tensor.Data(m.param.Param), file[m.file].Data)
 	}
 	return ignored, nil
 }
@@ -406,36 +318,49 @@ type Model struct {
 // a Hugging Face one (config.json + model.safetensors, names with or
 // without the "bert."/"roberta." prefix). When config.json does not say
 // add_pooling_layer, the encoder gets a pooler exactly when the weights
-// hold one (HF base models default to having it).
+// hold one (HF base models default to having it). config.json's sizes are
+// checked against the weights' header before the encoder is allocated
+// (*ConfigError, *MismatchError), only the tensors the encoder uses are
+// read, and they must be finite (*NonFiniteError). The tokenizer, when
+// the directory has one, must fit the embedding and put its pad token
+// where pad_token_id says (*ConfigError).
 func LoadEncoder(dir string) (*Model, error) {
 	cfg, err := ReadConfig(dir)
 	if err != nil {
 		return nil, err
 	}
-	weights, path, err := ReadWeights(dir)
+	w, err := OpenWeights(dir)
 	if err != nil {
 		return nil, err
 	}
-	raw, _ := os.ReadFile(filepath.Join(dir, FileConfig))
+	defer w.Close()
+	configPath := filepath.Join(dir, FileConfig)
+	raw, _ := os.ReadFile(configPath)
 	var keys map[string]json.RawMessage
 	json.Unmarshal(raw, &keys)
 	if _, set := keys["add_pooling_layer"]; !set {
 		cfg.Pooler = false
-		for n := range weights {
+		for _, n := range w.Names() {
 			if strings.HasPrefix(canonical(n), "pooler.dense.") {
 				cfg.Pooler = true
 			}
 		}
 	}
+	stacks := []Stack{{Field: "num_hidden_layers", Value: cfg.Layers, Prefix: "encoder.layer."}}
+	shapes := func(limit int) ([]transformer.NamedParam, bool) { return transformer.ParamShapes(cfg.Config, limit) }
+	// The pooler (2 tensors) is optional.
+	if err := w.Prepare(configPath, BERTNaming, encoderDims(cfg.Config), stacks, 2, shapes); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
 	// The weights are overwritten; a fixed seed only fills what a
 	// checkpoint may leave out.
 	enc, err := transformer.NewEncoder(cfg.Config, rand.New(rand.NewPCG(0, 0)))
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %s: %w", filepath.Join(dir, FileConfig), err)
+		return nil, fmt.Errorf("checkpoint: %s: %w", configPath, err)
 	}
-	ignored, err := Apply(enc.NamedParams(), weights)
+	ignored, err := w.Load(enc.NamedParams(), BERTNaming)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %s: %w", path, err)
+		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	m := &Model{Config: cfg, Encoder: enc, Ignored: ignored}
 	if tok, err := LoadTokenizer(dir); err == nil {
@@ -443,7 +368,47 @@ func LoadEncoder(dir string) (*Model, error) {
 	} else if hasTokenizerFiles(dir) {
 		return nil, err
 	}
+	if m.Tokenizer != nil {
+		if err := checkEncoderTokenizer(configPath, dir, cfg, m.Tokenizer); err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+	}
 	return m, nil
+}
+
+// encoderDims are the config.json sizes of a BERT/RoBERTa encoder and the
+// tensors whose shapes must agree with them.
+func encoderDims(c transformer.Config) []Dim {
+	d := []Dim{
+		{"vocab_size", c.VocabSize, "embeddings.word_embeddings.weight", 0},
+		{"hidden_size", c.Hidden, "embeddings.word_embeddings.weight", 1},
+		{"max_position_embeddings", c.MaxPosition, "embeddings.position_embeddings.weight", 0},
+		{"intermediate_size", c.Intermediate, "encoder.layer.0.intermediate.dense.weight", 0},
+	}
+	if c.TypeVocab > 0 {
+		d = append(d, Dim{"type_vocab_size", c.TypeVocab, "embeddings.token_type_embeddings.weight", 0})
+	}
+	return d
+}
+
+// checkEncoderTokenizer: one embedding row per token at least, and the
+// pad token where pad_token_id says (GPT-2 and T5 check theirs too), so a
+// tokenizer that does not belong to the checkpoint fails here, naming it,
+// not at a training step.
+func checkEncoderTokenizer(configPath, dir string, cfg *Config, tok tokenizer.Tokenizer) error {
+	file := filepath.Join(dir, FileVocab)
+	if _, ok := tok.(*tokenizer.BPE); ok {
+		file = filepath.Join(dir, FileBPEVocab)
+	}
+	if tok.Size() > cfg.VocabSize {
+		return &ConfigError{Config: configPath, Field: "vocab_size", Against: file,
+			Msg: fmt.Sprintf("is %d, but the tokenizer has %d tokens", cfg.VocabSize, tok.Size())}
+	}
+	if pad := tok.Special().PAD; pad != cfg.PadID {
+		return &ConfigError{Config: configPath, Field: "pad_token_id", Against: file,
+			Msg: fmt.Sprintf("is %d, but the tokenizer's pad token is id %d", cfg.PadID, pad)}
+	}
+	return nil
 }
 
 func hasTokenizerFiles(dir string) bool {

@@ -41,24 +41,36 @@ func naming(tied bool) checkpoint.Naming {
 // (vocab.json + merges.txt, byte-level BPE with <|endoftext|>). A tensor
 // that is missing, unexpected or of the wrong shape fails the load naming
 // the tensor and both shapes; a tokenizer whose vocabulary does not match
-// the embedding's rows fails too. tok is nil when the directory has no
-// tokenizer files.
+// the embedding's rows fails too. config.json's sizes are checked against
+// the weights' header before the model is allocated
+// (*checkpoint.ConfigError), only the tensors the model uses are read, and
+// they must be finite (*checkpoint.NonFiniteError). tok is nil when the
+// directory has no tokenizer files.
 func Load(dir string) (m *Model, tok *tokenizer.BPE, err error) {
 	cfg, err := ReadConfig(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	weights, path, err := checkpoint.ReadWeights(dir)
+	w, err := checkpoint.OpenWeights(dir)
 	if err != nil {
+		return nil, nil, fmt.Errorf("gpt2: %w", err)
+	}
+	defer w.Close()
+	// config.json's sizes are checked against the header before they
+	// decide any allocation.
+	configPath := filepath.Join(dir, FileConfig)
+	stacks := []checkpoint.Stack{{Field: "n_layer", Value: cfg.NLayer, Prefix: "h."}}
+	shapes := func(limit int) ([]transformer.NamedParam, bool) { return paramShapes(*cfg, limit) }
+	if err := w.Prepare(configPath, naming(cfg.TieWordEmbeddings), cfg.dims(), stacks, 0, shapes); err != nil {
 		return nil, nil, fmt.Errorf("gpt2: %w", err)
 	}
 	// Every parameter is overwritten; the seed is irrelevant.
 	m, err = New(*cfg, rand.New(rand.NewPCG(0, 0)))
 	if err != nil {
-		return nil, nil, fmt.Errorf("gpt2: %s: %w", filepath.Join(dir, FileConfig), err)
+		return nil, nil, fmt.Errorf("gpt2: %s: %w", configPath, err)
 	}
-	if _, err := checkpoint.ApplyNaming(m.NamedParams(), weights, naming(cfg.TieWordEmbeddings)); err != nil {
-		return nil, nil, fmt.Errorf("gpt2: %s: %w", path, err)
+	if _, err := w.Load(m.NamedParams(), naming(cfg.TieWordEmbeddings)); err != nil {
+		return nil, nil, fmt.Errorf("gpt2: %w", err)
 	}
 	tok, err = LoadTokenizer(dir)
 	if err != nil {

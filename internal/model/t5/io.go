@@ -8,6 +8,7 @@ import (
 
 	"repro/internal/model/checkpoint"
 	"repro/internal/model/tokenizer"
+	"repro/internal/model/transformer"
 )
 
 // naming is how T5 checkpoint tensors map to NamedParams: the per-stack
@@ -28,22 +29,38 @@ func naming(tied bool) checkpoint.Naming {
 // (checkpoint.LoadTokenizer). A missing, unexpected or misshapen tensor
 // fails the load naming it; so does a tokenizer larger than the embedding
 // (T5 pads its embedding beyond the SentencePiece vocabulary, so smaller is
-// allowed). tok is nil when the directory has no tokenizer files.
+// allowed). config.json's sizes are checked against the weights' header
+// before the model is allocated (*checkpoint.ConfigError), only the
+// tensors the model uses are read, and they must be finite
+// (*checkpoint.NonFiniteError). tok is nil when the directory has no
+// tokenizer files.
 func Load(dir string) (m *Model, tok tokenizer.Tokenizer, err error) {
 	cfg, err := ReadConfig(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	weights, path, err := checkpoint.ReadWeights(dir)
+	w, err := checkpoint.OpenWeights(dir)
 	if err != nil {
+		return nil, nil, fmt.Errorf("t5: %w", err)
+	}
+	defer w.Close()
+	// config.json's sizes are checked against the header before they
+	// decide any allocation.
+	configPath := filepath.Join(dir, FileConfig)
+	stacks := []checkpoint.Stack{
+		{Field: "num_layers", Value: cfg.NumLayers, Prefix: "encoder.block."},
+		{Field: "num_decoder_layers", Value: cfg.DecoderLayers(), Prefix: "decoder.block."},
+	}
+	shapes := func(limit int) ([]transformer.NamedParam, bool) { return paramShapes(*cfg, limit) }
+	if err := w.Prepare(configPath, naming(cfg.TieWordEmbeddings), cfg.dims(), stacks, 0, shapes); err != nil {
 		return nil, nil, fmt.Errorf("t5: %w", err)
 	}
 	m, err = New(*cfg, rand.New(rand.NewPCG(0, 0))) // every parameter is overwritten
 	if err != nil {
-		return nil, nil, fmt.Errorf("t5: %s: %w", filepath.Join(dir, FileConfig), err)
+		return nil, nil, fmt.Errorf("t5: %s: %w", configPath, err)
 	}
-	if _, err := checkpoint.ApplyNaming(m.NamedParams(), weights, naming(cfg.TieWordEmbeddings)); err != nil {
-		return nil, nil, fmt.Errorf("t5: %s: %w", path, err)
+	if _, err := w.Load(m.NamedParams(), naming(cfg.TieWordEmbeddings)); err != nil {
+		return nil, nil, fmt.Errorf("t5: %w", err)
 	}
 	if !hasTokenizer(dir) {
 		return m, nil, nil
