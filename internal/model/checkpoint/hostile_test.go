@@ -249,3 +249,24 @@ func TestTruncatedCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraIDsBounded: tokenizer_config.json's extra_ids near 2^63 used to
+// overflow the SentencePiece size check, so that the load succeeded with
+// negative sentinel ids; it is refused naming the file and the key.
+func TestExtraIDsBounded(t *testing.T) {
+	for _, n := range []string{"9223372036854775800", "9223372036854775807", "-1", "4294967296"} {
+		dir := t.TempDir()
+		b, _ := os.ReadFile(filepath.Join(spmTestdata, "t5like.model"))
+		os.WriteFile(filepath.Join(dir, FileSPModel), b, 0o644)
+		os.WriteFile(filepath.Join(dir, FileTokenizerConfig), []byte(`{"extra_ids": `+n+`}`), 0o644)
+		tok, err := LoadTokenizer(dir)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Field != "extra_ids" || !strings.Contains(err.Error(), FileTokenizerConfig) {
+			size := 0
+			if err == nil {
+				size = tok.Size()
+			}
+			t.Errorf("extra_ids %s: size %d, err = %v, want a *ConfigError for extra_ids", n, size, err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -103,6 +104,12 @@ func LoadTokenizer(dir string) (tokenizer.Tokenizer, error) {
 	sentinels := tokenizer.NumT5Sentinels
 	if tc.ExtraIDs != nil {
 		sentinels = *tc.ExtraIDs
+		// Sentinel ids follow the pieces; a count near 2^63 would wrap
+		// the vocabulary's size (and every model's check against it).
+		if sentinels < 0 || sentinels > math.MaxInt32 {
+			return nil, &ConfigError{Config: filepath.Join(dir, FileTokenizerConfig), Field: "extra_ids", Against: dir,
+				Msg: fmt.Sprintf("is %d, outside 0..%d", sentinels, math.MaxInt32)}
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, FileSPModel)); err == nil {
 		return tokenizer.LoadSentencePiece(filepath.Join(dir, FileSPModel), sentinels)

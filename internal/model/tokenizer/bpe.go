@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,6 +79,7 @@ func LoadBPE(vocabPath, mergesPath string, o BPEOptions) (*BPE, error) {
 	}
 	defer f.Close()
 	var merges [][2]string
+	var lines []int // merges[i] is on line lines[i]
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for line := 1; sc.Scan(); line++ {
@@ -90,37 +92,58 @@ func LoadBPE(vocabPath, mergesPath string, o BPEOptions) (*BPE, error) {
 			return nil, fmt.Errorf("%s:%d: want two space-separated symbols, got %q", mergesPath, line, s)
 		}
 		merges = append(merges, [2]string{a, b})
+		lines = append(lines, line)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", mergesPath, err)
 	}
 	t, err := NewBPE(vocab, merges, o)
+	var me *mergeError
+	if errors.As(err, &me) {
+		return nil, fmt.Errorf("%s:%d: %w", mergesPath, lines[me.index], err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", vocabPath, err)
 	}
 	return t, nil
 }
 
+// mergeError is a merge the vocabulary cannot represent.
+type mergeError struct {
+	index int
+	msg   string
+}
+
+func (e *mergeError) Error() string { return e.msg }
+func (e *mergeError) Unwrap() error { return ErrVocab }
+
 // NewBPE builds a tokenizer from a token -> id map and ranked merges.
+// The ids must number the tokens 0..len(vocab)-1 (an id sizes the id ->
+// token table, so one beyond the vocabulary is refused rather than
+// allocated), and every merge's parts and result must be tokens, as
+// Hugging Face's tokenizers require: a merge into a token the vocabulary
+// lacks would drop text silently. The errors wrap ErrVocab.
 func NewBPE(vocab map[string]int, merges [][2]string, o BPEOptions) (*BPE, error) {
 	if len(vocab) == 0 {
-		return nil, fmt.Errorf("BPE vocabulary is empty")
+		return nil, fmt.Errorf("BPE vocabulary is empty: %w", ErrVocab)
 	}
-	size := 0
-	for _, id := range vocab {
-		size = max(size, id+1)
-	}
-	t := &BPE{opts: o, vocab: vocab, tokens: make([]string, size), ranks: map[[2]string]int{}, merges: merges, cache: map[string][]int{}}
+	t := &BPE{opts: o, vocab: vocab, tokens: make([]string, len(vocab)), ranks: map[[2]string]int{}, merges: merges, cache: map[string][]int{}}
+	seen := make([]bool, len(vocab))
 	for tok, id := range vocab {
-		if id < 0 {
-			return nil, fmt.Errorf("BPE vocabulary: token %q has negative id %d", tok, id)
+		if id < 0 || id >= len(vocab) {
+			return nil, fmt.Errorf("BPE vocabulary: token %q has id %d, outside 0..%d (the vocabulary's size): %w", tok, id, len(vocab)-1, ErrVocab)
 		}
-		if t.tokens[id] != "" {
-			return nil, fmt.Errorf("BPE vocabulary: id %d used by %q and %q", id, t.tokens[id], tok)
+		if seen[id] {
+			return nil, fmt.Errorf("BPE vocabulary: id %d used by %q and %q: %w", id, t.tokens[id], tok, ErrVocab)
 		}
-		t.tokens[id] = tok
+		seen[id], t.tokens[id] = true, tok
 	}
 	for i, m := range merges {
+		for _, s := range []string{m[0], m[1], m[0] + m[1]} {
+			if _, ok := vocab[s]; !ok {
+				return nil, &mergeError{i, fmt.Sprintf("BPE merge %d (%q %q): %q is not in the vocabulary", i+1, m[0], m[1], s)}
+			}
+		}
 		if _, dup := t.ranks[m]; !dup {
 			t.ranks[m] = i
 		}

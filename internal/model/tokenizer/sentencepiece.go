@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,8 +53,13 @@ func NewSentencePiece(m *SPModel, sentinels int) (*SentencePiece, error) {
 	if m.ModelType != 1 {
 		return nil, fmt.Errorf("sentencepiece: model type %d is not unigram (1); only Unigram models are supported", m.ModelType)
 	}
-	if sentinels < 0 {
-		return nil, fmt.Errorf("sentencepiece: %d sentinels", sentinels)
+	// Ids are int32 in the piece trie, and Size (pieces + sentinels) must
+	// not wrap, or sentinel ids go negative.
+	if sentinels < 0 || len(m.Pieces) > math.MaxInt32 || sentinels > math.MaxInt32-len(m.Pieces) {
+		return nil, fmt.Errorf("sentencepiece: %d sentinels after %d pieces: %w", sentinels, len(m.Pieces), ErrVocab)
+	}
+	if len(m.Scores) != len(m.Pieces) || len(m.Types) != len(m.Pieces) {
+		return nil, fmt.Errorf("sentencepiece: %d pieces, %d scores, %d types: %w", len(m.Pieces), len(m.Scores), len(m.Types), ErrVocab)
 	}
 	t := &SentencePiece{m: m, ids: make(map[string]int, len(m.Pieces)), trie: newPieceTrie(),
 		unk: -1, eos: -1, pad: -1, sentinels: sentinels}
