@@ -30,8 +30,13 @@ import (
 // path = "/" must fail, not hash the disk).
 const MaxExternalFiles = 100000
 
-// maxExternalDepth bounds directory nesting (and symbolic-link loops).
+// maxExternalDepth bounds directory nesting.
 const maxExternalDepth = 32
+
+// ErrSymlinkLoop is a directory that contains itself through a symbolic
+// link: refused when the loop is first entered, so that its files are not
+// hashed again at every level down to the depth limit.
+var ErrSymlinkLoop = errors.New("symbolic-link loop")
 
 // extScheme prefixes every external manifest.
 const extScheme = "repro-external-v1\n"
@@ -62,7 +67,8 @@ func (c *Store) HashPath(ctx context.Context, path string) (string, error) {
 		fmt.Fprintf(h, "f %d %s\n", fi.Size(), sum)
 	case fi.IsDir():
 		n := 0
-		if err := c.hashTree(ctx, h, abs, "", 0, &n); err != nil {
+		onPath := map[statKey]bool{dirID(fi): true}
+		if err := c.hashTree(ctx, h, abs, "", 0, &n, onPath); err != nil {
 			return "", err
 		}
 	default:
@@ -83,7 +89,17 @@ func modeName(m fs.FileMode) string {
 	return "a special file (" + m.String() + ")"
 }
 
-func (c *Store) hashTree(ctx context.Context, h io.Writer, root, rel string, depth int, n *int) error {
+// dirID identifies a directory by device and inode (zero where the
+// system does not say, which disables the loop check but not the depth
+// limit).
+func dirID(fi os.FileInfo) statKey {
+	k := statOf(fi)
+	return statKey{ino: k.ino, dev: k.dev}
+}
+
+// hashTree hashes the directory root/rel; onPath holds the directories
+// from root down to it, a loop being a directory met again among them.
+func (c *Store) hashTree(ctx context.Context, h io.Writer, root, rel string, depth int, n *int, onPath map[statKey]bool) error {
 	if depth > maxExternalDepth {
 		return fmt.Errorf("%s: directories nested more than %d deep (a symbolic-link loop?)", filepath.Join(root, rel), maxExternalDepth)
 	}
@@ -111,8 +127,15 @@ func (c *Store) hashTree(ctx context.Context, h io.Writer, root, rel string, dep
 		}
 		switch {
 		case fi.IsDir():
+			id := dirID(fi)
+			if id.ino != 0 && onPath[id] {
+				return fmt.Errorf("%s leads back to a directory above it: %w", p, ErrSymlinkLoop)
+			}
 			fmt.Fprintf(h, "d %s\n", r)
-			if err := c.hashTree(ctx, h, root, filepath.Join(rel, name), depth+1, n); err != nil {
+			onPath[id] = true
+			err := c.hashTree(ctx, h, root, filepath.Join(rel, name), depth+1, n, onPath)
+			delete(onPath, id)
+			if err != nil {
 				return err
 			}
 		case fi.Mode().IsRegular():
