@@ -50,6 +50,7 @@ const (
 	ReasonExternalChanged                   // the file or directory Name (New: its path) reads differently
 	ReasonExternalError                     // the file or directory Name cannot be read (New: why)
 	ReasonUntil                             // Name: a repeat block with `until`; New: what of its decision the node waits for
+	ReasonBackendChanged                    // a tensor stage last ran on backend Old, the run declares New
 )
 
 // Reason is one cause of a node being stale.
@@ -87,6 +88,8 @@ func (r Reason) String() string {
 		return fmt.Sprintf("%s: %s", r.Name, r.New)
 	case ReasonUntil:
 		return fmt.Sprintf("repeat %s: %s", r.Name, r.New)
+	case ReasonBackendChanged:
+		return fmt.Sprintf("backend changed %s -> %s", r.Old, r.New)
 	}
 	return "unknown reason"
 }
@@ -260,12 +263,31 @@ func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, po PlanO
 			}
 		}
 		if len(e.Reasons) == 0 {
-			e.Reasons = []Reason{{Kind: ReasonMissing}}
+			e.Reasons = []Reason{backendReason(n, params, digests, lr, po.Backend)}
 		}
 		state[n.ID] = known{run: true}
 		plan = append(plan, e)
 	}
 	return &PlanResult{Entries: plan, Loops: loops.results()}, nil
+}
+
+// backendReason explains a node whose parameters, seed and inputs are
+// those of its last run but whose key is not: for a tensor stage last run
+// under another backend family, "backend changed cpu -> cuda" (its key
+// under that family is the recorded one); otherwise the result was removed
+// from the cache.
+func backendReason(n *graph.Node, params []byte, digests map[string]string, lr *store.LastRun, backend string) Reason {
+	if backend == "" {
+		backend = "cpu"
+	}
+	if lr != nil && n.Type.Tensor {
+		for _, b := range graph.Backends {
+			if b != backend && graph.KeyOf(n, params, digests, b) == lr.Key {
+				return Reason{Kind: ReasonBackendChanged, Old: b, New: backend}
+			}
+		}
+	}
+	return Reason{Kind: ReasonMissing}
 }
 
 // explain compares a node with its last-run record. digests holds the

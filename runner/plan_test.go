@@ -121,3 +121,29 @@ func TestPlanExplains(t *testing.T) {
 		"report": "will run: never run",
 	})
 }
+
+// A tensor stage whose parameters, seed and inputs are those of its last
+// run, planned under another backend family, says so: its key names the
+// family, so the cached result is another backend's, not a lost one.
+func TestPlanBackendChanged(t *testing.T) {
+	ts := testTypes(newCounter(""))
+	c := openTemp(t)
+	ctx := context.Background()
+	const scope = "exp.hcl|mini|"
+	g := func() *graph.Graph {
+		return &graph.Graph{Nodes: []*graph.Node{node(t, "train", ts["steps"], nil, nil)}}
+	}
+	if _, err := Run(ctx, c, g(), Options{Scope: scope, Backend: "cpu"}); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Plan(ctx, c, g(), PlanOptions{Scope: scope, Backend: "cuda"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := plan[0]; e.Status != PlanRun || len(e.Reasons) != 1 || e.Reasons[0].String() != "backend changed cpu -> cuda" {
+		t.Errorf("plan under cuda: %v %v", e.Status, e.Reasons)
+	}
+	if plan, _ := Plan(ctx, c, g(), PlanOptions{Scope: scope, Backend: "cpu"}); plan[0].Status != PlanCached {
+		t.Errorf("plan under cpu: %v %v", plan[0].Status, plan[0].Reasons)
+	}
+}

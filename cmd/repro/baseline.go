@@ -44,6 +44,9 @@ is not in this cache, say); the baseline must exist and have the same seeds.`,
 				return exitCode(1, "repro baseline: --seeds is empty")
 			}
 			file := args[0]
+			if err := checkBackend(ro.backend, nil); err != nil {
+				return err
+			}
 			x, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
 			if err != nil {
 				return err

@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"strings"
-	"text/tabwriter"
 
+	"repro/cmd/repro/view"
 	"repro/runner"
 	"repro/runner/slurm"
 	"repro/store"
@@ -13,16 +11,35 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// Exit codes of plan with --detailed-exitcode (Terraform's): 0 nothing
+// would run, 2 stages would run; 1 an error, or run would refuse to start
+// (with or without the flag).
+const planChanges = 2
+
 func newPlanCmd() *cobra.Command {
 	var lf loadFlags
 	var backendName string
+	var devices []string
+	var asJSON, detailed bool
 	var ef execFlags
 	cmd := &cobra.Command{
 		Use:   "plan FILE.hcl",
 		Short: "Show each stage in order, its key, and whether it is cached or will run and why; runs nothing",
-		Args:  cobra.ExactArgs(1),
+		Long: `plan says, without running anything, what repro run would do: each stage in order,
+its cache key, whether it is cached or would run and why ("parameter top_k changed (3 -> 4)",
+"backend changed cpu -> cuda", "input data changed (upstream tfidf will run)"), where each
+repeat block's until stands, the language-model requests the run would send, and whether
+run would refuse to start (a missing weights directory, say).
+
+Exit status: 0 success; 1 an error, or run would refuse to start; with --detailed-exitcode,
+2 when stages would run (0 then means everything is cached), as terraform plan
+-detailed-exitcode does.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
+			if err := checkBackend(backendName, devices); err != nil {
+				return err
+			}
 			x, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -49,59 +66,52 @@ func newPlanCmd() *cobra.Command {
 			if st != nil {
 				defer st.Close()
 			}
-			detailed, err := x.PlanDetailed(cmd.Context(), st, backendName)
+			detailedPlan, err := x.PlanDetailed(cmd.Context(), st, backendName)
 			if err != nil {
 				return exitCode(1, "repro plan: %v", err)
 			}
-			entries := detailed.Entries
-			out := cmd.OutOrStdout()
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "STAGE\tTYPE\tKEY\tSTATUS\tWHY")
-			run := 0
-			for _, e := range entries {
-				key := "-"
-				if e.Key != "" {
-					key = e.Key[:12]
-				}
-				var why []string
-				for _, r := range e.Reasons {
-					why = append(why, r.String())
-				}
-				if e.Status == runner.PlanRun {
-					run++
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID, e.Type, key, e.Status, strings.Join(why, "; "))
-			}
-			tw.Flush()
-			stopped := 0
-			for _, e := range entries {
-				if e.Status == runner.PlanStopped {
-					stopped++
-				}
-			}
-			if stopped > 0 {
-				fmt.Fprintf(out, "\n%d of %d stage(s) will run; %d cached; %d not needed (until).\n", run, len(entries), len(entries)-run-stopped, stopped)
-			} else {
-				fmt.Fprintf(out, "\n%d of %d stage(s) will run; %d cached.\n", run, len(entries), len(entries)-run)
-			}
-			for _, l := range detailed.Loops {
-				fmt.Fprintf(out, "repeat %s, %s\n", l.Name, l.String())
+			entries := detailedPlan.Entries
+			p := view.NewPlan(file, x.Profile, backendName, entries)
+			for _, l := range detailedPlan.Loops {
+				p.Loops = append(p.Loops, l.Name+", "+l.String())
 			}
 			var refused *runner.StartError
 			if err := runner.CheckStart(x.Graph.Nodes); errors.As(err, &refused) {
-				fmt.Fprintf(out, "\nrepro run would refuse to start: %d stage(s) cannot work as declared%s\n", len(refused.Stages), refused.Detail())
+				p.Refuse(refused)
 			}
-			if err := printRequestPlan(cmd.Context(), out, st, x, entries); err != nil {
-				return exitCode(1, "repro plan: %v", err)
+			out := cmd.OutOrStdout()
+			if asJSON {
+				rps, err := x.PlanRequests(cmd.Context(), st, entries)
+				if err != nil {
+					return exitCode(1, "repro plan: %v", err)
+				}
+				p.AddRequests(rps)
+				if err := view.WriteJSON(out, p); err != nil {
+					return err
+				}
+			} else {
+				p.Human(out)
+				if err := printRequestPlan(cmd.Context(), out, st, x, entries); err != nil {
+					return exitCode(1, "repro plan: %v", err)
+				}
+				if onSlurm {
+					printJobs(out, x, entries, backendName, slurmCfg)
+				}
 			}
-			if onSlurm {
-				printJobs(out, x, entries, backendName, slurmCfg)
+			switch {
+			case p.Refused != nil:
+				return exitCode(1, "")
+			case detailed && p.Summary.Run > 0:
+				return &exitError{code: planChanges}
 			}
 			return nil
 		},
 	}
 	lf.register(cmd)
 	cmd.Flags().StringVar(&backendName, "backend", "cpu", "the tensor backend the run would use (part of tensor stages' keys)")
+	cmd.Flags().StringSliceVar(&devices, "device", nil, "devices the run would use (cpu, cuda:0, ...); checked against --backend")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON: per stage its action and reasons, and whether run would refuse")
+	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when stages would run, 0 when everything is cached (1 stays an error)")
 	ef.register(cmd)
 	return cmd
 }

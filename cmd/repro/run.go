@@ -7,10 +7,14 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"repro/experiment"
 	"repro/internal/report"
+	"repro/internal/tensor/backend"
 	"repro/runner"
 
 	"github.com/spf13/cobra"
@@ -26,6 +30,9 @@ func newRunCmd() *cobra.Command {
 		Short: "Run an experiment: every stage not in the cache, then print the paper's table beside ours",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkBackend(ro.backend, ro.devices); err != nil {
+				return err
+			}
 			if len(seeds) > 0 {
 				return runSeeds(cmd, args[0], &lf, ro, seeds)
 			}
@@ -67,6 +74,36 @@ func runSeeds(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts, seeds 
 		return exitCode(1, "repro run: %v", err)
 	}
 	report.WriteAblationText(cmd.OutOrStdout(), mean)
+	return nil
+}
+
+// checkBackend refuses, before anything loads, a backend this binary was
+// not built with and a --device the backend cannot drive: the CPU backends
+// have no devices, so "--device cuda:0" beside them would otherwise fail
+// only when the first tensor stage starts. Nothing is opened here (naming
+// cuda opens the GPU; plan must not).
+func checkBackend(name string, devices []string) error {
+	if !slices.Contains(backend.Names(), name) {
+		_, err := backend.ByName(name)
+		if err == nil {
+			err = fmt.Errorf("backend %q is not available", name)
+		}
+		return exitCode(1, "repro: --backend: %v", err)
+	}
+	for _, d := range devices {
+		family, ordinal, _ := strings.Cut(d, ":")
+		switch {
+		case d == "cpu":
+		case family == "cuda" && name != "cuda":
+			return exitCode(1, "repro: --device %s needs --backend cuda (this run's backend is %s, which has no devices: leave --device out, or pass --backend cuda)", d, name)
+		case family == "cuda":
+			if _, err := strconv.Atoi(ordinal); ordinal != "" && err != nil {
+				return exitCode(1, "repro: --device %s: want cuda:N, N the GPU's number", d)
+			}
+		default:
+			return exitCode(1, "repro: --device %s: want cpu or cuda:N", d)
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// plan's detailed exit status (terraform plan -detailed-exitcode): 2 while
+// stages would run, 0 once everything is cached, 1 for a refusal.
+func TestPlanDetailedExitCode(t *testing.T) {
+	file := workspace(t)
+	if code, out, errs := repro(t, "plan", file, "--detailed-exitcode"); code != planChanges {
+		t.Errorf("plan before any run: exit %d, want 2\n%s%s", code, out, errs)
+	}
+	if code, out, _ := repro(t, "plan", file); code != 0 {
+		t.Errorf("plan without the flag: exit %d, want 0\n%s", code, out)
+	}
+	if code, out, errs := repro(t, "run", file); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := repro(t, "plan", file, "--detailed-exitcode"); code != 0 {
+		t.Errorf("plan after the run: exit %d, want 0\n%s", code, out)
+	}
+	if code, out, _ := repro(t, "plan", file, "--detailed-exitcode", "--set", "stage.tfidf.max_features=1500"); code != planChanges {
+		t.Errorf("plan with a changed parameter: exit %d, want 2\n%s", code, out)
+	}
+	if code, out, _ := repro(t, "plan", "testdata/weights.hcl", "--detailed-exitcode"); code != 1 {
+		t.Errorf("plan of a run that would refuse: exit %d, want 1\n%s", code, out)
+	}
+}
+
+// plan --json carries each stage's action and reasons and the refusal.
+func TestPlanJSON(t *testing.T) {
+	file := workspace(t)
+	if code, out, errs := repro(t, "run", file); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ := repro(t, "plan", file, "--json", "--set", "stage.tfidf.max_features=1500")
+	if code != 0 {
+		t.Fatalf("plan --json: exit %d\n%s", code, out)
+	}
+	var p struct {
+		FormatVersion string `json:"format_version"`
+		Stages        []struct {
+			ID, Type, Key, Action string
+			Reasons               []struct{ Kind, Text, Name, Old, New string }
+		}
+		Summary struct{ Run, Cached int }
+		Refused *struct{} `json:"refused"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	by := map[string]int{}
+	for i, s := range p.Stages {
+		by[s.ID] = i
+	}
+	tf := p.Stages[by["tfidf"]]
+	if p.FormatVersion == "" || p.Summary.Run != 2 || p.Summary.Cached != 2 || p.Refused != nil ||
+		tf.Action != "run" || len(tf.Reasons) != 1 || tf.Reasons[0].Kind != "param_changed" ||
+		tf.Reasons[0].Name != "max_features" || tf.Reasons[0].Old != "2000" || tf.Reasons[0].New != "1500" ||
+		tf.Reasons[0].Text != "parameter max_features changed (2000 -> 1500)" {
+		t.Errorf("plan JSON: %+v", p)
+	}
+	if c := p.Stages[by["corpus"]]; c.Action != "cached" || len(c.Key) != 64 {
+		t.Errorf("corpus: %+v", c)
+	}
+	code, out, _ = repro(t, "plan", "testdata/weights.hcl", "--json")
+	var refused struct {
+		Refused struct {
+			Stages []struct{ ID, Reason string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &refused); code != 1 || err != nil || len(refused.Refused.Stages) != 3 ||
+		!strings.Contains(refused.Refused.Stages[0].Reason, "-var") {
+		t.Errorf("refusal in JSON: exit %d, %v\n%s", code, err, out)
+	}
+}
+
+// A backend this binary lacks and a device the backend cannot drive are
+// refused before anything loads or runs, by plan as by run.
+func TestBackendAndDeviceRefused(t *testing.T) {
+	file := workspace(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", file, "--backend", "cuda"}, `backend "cuda" is not compiled into this binary: rebuild with -tags cuda`},
+		{[]string{"run", file, "--backend", "tpu"}, `unknown backend "tpu"`},
+		{[]string{"run", file, "--device", "cuda:0"}, "--device cuda:0 needs --backend cuda"},
+		{[]string{"plan", file, "--device", "cuda:0"}, "--device cuda:0 needs --backend cuda"},
+		{[]string{"run", file, "--device", "gpu"}, "--device gpu: want cpu or cuda:N"},
+	} {
+		code, out, errs := repro(t, c.args...)
+		if code != 1 || !strings.Contains(errs, c.want) || strings.Contains(out, "running ") {
+			t.Errorf("%v: exit %d, want 1 and %q\n%s%s", c.args, code, c.want, out, errs)
+		}
+	}
+}
