@@ -32,6 +32,14 @@ fuzz:
 	go test ./dsl -run '^$$' -fuzz '^FuzzLoadSource$$' -fuzztime $(FUZZTIME)
 	go test ./dsl -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME)
 	go test ./internal/dataset -run '^$$' -fuzz '^FuzzReaders$$' -fuzztime $(FUZZTIME)
+	go test ./internal/model/safetensors -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	go test ./internal/model/checkpoint -run '^$$' -fuzz '^FuzzLoadEncoder$$' -fuzztime $(FUZZTIME)
+	go test ./internal/model/gpt2 -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZTIME)
+	go test ./internal/model/t5 -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZTIME)
+	go test ./internal/model/tokenizer -run '^$$' -fuzz '^FuzzWordPiece$$' -fuzztime $(FUZZTIME)
+	go test ./internal/model/tokenizer -run '^$$' -fuzz '^FuzzBPE$$' -fuzztime $(FUZZTIME)
+	go test ./internal/model/tokenizer -run '^$$' -fuzz '^FuzzSentencePiece$$' -fuzztime $(FUZZTIME)
+	go test ./internal/model/tokenizer -run '^$$' -fuzz '^FuzzUnigramJSON$$' -fuzztime $(FUZZTIME)
 
 experiments: build
 	bash scripts/experiments.sh ci

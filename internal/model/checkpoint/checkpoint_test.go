@@ -19,7 +19,7 @@ func tinyConfig() transformer.Config {
 		TypeVocab: 2, HiddenDropout: 0.1, AttentionDropout: 0.1, LayerNormEps: 1e-12, PadID: 0, Pooler: true}
 }
 
-func newEncoder(t *testing.T, c transformer.Config, seed uint64) *transformer.Encoder {
+func newEncoder(t testing.TB, c transformer.Config, seed uint64) *transformer.Encoder {
 	t.Helper()
 	e, err := transformer.NewEncoder(c, rand.New(rand.NewPCG(seed, seed)))
 	if err != nil {
@@ -49,7 +49,7 @@ func encode(t *testing.T, e *transformer.Encoder, p transformer.Pooling) [][]flo
 
 // writeHF writes e in Hugging Face's layout by hand: a config.json as HF
 // writes it and model.safetensors with prefix+name tensors.
-func writeHF(t *testing.T, dir string, e *transformer.Encoder, prefix, configJSON string, extra map[string]safetensors.Tensor) {
+func writeHF(t testing.TB, dir string, e *transformer.Encoder, prefix, configJSON string, extra map[string]safetensors.Tensor) {
 	t.Helper()
 	ts := map[string]safetensors.Tensor{}
 	for _, p := range e.NamedParams() {

@@ -69,6 +69,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("transformer config: num_hidden_layers %d is negative", c.Layers)
 	case c.Intermediate <= 0:
 		return fmt.Errorf("transformer config: intermediate_size %d must be positive", c.Intermediate)
+	case c.PositionOffset < 0:
+		// Position ids are offset+t; a negative one indexes before the table.
+		return fmt.Errorf("transformer config: position_offset %d is negative", c.PositionOffset)
 	case c.MaxPosition <= c.PositionOffset:
 		return fmt.Errorf("transformer config: max_position_embeddings %d leaves no position after offset %d", c.MaxPosition, c.PositionOffset)
 	case c.TypeVocab < 0:
