@@ -21,6 +21,18 @@ type RequestStore interface {
 	PutRequest(ctx context.Context, r StoredRequest) error
 }
 
+// RequestClaimer is implemented by a RequestStore that several processes
+// share (runs on one cache): a stage claims a request before sending it,
+// and a request claimed by another live process is waited for instead of
+// paid for twice. A claim lapses when its process dies.
+type RequestClaimer interface {
+	// ClaimRequest takes key, or reports false when another live holder
+	// has it.
+	ClaimRequest(ctx context.Context, key string) (bool, error)
+	// ReleaseRequest gives a claim up.
+	ReleaseRequest(ctx context.Context, key string) error
+}
+
 // StoredRequest is one answered request. Request is the key's preimage
 // (provider kind, model, messages, sampling parameters, sample index): it
 // never holds a credential.
@@ -32,6 +44,13 @@ type StoredRequest struct {
 	PromptTokens     int
 	CompletionTokens int
 	Duration         time.Duration
+	// Failure, when not "", says why the stage could not parse the answer:
+	// a failure kept (it was paid for) and replayed as one, which repro
+	// cache requests lists and can drop.
+	Failure string
+	// Stage and StageKey name the stage run that sent the request (its
+	// node ID and stage key), so that its answers can be dropped.
+	Stage, StageKey string
 }
 
 // RequestEstimate is what a stage would send to a language model, for

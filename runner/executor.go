@@ -96,6 +96,12 @@ func (l *Local) Execute(ctx context.Context, job *Job) (*Outcome, error) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
+	// A re-run keeps the log of the attempt before it (a failure's log is
+	// what the user needs after retrying).
+	prev, err := store.KeepLog(job.Log)
+	if err != nil {
+		return nil, err
+	}
 	lf, err := os.Create(job.Log)
 	if err != nil {
 		return nil, err
@@ -107,6 +113,9 @@ func (l *Local) Execute(ctx context.Context, job *Job) (*Outcome, error) {
 	}
 	fmt.Fprintf(logf, "# stage %s (%s v%d) key %s device %s started %s\n",
 		n.ID, n.Type.Name, n.Type.Version, job.Key, job.Device.Name, time.Now().Format(time.RFC3339))
+	if prev != "" {
+		fmt.Fprintf(logf, "# the previous attempt's log: %s\n", prev)
+	}
 	if n.Type.Tensor && l.Bind != nil {
 		l.tensor.Lock()
 		defer l.tensor.Unlock()
@@ -125,6 +134,8 @@ func (l *Local) Execute(ctx context.Context, job *Job) (*Outcome, error) {
 	}
 	env := &registry.Env{
 		Requests:  requests,
+		Stage:     n.ID,
+		StageKey:  job.Key,
 		Inputs:    job.Inputs,
 		Outputs:   outputs,
 		Work:      work,

@@ -15,6 +15,7 @@
 //	tmp/<key>-<random>/   outputs being written by a running stage
 //	work/<key>/           Env.Work: resumable state, removed once the run is stored
 //	logs/<key>.log        the log of the latest attempt at that key
+//	logs/<key>.<time>.log an earlier attempt's log, kept by the next attempt
 //	locks/<key>, locks/gc flock files
 //	quarantine/<digest>.<ns> objects found damaged, with a .why note
 //	logs/slurm-<job>.out  a cluster job's own log (runner/slurm)

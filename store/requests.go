@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"repro/registry"
@@ -29,10 +31,19 @@ import (
 const requestsSchema = `
 CREATE TABLE IF NOT EXISTS llm_requests ` + requestsColumns + `;
 CREATE INDEX IF NOT EXISTS llm_requests_model ON llm_requests(provider, model);
+CREATE TABLE IF NOT EXISTS llm_claims (
+	key        TEXT PRIMARY KEY,
+	owner      TEXT NOT NULL,
+	host       TEXT NOT NULL,
+	pid        INTEGER NOT NULL,
+	expires_ns INTEGER NOT NULL
+);
 `
 
 // requestsColumns is the request table's columns (also those of a
-// snapshot, see snapshot.go).
+// snapshot, see snapshot.go). failure, stage and stage_key came later: an
+// index from before them gains them (migrateRequests), appended in this
+// order.
 const requestsColumns = `(
 	key               TEXT PRIMARY KEY,
 	provider          TEXT NOT NULL,
@@ -42,17 +53,32 @@ const requestsColumns = `(
 	prompt_tokens     INTEGER NOT NULL,
 	completion_tokens INTEGER NOT NULL,
 	duration_ns       INTEGER NOT NULL,
-	created_ns        INTEGER NOT NULL
+	created_ns        INTEGER NOT NULL,
+	failure           TEXT NOT NULL DEFAULT '',
+	stage             TEXT NOT NULL DEFAULT '',
+	stage_key         TEXT NOT NULL DEFAULT ''
 )`
 
-// insertRequest stores one answer, keeping the first of a key.
-const insertRequest = `INSERT OR IGNORE INTO llm_requests
-	(key, provider, model, request, response, prompt_tokens, completion_tokens, duration_ns, created_ns)
-	VALUES (?,?,?,?,?,?,?,?,?)`
+// addedRequestColumns are the columns added to llm_requests after its
+// first version, with their definitions, in order.
+var addedRequestColumns = [][2]string{
+	{"failure", "TEXT NOT NULL DEFAULT ''"},
+	{"stage", "TEXT NOT NULL DEFAULT ''"},
+	{"stage_key", "TEXT NOT NULL DEFAULT ''"},
+}
 
-// requestStore is the registry.RequestStore of a cache.
+// requestFields lists the columns in the order insertRequest binds them.
+const requestFields = `key, provider, model, request, response, prompt_tokens, completion_tokens, duration_ns, created_ns,
+	failure, stage, stage_key`
+
+// insertRequest stores one answer, keeping the first of a key.
+const insertRequest = `INSERT OR IGNORE INTO llm_requests (` + requestFields + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`
+
+// requestStore is the registry.RequestStore of a cache; on a writable
+// index it also claims requests in flight (registry.RequestClaimer).
 type requestStore struct {
-	db *sql.DB
+	db     *sql.DB
+	claims *claims // nil: read-only, nothing is claimed
 }
 
 // Requests returns the cache's request store, creating its table when the
@@ -73,10 +99,55 @@ func (c *Store) Requests() (registry.RequestStore, error) {
 		}
 		return &requestStore{db: c.db}, nil
 	}
-	if err := retryBusy(func() error { _, err := c.db.Exec(requestsSchema); return err }); err != nil {
+	if err := c.migrateRequests(); err != nil {
 		return nil, fmt.Errorf("request cache in %s: %w", c.dir, err)
 	}
-	return &requestStore{db: c.db}, nil
+	return &requestStore{db: c.db, claims: newClaims(c.db, c.host)}, nil
+}
+
+// migrateRequests creates the request tables, and adds to an index made
+// before them the columns added since.
+func (c *Store) migrateRequests() error {
+	return retryBusy(func() error {
+		if _, err := c.db.Exec(requestsSchema); err != nil {
+			return err
+		}
+		have, err := columnsOf(c.db, "main", "llm_requests")
+		if err != nil {
+			return err
+		}
+		for _, col := range addedRequestColumns {
+			if have[col[0]] {
+				continue
+			}
+			// Another process may add it between the look and the ALTER.
+			if _, err := c.db.Exec("ALTER TABLE llm_requests ADD COLUMN " + col[0] + " " + col[1]); err != nil &&
+				!strings.Contains(err.Error(), "duplicate column") {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// columnsOf names the columns of a table.
+func columnsOf(q interface {
+	Query(string, ...any) (*sql.Rows, error)
+}, schema, table string) (map[string]bool, error) {
+	rows, err := q.Query("SELECT name FROM pragma_table_info(?, ?)", table, schema)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out[n] = true
+	}
+	return out, rows.Err()
 }
 
 func (c *Store) hasRequests() (bool, error) {
@@ -112,16 +183,36 @@ func (s *requestStore) PutRequest(ctx context.Context, r registry.StoredRequest)
 	if !validDigest(r.Key) {
 		return fmt.Errorf("request key %q is not 64 hex digits", r.Key)
 	}
-	_, err := s.db.ExecContext(ctx, insertRequest,
-		r.Key, r.Provider, r.Model, string(r.Request), string(r.Response), r.PromptTokens, r.CompletionTokens,
-		int64(r.Duration), time.Now().UnixNano())
+	_, err := s.db.ExecContext(ctx, insertRequest, requestArgs(r, time.Now().UnixNano())...)
 	return err
+}
+
+func requestArgs(r registry.StoredRequest, created int64) []any {
+	return []any{r.Key, r.Provider, r.Model, string(r.Request), string(r.Response), r.PromptTokens, r.CompletionTokens,
+		int64(r.Duration), created, r.Failure, r.Stage, r.StageKey}
+}
+
+// ClaimRequest implements registry.RequestClaimer (see claims).
+func (s *requestStore) ClaimRequest(ctx context.Context, key string) (bool, error) {
+	if s.claims == nil {
+		return true, nil
+	}
+	return s.claims.claim(ctx, key)
+}
+
+// ReleaseRequest implements registry.RequestClaimer.
+func (s *requestStore) ReleaseRequest(ctx context.Context, key string) error {
+	if s.claims == nil {
+		return nil
+	}
+	return s.claims.release(ctx, key)
 }
 
 // RequestStats summarises the stored answers of one provider and model.
 type RequestStats struct {
 	Provider, Model                string
 	Requests                       int
+	Failures                       int // of Requests, answers the stage could not parse
 	PromptTokens, CompletionTokens int64
 	Duration                       time.Duration // summed time waiting for the answers
 	First, Last                    time.Time
@@ -133,7 +224,13 @@ func (c *Store) RequestStats(ctx context.Context) ([]RequestStats, error) {
 	if ok, err := c.hasRequests(); err != nil || !ok {
 		return nil, err
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT provider, model, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens),
+	fail := "0"
+	if ok, err := c.hasRequestColumn("failure"); err != nil {
+		return nil, err
+	} else if ok {
+		fail = "SUM(failure != '')"
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT provider, model, COUNT(*), `+fail+`, SUM(prompt_tokens), SUM(completion_tokens),
 		SUM(duration_ns), MIN(created_ns), MAX(created_ns) FROM llm_requests GROUP BY provider, model ORDER BY provider, model`)
 	if err != nil {
 		return nil, err
@@ -143,7 +240,7 @@ func (c *Store) RequestStats(ctx context.Context) ([]RequestStats, error) {
 	for rows.Next() {
 		var s RequestStats
 		var dur, first, last int64
-		if err := rows.Scan(&s.Provider, &s.Model, &s.Requests, &s.PromptTokens, &s.CompletionTokens, &dur, &first, &last); err != nil {
+		if err := rows.Scan(&s.Provider, &s.Model, &s.Requests, &s.Failures, &s.PromptTokens, &s.CompletionTokens, &dur, &first, &last); err != nil {
 			return nil, err
 		}
 		s.Duration, s.First, s.Last = time.Duration(dur), time.Unix(0, first), time.Unix(0, last)
@@ -152,29 +249,124 @@ func (c *Store) RequestStats(ctx context.Context) ([]RequestStats, error) {
 	return out, rows.Err()
 }
 
-// DropRequests deletes stored answers -- those of one model when model is
-// not "" (of one provider when provider is not ""), else all -- and says how
-// many. Nothing else ever deletes them: dropped answers are paid again.
-func (c *Store) DropRequests(ctx context.Context, provider, model string) (int, error) {
+// hasRequestColumn reports whether the request table has a column (a
+// read-only index from before it was added does not).
+func (c *Store) hasRequestColumn(name string) (bool, error) {
+	cols, err := columnsOf(c.db, "main", "llm_requests")
+	return cols[name], err
+}
+
+// RequestFilter selects stored answers. Every field set narrows; the zero
+// filter selects all.
+type RequestFilter struct {
+	Provider, Model string
+	// Stage is a stage's node ID, or the first 8 or more hex digits of its
+	// stage key: the answers that stage run stored.
+	Stage string
+	// Key is a request key or its first 8 or more hex digits.
+	Key string
+	// Failed selects only the answers recorded as failures.
+	Failed bool
+}
+
+func (f RequestFilter) where() (string, []any, error) {
+	q := "1 = 1"
+	var args []any
+	if f.Provider != "" {
+		q += " AND provider = ?"
+		args = append(args, f.Provider)
+	}
+	if f.Model != "" {
+		q += " AND model = ?"
+		args = append(args, f.Model)
+	}
+	if f.Stage != "" {
+		if len(f.Stage) >= 8 && strings.Trim(f.Stage, "0123456789abcdef") == "" {
+			q += " AND (stage = ? OR substr(stage_key, 1, ?) = ?)"
+			args = append(args, f.Stage, len(f.Stage), f.Stage)
+		} else {
+			q += " AND stage = ?"
+			args = append(args, f.Stage)
+		}
+	}
+	if f.Key != "" {
+		if len(f.Key) < 8 || len(f.Key) > 64 || strings.Trim(f.Key, "0123456789abcdef") != "" {
+			return "", nil, fmt.Errorf("request key %q: give 8 to 64 hex digits", f.Key)
+		}
+		q += " AND substr(key, 1, ?) = ?"
+		args = append(args, len(f.Key), f.Key)
+	}
+	if f.Failed {
+		q += " AND failure != ''"
+	}
+	return q, args, nil
+}
+
+// DropRequests deletes the stored answers f selects and says how many.
+// Nothing else ever deletes them: dropped answers are paid again.
+func (c *Store) DropRequests(ctx context.Context, f RequestFilter) (int, error) {
 	if _, err := c.Requests(); err != nil {
 		return 0, err
 	}
-	q := "DELETE FROM llm_requests WHERE 1 = 1"
-	var args []any
-	if provider != "" {
-		q += " AND provider = ?"
-		args = append(args, provider)
+	where, args, err := f.where()
+	if err != nil {
+		return 0, err
 	}
-	if model != "" {
-		q += " AND model = ?"
-		args = append(args, model)
-	}
-	res, err := c.db.ExecContext(ctx, q, args...)
+	res, err := c.db.ExecContext(ctx, "DELETE FROM llm_requests WHERE "+where, args...)
 	if err != nil {
 		return 0, err
 	}
 	n, err := res.RowsAffected()
 	return int(n), err
+}
+
+// RequestFailure is one stored answer recorded as a failure.
+type RequestFailure struct {
+	Key, Provider, Model string
+	Stage, StageKey      string
+	Failure              string
+	Answer               string // the unusable answer's content
+	Created              time.Time
+}
+
+// RequestFailures lists the stored failures f selects (f.Failed implied),
+// oldest first.
+func (c *Store) RequestFailures(ctx context.Context, f RequestFilter) ([]RequestFailure, error) {
+	if ok, err := c.hasRequests(); err != nil || !ok {
+		return nil, err
+	}
+	if ok, err := c.hasRequestColumn("failure"); err != nil || !ok {
+		return nil, err
+	}
+	f.Failed = true
+	where, args, err := f.where()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT key, provider, model, stage, stage_key, failure, response, created_ns
+		FROM llm_requests WHERE `+where+` ORDER BY created_ns, key`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []RequestFailure
+	for rows.Next() {
+		var r RequestFailure
+		var resp string
+		var created int64
+		if err := rows.Scan(&r.Key, &r.Provider, &r.Model, &r.Stage, &r.StageKey, &r.Failure, &resp, &created); err != nil {
+			return nil, err
+		}
+		var body struct {
+			Content string `json:"content"`
+		}
+		if json.Unmarshal([]byte(resp), &body) == nil {
+			r.Answer = body.Content
+		}
+		r.Created = time.Unix(0, created)
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // salvageRequests copies into this index the answers that the index file
@@ -187,8 +379,15 @@ func (c *Store) salvageRequests(ctx context.Context, path string) (int, error) {
 		return 0, err
 	}
 	defer src.Close()
-	rows, err := src.QueryContext(ctx, `SELECT key, provider, model, request, response, prompt_tokens,
-		completion_tokens, duration_ns, created_ns FROM llm_requests`)
+	// An index from before the added columns lacks them: read it with
+	// their defaults.
+	cols := "key, provider, model, request, response, prompt_tokens, completion_tokens, duration_ns, created_ns"
+	if have, err := columnsOf(src, "main", "llm_requests"); err == nil && have["failure"] && have["stage"] && have["stage_key"] {
+		cols += ", failure, stage, stage_key"
+	} else {
+		cols += ", '', '', ''"
+	}
+	rows, err := src.QueryContext(ctx, "SELECT "+cols+" FROM llm_requests")
 	if err != nil {
 		return 0, err
 	}
@@ -203,15 +402,15 @@ func (c *Store) salvageRequests(ctx context.Context, path string) (int, error) {
 	defer tx.Rollback()
 	n := 0
 	for rows.Next() {
-		var key, provider, model, req, resp string
+		var key, provider, model, req, resp, failure, stage, stageKey string
 		var pt, ct, dur, created int64
-		if err := rows.Scan(&key, &provider, &model, &req, &resp, &pt, &ct, &dur, &created); err != nil {
+		if err := rows.Scan(&key, &provider, &model, &req, &resp, &pt, &ct, &dur, &created, &failure, &stage, &stageKey); err != nil {
 			break
 		}
 		if !validDigest(key) {
 			continue
 		}
-		if _, err := tx.Exec(insertRequest, key, provider, model, req, resp, pt, ct, dur, created); err != nil {
+		if _, err := tx.Exec(insertRequest, key, provider, model, req, resp, pt, ct, dur, created, failure, stage, stageKey); err != nil {
 			return 0, err
 		}
 		n++

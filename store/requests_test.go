@@ -75,14 +75,14 @@ func TestRequestStore(t *testing.T) {
 		t.Fatal("gc dropped a stored answer")
 	}
 	// Only DropRequests does, and only what it is asked to.
-	n, err := c.DropRequests(ctx, "", "m2")
+	n, err := c.DropRequests(ctx, RequestFilter{Model: "m2"})
 	if err != nil || n != 1 {
 		t.Fatalf("drop m2: %d %v", n, err)
 	}
 	if _, ok, _ := s.LookupRequest(ctx, k); !ok {
 		t.Fatal("dropping m2 dropped m1's answer")
 	}
-	if n, _ := c.DropRequests(ctx, "", ""); n != 2 {
+	if n, _ := c.DropRequests(ctx, RequestFilter{}); n != 2 {
 		t.Fatalf("drop all: %d", n)
 	}
 }

@@ -42,7 +42,9 @@ func (c *Store) SnapshotRequests(ctx context.Context, path string) (int, error) 
 		if _, err := conn.ExecContext(ctx, snapshotSchema); err != nil {
 			return 0, err
 		}
-		res, err := conn.ExecContext(ctx, `INSERT INTO snap.llm_requests SELECT * FROM main.llm_requests`)
+		// Columns by name: an index that gained columns by migration has
+		// them in the same order, but naming them does not depend on it.
+		res, err := conn.ExecContext(ctx, `INSERT INTO snap.llm_requests (`+requestFields+`) SELECT `+requestFields+` FROM main.llm_requests`)
 		if err != nil {
 			return 0, err
 		}
@@ -61,7 +63,8 @@ func (c *Store) SnapshotRequests(ctx context.Context, path string) (int, error) 
 	return n, syncDir(filepath.Dir(path))
 }
 
-// snapshotSchema is the request table in the attached snapshot.
+// snapshotSchema is the request table in the attached snapshot (claims are
+// not copied: a job that reads a snapshot writes a journal, not the index).
 const snapshotSchema = "CREATE TABLE snap.llm_requests " + requestsColumns
 
 func syncFile(path string) error {
@@ -131,9 +134,7 @@ func (c *Store) PutRequests(ctx context.Context, rs []registry.StoredRequest) (i
 		if !validDigest(r.Key) {
 			return 0, fmt.Errorf("request key %q is not 64 hex digits", r.Key)
 		}
-		res, err := tx.ExecContext(ctx, insertRequest,
-			r.Key, r.Provider, r.Model, string(r.Request), string(r.Response), r.PromptTokens, r.CompletionTokens,
-			int64(r.Duration), now)
+		res, err := tx.ExecContext(ctx, insertRequest, requestArgs(r, now)...)
 		if err != nil {
 			return 0, err
 		}

@@ -259,6 +259,33 @@ func (c *Store) LogPath(key string) string {
 	return filepath.Join(c.dir, logsDir, key+".log")
 }
 
+// KeepLog moves an earlier attempt's log at path (logs/<key>.log) aside to
+// logs/<key>.<time>.log, named by when it was last written, so that a new
+// attempt does not overwrite the log of one that failed. It returns the
+// new name, or "" when there was no log. gc removes kept logs as it does
+// the logs of failed runs, once older than its cutoff.
+func KeepLog(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	base := strings.TrimSuffix(path, ".log") + "." + fi.ModTime().UTC().Format("20060102T150405.000000000Z")
+	kept := base + ".log"
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(kept); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		kept = fmt.Sprintf("%s-%d.log", base, i)
+	}
+	if err := os.Rename(path, kept); err != nil {
+		return "", err
+	}
+	return kept, nil
+}
+
 // TempDir names a fresh directory under tmp/ for the outputs of an attempt
 // at key (not created). Nothing is ever read from tmp/: a finished output is
 // sealed and renamed into objects/ by PutObject; GC removes what is left.

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"repro/experiment"
 	"repro/registry"
@@ -84,27 +85,32 @@ func humanCount(n int64) string {
 }
 
 // newCacheRequestsCmd is `repro cache requests`: the request cache's
-// answers per model, with their cost from an experiment's price table, and
-// the only way to drop answers.
+// answers per model, with their cost from an experiment's price table, the
+// answers recorded as failures, and the only way to drop answers.
 func newCacheRequestsCmd() *cobra.Command {
 	var lf loadFlags
-	var drop bool
-	var provider, model string
+	var drop, failed bool
+	var f store.RequestFilter
 	cmd := &cobra.Command{
 		Use:   "requests [FILE.hcl]",
-		Short: "Language-model answers in the request cache: requests, tokens and cost per model; --drop deletes",
+		Short: "Language-model answers in the request cache: requests, failures, tokens and cost per model; --failed lists failures; --drop deletes",
 		Long: `Counts the answered language-model requests in the request cache, per provider and model,
-with their tokens. Given an experiment file, the cost comes from the price tables of its stages
-(parameter prices); without one, costs are not shown.
+with their tokens and the answers recorded as failures (the stage could not parse them; a
+re-run replays them as failures and does not pay for them again). Given an experiment file,
+the cost comes from the price tables of its stages (parameter prices); without one, costs are
+not shown. --failed lists the failures: request key, stage, model, reason and the answer.
 
-Nothing else ever deletes an answer (repro cache gc keeps them all): --drop deletes those of
---model (and --provider), or all of them, and they will be paid for again.`,
+Nothing else ever deletes an answer (repro cache gc keeps them all): --drop deletes those
+selected by --model, --provider, --stage (a stage's name, or its key's first 8+ hex digits),
+--key (a request key or its first 8+ hex digits) and --failed, or all of them, and they will
+be paid for again.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := "x.hcl"
 			if len(args) == 1 {
 				file = args[0]
 			}
+			f.Failed = failed
 			// Counting reads; only --drop writes.
 			open := openStoreRead
 			if drop {
@@ -121,15 +127,23 @@ Nothing else ever deletes an answer (repro cache gc keeps them all): --drop dele
 			ctx := cmd.Context()
 			out := cmd.OutOrStdout()
 			if drop {
-				n, err := c.DropRequests(ctx, provider, model)
+				n, err := c.DropRequests(ctx, f)
 				if err != nil {
 					return exitCode(1, "repro cache requests --drop: %v", err)
 				}
 				fmt.Fprintf(out, "dropped %d answer(s) from %s\n", n, c.Dir())
 				return nil
 			}
-			if provider != "" || model != "" {
-				return exitCode(1, "repro cache requests: --provider and --model select what --drop deletes")
+			if failed {
+				fails, err := c.RequestFailures(ctx, f)
+				if err != nil {
+					return exitCode(1, "repro cache requests --failed: %v", err)
+				}
+				writeRequestFailures(out, fails)
+				return nil
+			}
+			if f != (store.RequestFilter{}) {
+				return exitCode(1, "repro cache requests: --provider, --model, --stage and --key select what --drop deletes or --failed lists")
 			}
 			prices := map[string]registry.RequestEstimate{}
 			if len(args) == 1 {
@@ -151,17 +165,44 @@ Nothing else ever deletes an answer (repro cache gc keeps them all): --drop dele
 		},
 	}
 	lf.register(cmd)
-	cmd.Flags().BoolVar(&drop, "drop", false, "delete answers (those of --model/--provider when given, else all): they will be paid for again")
-	cmd.Flags().StringVar(&provider, "provider", "", "with --drop: only this provider's answers")
-	cmd.Flags().StringVar(&model, "model", "", "with --drop: only this model's answers")
+	cmd.Flags().BoolVar(&drop, "drop", false, "delete answers (those selected by the other flags, else all): they will be paid for again")
+	cmd.Flags().BoolVar(&failed, "failed", false, "only the answers recorded as failures: list them, or with --drop delete them")
+	cmd.Flags().StringVar(&f.Provider, "provider", "", "only this provider's answers")
+	cmd.Flags().StringVar(&f.Model, "model", "", "only this model's answers")
+	cmd.Flags().StringVar(&f.Stage, "stage", "", "only the answers this stage stored (its name, or its stage key's first 8+ hex digits)")
+	cmd.Flags().StringVar(&f.Key, "key", "", "only this request (its key, or the key's first 8+ hex digits)")
 	return cmd
+}
+
+// writeRequestFailures lists stored failures, one a line, with the start
+// of the unusable answer (on one line).
+func writeRequestFailures(w io.Writer, fails []store.RequestFailure) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "REQUEST\tSTAGE\tPROVIDER/MODEL\tREASON\tANSWER")
+	for _, f := range fails {
+		stage := f.Stage
+		if stage == "" {
+			stage = "-"
+		}
+		answer := strings.Join(strings.Fields(f.Answer), " ")
+		if len(answer) > 60 {
+			cut := 60
+			for cut > 0 && !utf8.RuneStart(answer[cut]) {
+				cut--
+			}
+			answer = answer[:cut] + "..."
+		}
+		fmt.Fprintf(tw, "%.12s\t%s\t%s/%s\t%s\t%q\n", f.Key, stage, f.Provider, f.Model, f.Failure, answer)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d failure(s); repro cache requests --drop --failed [--stage S | --key K] to ask again\n", len(fails))
 }
 
 func writeRequestStats(w io.Writer, stats []store.RequestStats, prices map[string]registry.RequestEstimate, haveFile bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROVIDER\tMODEL\tREQUESTS\tPROMPT TOKENS\tCOMPLETION TOKENS\tCOST\tWAITED")
+	fmt.Fprintln(tw, "PROVIDER\tMODEL\tREQUESTS\tFAILED\tPROMPT TOKENS\tCOMPLETION TOKENS\tCOST\tWAITED")
 	var total float64
-	var n int
+	var n, failures int
 	unpriced := []string{}
 	for _, s := range stats {
 		cost := "-"
@@ -173,10 +214,14 @@ func writeRequestStats(w io.Writer, stats []store.RequestStats, prices map[strin
 			unpriced = append(unpriced, s.Model)
 		}
 		n += s.Requests
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Provider, s.Model, s.Requests, s.PromptTokens, s.CompletionTokens, cost, shortDur(s.Duration))
+		failures += s.Failures
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.Provider, s.Model, s.Requests, s.Failures, s.PromptTokens, s.CompletionTokens, cost, shortDur(s.Duration))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\n%d answer(s) cached", n)
+	if failures > 0 {
+		fmt.Fprintf(w, ", of which %d failure(s) (answers the stage could not parse: repro cache requests --failed)", failures)
+	}
 	if len(stats) > 0 && len(unpriced) < len(stats) {
 		fmt.Fprintf(w, ", worth $%.4f at the experiment's prices", math.Round(total*1e4)/1e4)
 	}

@@ -23,11 +23,11 @@ type memCache struct {
 
 func newMemCache() *memCache { return &memCache{m: map[string]llm.Record{}} }
 
-func (c *memCache) Get(_ context.Context, key string) (llm.Response, bool, error) {
+func (c *memCache) Get(_ context.Context, key string) (llm.Record, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, ok := c.m[key]
-	return r.Response, ok, nil
+	return r, ok, nil
 }
 
 func (c *memCache) Put(_ context.Context, r llm.Record) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -68,6 +69,64 @@ func (e *FatalError) Unwrap() error { return e.Err }
 // Fatal marks err as not worth retrying.
 func Fatal(err error) error { return &FatalError{Err: err} }
 
+// WaitTooLongError is a server's request to wait (Retry-After) longer than
+// a client waits between attempts: the longer of its backoff maximum and
+// its request timeout. Obeying an hour's Retry-After would stall every
+// worker for that hour per retry, silently; the batch stops instead,
+// saying how long the server asked for.
+type WaitTooLongError struct {
+	Wait  time.Duration // what the server asked for
+	Limit time.Duration // the longest wait the client accepts
+	Err   error         // the failure that came with the request to wait
+}
+
+func (e *WaitTooLongError) Error() string {
+	wait := e.Wait.Round(time.Second).String()
+	if e.Wait >= 100*365*24*time.Hour {
+		wait = "over a century" // a saturated header
+	}
+	return fmt.Sprintf("the server asked to wait %s before another attempt, longer than the %s this client waits "+
+		"(the longer of its backoff maximum and its request timeout; raise timeout_seconds to wait longer, or retry later): %v",
+		wait, e.Limit, e.Err)
+}
+
+func (e *WaitTooLongError) Unwrap() error { return e.Err }
+
+// TooLargeError is an answer past a size bound: a response body longer
+// than the provider reads, or an answer's content longer than the Client
+// stores. It is not retried (a server that sends one sends it again).
+type TooLargeError struct {
+	What  string // "response body", "answer"
+	Limit int64  // bytes
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s larger than %d bytes, the bound", e.What, e.Limit)
+}
+
+// MalformedError is an answer the caller's Client.Check refused: it was
+// received (and paid for) but is unusable. The cache records it as a
+// failure, and a later batch replays it as this error, never as an answer.
+type MalformedError struct {
+	Key    string // the request
+	Reason string // what Check said
+}
+
+func (e *MalformedError) Error() string {
+	return fmt.Sprintf("the answer to request %.12s does not parse: %s", e.Key, e.Reason)
+}
+
+// PanicError is a provider that panicked on an answer: a bug in repro,
+// turned into an error so that no server response can crash the process.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("the provider failed on this answer (a bug in repro; the stack is in the stage log): %v", e.Value)
+}
+
 // classify says whether err is worth another attempt and how long the
 // server asked to wait. Statuses: 408 (request timeout), 409 (conflict, as
 // OpenAI's SDKs retry it), 429 (rate limit) and every 5xx are retried; any
@@ -77,7 +136,8 @@ func Fatal(err error) error { return &FatalError{Err: err} }
 // unparsable bodies, truncated streams) are retried.
 func classify(err error) (retry bool, after time.Duration) {
 	var fe *FatalError
-	if errors.As(err, &fe) {
+	var tl *TooLargeError
+	if errors.As(err, &fe) || errors.As(err, &tl) {
 		return false, 0
 	}
 	var ae *APIError
@@ -97,11 +157,13 @@ func classify(err error) (retry bool, after time.Duration) {
 
 // ParseRetryAfter reads how long a response asks the client to wait:
 // Retry-After-Ms (milliseconds, as OpenAI sends), else Retry-After in
-// seconds or as an HTTP date. Zero when absent or unreadable.
+// seconds or as an HTTP date. Zero when absent or unreadable; a value too
+// large for a time.Duration is the largest one (a hostile header must not
+// wrap around to a negative wait).
 func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
+			return seconds(ms / 1000)
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
@@ -109,10 +171,10 @@ func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
+		if !(s > 0) { // NaN too
 			return 0
 		}
-		return time.Duration(s * float64(time.Second))
+		return seconds(s)
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := t.Sub(now); d > 0 {
@@ -120,4 +182,13 @@ func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return 0
+}
+
+// seconds converts s > 0 to a Duration, saturating.
+func seconds(s float64) time.Duration {
+	ns := s * float64(time.Second)
+	if ns >= math.MaxInt64 || math.IsNaN(ns) {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }

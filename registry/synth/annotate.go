@@ -2,6 +2,7 @@ package synth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -148,6 +149,8 @@ type answer struct {
 	prov labelProvenance
 }
 
+var errNoSentence = errors.New("no sentence in the answer")
+
 func runAnnotate(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*AnnotateParams)
 	labels, err := p.labels(env)
@@ -167,6 +170,14 @@ func runAnnotate(ctx context.Context, env *registry.Env) error {
 		return err
 	}
 	defer done()
+	// An answer without a sentence is recorded as a failure, not replayed
+	// as an answer (below it counts as malformed either way).
+	client.Check = func(r llm.Response) error {
+		if _, ok := syncse.ParseSentence(r.Content); !ok {
+			return errNoSentence
+		}
+		return nil
+	}
 	got := make([][]*answer, len(labels)) // label -> input -> answer
 	for l := range labels {
 		got[l] = make([]*answer, len(inputs))

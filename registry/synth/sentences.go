@@ -2,6 +2,7 @@ package synth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -112,6 +113,8 @@ type sentenceProvenance struct {
 	Finish  string   `json:"finish_reason"`
 }
 
+var errNoList = errors.New("no list of sentences in the answer")
+
 func runSentences(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*SentencesParams)
 	cfg, smp, err := p.config(env.Seed)
@@ -135,6 +138,14 @@ func runSentences(ctx context.Context, env *registry.Env) error {
 		return err
 	}
 	defer done()
+	// An answer without a list is recorded as a failure, not replayed as
+	// an answer (below it counts as malformed either way).
+	client.Check = func(r llm.Response) error {
+		if len(syncse.ParseList(r.Content)) == 0 {
+			return errNoList
+		}
+		return nil
+	}
 	results := make([]llm.Result, len(reqs))
 	if _, err := client.Do(ctx, reqs, func(i int, r llm.Result) error { results[i] = r; return nil }); err != nil {
 		return err

@@ -218,7 +218,7 @@ func (p *LLM) client(env *registry.Env) (*llm.Client, func(), error) {
 		c.Limits.MaxRetries = -1
 	}
 	if env.Requests != nil {
-		c.Cache = storeCache{env.Requests}
+		c.Cache = newStoreCache(env)
 	}
 	price, priced := p.price()
 	c.Progress = func(pr llm.Progress) {
@@ -234,6 +234,17 @@ func (p *LLM) client(env *registry.Env) (*llm.Client, func(), error) {
 		if pr.Retries > 0 {
 			status += fmt.Sprintf(", %d retries", pr.Retries)
 		}
+		if pr.Failed > 0 {
+			status += fmt.Sprintf(", %d unparsable", pr.Failed)
+		}
+		if pr.Elsewhere > 0 {
+			status += fmt.Sprintf(", waiting for %d another run is sending", pr.Elsewhere)
+		}
+		if !pr.WaitUntil.IsZero() {
+			// A wait the server asked for (or a backoff) shows, so that a
+			// stalled line is not mistaken for a hang.
+			status += fmt.Sprintf(", waiting until %s (%s)", pr.WaitUntil.Format("15:04:05"), pr.WaitReason)
+		}
 		env.Progress.Update(pr.Done, pr.Total, status)
 	}
 	if p.Provider == ProviderLocal {
@@ -245,30 +256,61 @@ func (p *LLM) client(env *registry.Env) (*llm.Client, func(), error) {
 
 // logger is env.Log, or a logger that discards when there is none.
 
-// storeCache adapts the runner's request store to llm.Cache.
-type storeCache struct{ s registry.RequestStore }
+// storeCache adapts the runner's request store to llm.Cache (and
+// llm.Claimer: a store without claims takes every claim).
+type storeCache struct {
+	s               registry.RequestStore
+	stage, stageKey string
+}
 
-func (c storeCache) Get(ctx context.Context, key string) (llm.Response, bool, error) {
+func newStoreCache(env *registry.Env) storeCache {
+	return storeCache{s: env.Requests, stage: env.Stage, stageKey: env.StageKey}
+}
+
+// storedResponse is a stored answer's JSON: the response, and the failure
+// when the stage could not parse it (so that every store -- the index, a
+// snapshot, a job's journal -- replays a failure as one).
+type storedResponse struct {
+	llm.Response
+	Failure string `json:"failure,omitempty"`
+}
+
+func (c storeCache) Get(ctx context.Context, key string) (llm.Record, bool, error) {
 	b, ok, err := c.s.LookupRequest(ctx, key)
 	if err != nil || !ok {
-		return llm.Response{}, false, err
+		return llm.Record{}, false, err
 	}
-	var r llm.Response
+	var r storedResponse
 	if err := json.Unmarshal(b, &r); err != nil {
-		return llm.Response{}, false, fmt.Errorf("stored answer %s: %w", key[:12], err)
+		return llm.Record{}, false, fmt.Errorf("stored answer %s: %w", key[:12], err)
 	}
-	return r, true, nil
+	return llm.Record{Key: key, Response: r.Response, Failure: r.Failure}, true, nil
 }
 
 func (c storeCache) Put(ctx context.Context, r llm.Record) error {
-	b, err := json.Marshal(r.Response)
+	b, err := json.Marshal(storedResponse{Response: r.Response, Failure: r.Failure})
 	if err != nil {
 		return err
 	}
 	return c.s.PutRequest(ctx, registry.StoredRequest{
 		Key: r.Key, Provider: r.Provider, Model: r.Model, Request: r.Request, Response: b,
 		PromptTokens: r.Response.Usage.PromptTokens, CompletionTokens: r.Response.Usage.CompletionTokens, Duration: r.Duration,
+		Failure: r.Failure, Stage: c.stage, StageKey: c.stageKey,
 	})
+}
+
+func (c storeCache) Claim(ctx context.Context, key string) (bool, error) {
+	if cl, ok := c.s.(registry.RequestClaimer); ok {
+		return cl.ClaimRequest(ctx, key)
+	}
+	return true, nil
+}
+
+func (c storeCache) Release(ctx context.Context, key string) error {
+	if cl, ok := c.s.(registry.RequestClaimer); ok {
+		return cl.ReleaseRequest(ctx, key)
+	}
+	return nil
 }
 
 // usage sums the tokens and cost of answers.

@@ -39,6 +39,9 @@ type journalLine struct {
 	PromptTokens     int    `json:"prompt_tokens"`
 	CompletionTokens int    `json:"completion_tokens"`
 	DurationNS       int64  `json:"duration_ns"`
+	Failure          string `json:"failure,omitempty"`
+	Stage            string `json:"stage,omitempty"`
+	StageKey         string `json:"stage_key,omitempty"`
 }
 
 // OpenJournal opens (creating it if need be) the journal at path, with the
@@ -93,7 +96,7 @@ func (j *Journal) PutRequest(ctx context.Context, r registry.StoredRequest) erro
 	}
 	b, err := json.Marshal(journalLine{Key: r.Key, Provider: r.Provider, Model: r.Model,
 		Request: string(r.Request), Response: string(r.Response), PromptTokens: r.PromptTokens,
-		CompletionTokens: r.CompletionTokens, DurationNS: int64(r.Duration)})
+		CompletionTokens: r.CompletionTokens, DurationNS: int64(r.Duration), Failure: r.Failure, Stage: r.Stage, StageKey: r.StageKey})
 	if err != nil {
 		return err
 	}
@@ -148,7 +151,7 @@ func ReadJournal(path string) ([]registry.StoredRequest, error) {
 		}
 		out = append(out, registry.StoredRequest{Key: l.Key, Provider: l.Provider, Model: l.Model,
 			Request: []byte(l.Request), Response: []byte(l.Response), PromptTokens: l.PromptTokens,
-			CompletionTokens: l.CompletionTokens, Duration: time.Duration(l.DurationNS)})
+			CompletionTokens: l.CompletionTokens, Duration: time.Duration(l.DurationNS), Failure: l.Failure, Stage: l.Stage, StageKey: l.StageKey})
 	}
 	return out, sc.Err()
 }

@@ -15,6 +15,13 @@
 //     headers, so a failure is classified by its status even when the body
 //     is not the JSON error object the SDK expects (a proxy's HTML page, an
 //     empty 502): a 401 is never mistaken for a transient error and retried.
+//     It also bounds the body read (Config.MaxBodyBytes): a server cannot
+//     make the process hold an answer of any size.
+//   - Every text that comes from the server -- error messages, bodies that
+//     do not parse, the answers themselves -- is passed through
+//     llm.Redact with the key before it leaves the provider: a 401 that
+//     echoes the key, whole or masked, puts it on no console, in no log
+//     and in no cache.
 //
 // Streaming (Config.Stream) reads the SSE events, asks for usage in the last
 // one (stream_options.include_usage) and treats a stream that ends before
@@ -26,11 +33,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openai/openai-go"
 	"github.com/openai/openai-go/option"
@@ -55,13 +64,24 @@ type Config struct {
 	// transport without a client-wide timeout (llm.Client times each
 	// attempt).
 	HTTPClient *http.Client
+	// MaxBodyBytes bounds the bytes read of one response body, a stream's
+	// included (default DefaultMaxBodyBytes); past it the answer is an
+	// *llm.TooLargeError.
+	MaxBodyBytes int64
 }
+
+// DefaultMaxBodyBytes is Config.MaxBodyBytes' default: room for a streamed
+// answer well past llm.DefaultMaxAnswerBytes (each streamed token costs a
+// JSON event of a hundred-odd bytes), far below what would strain memory.
+const DefaultMaxBodyBytes = 8 << 20
 
 // Provider sends chat requests to one server.
 type Provider struct {
-	svc    openai.ChatCompletionService
-	stream bool
-	url    string // base URL for messages, without credentials
+	svc     openai.ChatCompletionService
+	stream  bool
+	url     string // base URL for messages, without credentials
+	key     string // for redaction only
+	maxBody int64
 }
 
 // New checks cfg and returns a provider.
@@ -77,42 +97,100 @@ func New(cfg Config) (*Provider, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
+	maxBody := cfg.MaxBodyBytes
+	if maxBody <= 0 {
+		maxBody = DefaultMaxBodyBytes
+	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
-		option.WithMiddleware(recordStatus),
+		option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			return recordStatus(req, next, maxBody)
+		}),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
 	}
 	clean := *u
 	clean.RawQuery, clean.Fragment = "", ""
-	return &Provider{svc: openai.NewChatCompletionService(opts...), stream: cfg.Stream, url: strings.TrimRight(clean.String(), "/") + "/chat/completions"}, nil
+	return &Provider{svc: openai.NewChatCompletionService(opts...), stream: cfg.Stream, url: strings.TrimRight(clean.String(), "/") + "/chat/completions",
+		key: cfg.APIKey, maxBody: maxBody}, nil
 }
 
 // Kind implements llm.Provider.
 func (p *Provider) Kind() string { return Kind }
 
+// Redact implements llm.Redactor: text without the key or a masked
+// fragment of it.
+func (p *Provider) Redact(text string) string { return llm.Redact(text, p.key) }
+
 // exchange is what the middleware saw of the last HTTP response of one
 // call (each call has its own, through the context).
 type exchange struct {
-	mu     sync.Mutex
-	status int
-	header http.Header
+	mu       sync.Mutex
+	status   int
+	header   http.Header
+	tooLarge bool // the body ran past the bound
 }
 
 type exchangeKey struct{}
 
-func recordStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+func recordStatus(req *http.Request, next option.MiddlewareNext, maxBody int64) (*http.Response, error) {
 	res, err := next(req)
-	if x, ok := req.Context().Value(exchangeKey{}).(*exchange); ok && res != nil {
-		x.mu.Lock()
-		x.status, x.header = res.StatusCode, res.Header.Clone()
-		x.mu.Unlock()
+	x, ok := req.Context().Value(exchangeKey{}).(*exchange)
+	if !ok || res == nil {
+		return res, err
+	}
+	x.mu.Lock()
+	x.status, x.header = res.StatusCode, res.Header.Clone()
+	x.mu.Unlock()
+	if res.Body != nil {
+		if res.ContentLength > maxBody {
+			// Declared too long: not one byte of it is read.
+			res.Body.Close()
+			x.mu.Lock()
+			x.tooLarge = true
+			x.mu.Unlock()
+			return nil, &llm.TooLargeError{What: "response body", Limit: maxBody}
+		}
+		res.Body = &boundedBody{rc: res.Body, left: maxBody, x: x}
 	}
 	return res, err
 }
+
+// boundedBody reads at most left bytes of a body, then fails and marks the
+// exchange: the SDK reads bodies whole, so the bound must be in the read.
+type boundedBody struct {
+	rc   io.ReadCloser
+	left int64
+	x    *exchange
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly the bound from a longer one.
+		var one [1]byte
+		n, err := b.rc.Read(one[:])
+		if n == 0 {
+			return 0, err
+		}
+		b.x.mu.Lock()
+		b.x.tooLarge = true
+		b.x.mu.Unlock()
+		return 0, errBodyTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *boundedBody) Close() error { return b.rc.Close() }
+
+var errBodyTooLarge = errors.New("response body past the bound")
 
 func (p *Provider) params(r llm.Request) openai.ChatCompletionNewParams {
 	msgs := make([]openai.ChatCompletionMessageParamUnion, len(r.Messages))
@@ -162,6 +240,8 @@ func (p *Provider) Complete(ctx context.Context, r llm.Request) (llm.Response, e
 	if err != nil {
 		return llm.Response{}, p.classify(ctx, x, err)
 	}
+	resp.Content = p.Redact(resp.Content)
+	resp.FinishReason = p.Redact(resp.FinishReason)
 	return resp, nil
 }
 
@@ -169,6 +249,9 @@ func (p *Provider) complete(ctx context.Context, r llm.Request) (llm.Response, e
 	c, err := p.svc.New(ctx, p.params(r))
 	if err != nil {
 		return llm.Response{}, err
+	}
+	if c == nil { // a body of "null" decodes to no completion and no error
+		return llm.Response{}, llm.Transient("malformed response: null", nil)
 	}
 	if len(c.Choices) == 0 {
 		return llm.Response{}, llm.Transient("malformed response: no choices", nil)
@@ -226,23 +309,41 @@ func (p *Provider) classify(ctx context.Context, x *exchange, err error) error {
 		return ctx.Err()
 	}
 	x.mu.Lock()
-	status, header := x.status, x.header
+	status, header, tooLarge := x.status, x.header, x.tooLarge
 	x.mu.Unlock()
+	if tooLarge {
+		return &llm.TooLargeError{What: "response body", Limit: p.maxBody}
+	}
 	if status >= 400 {
 		msg := ""
 		var oe *openai.Error
 		if errors.As(err, &oe) {
 			msg = oe.Message
 		}
-		if len(msg) > 300 {
-			msg = msg[:300] + "..."
-		}
-		return &llm.APIError{Status: status, Message: msg, RetryAfter: llm.ParseRetryAfter(header, time.Now()), URL: p.url}
+		return &llm.APIError{Status: status, Message: p.text(msg), RetryAfter: llm.ParseRetryAfter(header, time.Now()), URL: p.url}
 	}
+	// The SDK's message may quote the body: keep its text only, redacted
+	// and shortened.
+	cause := errors.New(p.text(err.Error()))
 	if status >= 200 && status < 300 {
 		// The server answered but the body did not decode (or a stream
 		// event was not JSON, or carried an error object).
-		return llm.Transient("malformed response from "+p.url, err)
+		return llm.Transient("malformed response from "+p.url, cause)
 	}
-	return llm.Transient("no response from "+p.url, err)
+	return llm.Transient("no response from "+p.url, cause)
+}
+
+// text is server text fit for a message: redacted (before shortening, so
+// no cut leaves a piece of the key too short to recognise), valid UTF-8,
+// and at most 300 bytes.
+func (p *Provider) text(s string) string {
+	s = strings.ToValidUTF8(p.Redact(s), "?")
+	if len(s) > 300 {
+		cut := 300
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return s
 }

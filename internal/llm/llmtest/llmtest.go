@@ -59,8 +59,14 @@ type Reply struct {
 	RetryAfter string // Retry-After header value
 	Error      string // error message for Status >= 400 (an OpenAI error object)
 	RawBody    string // sent verbatim instead of a JSON answer (malformed bodies)
-	Content    string
-	Delay      time.Duration // before the headers (a slow server)
+	// ContentType of a RawBody (default application/json; text/event-stream
+	// for a hand-made stream).
+	ContentType string
+	// Header holds further response headers (Retry-After-Ms, a lying
+	// Content-Length).
+	Header  map[string]string
+	Content string
+	Delay   time.Duration // before the headers (a slow server)
 	// Truncate (streaming only) closes the stream after half the content,
 	// before any finish_reason or [DONE].
 	Truncate bool
@@ -159,12 +165,19 @@ func (s *Server) handle(w http.ResponseWriter, req *http.Request) {
 	if rep.RetryAfter != "" {
 		w.Header().Set("Retry-After", rep.RetryAfter)
 	}
+	for k, v := range rep.Header {
+		w.Header().Set(k, v)
+	}
 	if rep.Status >= 400 {
 		writeError(w, rep.Status, rep.Error)
 		return
 	}
 	if rep.RawBody != "" {
-		w.Header().Set("Content-Type", "application/json")
+		ct := rep.ContentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		w.Header().Set("Content-Type", ct)
 		w.WriteHeader(http.StatusOK)
 		fmt.Fprint(w, rep.RawBody)
 		return

@@ -261,11 +261,11 @@ type mapCache struct {
 	m  map[string]llm.Response
 }
 
-func (c *mapCache) Get(_ context.Context, k string) (llm.Response, bool, error) {
+func (c *mapCache) Get(_ context.Context, k string) (llm.Record, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, ok := c.m[k]
-	return r, ok, nil
+	return llm.Record{Key: k, Response: r}, ok, nil
 }
 
 func (c *mapCache) Put(_ context.Context, r llm.Record) error {
