@@ -99,6 +99,7 @@ type Reader struct {
 	closer   io.Closer
 	infos    map[string]Info
 	Metadata map[string]string
+	buf      []byte // ReadInto's chunk, reused across tensors
 }
 
 // Open reads and validates path's header. The file stays open until Close.
@@ -276,8 +277,9 @@ func (r *Reader) Close() error {
 const chunk = 1 << 20
 
 // ReadInto decodes tensor name into dst, which must hold exactly its
-// elements; it reads the tensor's bytes in chunks, so the only memory it
-// takes is dst's.
+// elements; it reads the tensor's bytes in chunks of at most 1 MB through
+// one buffer, so the only memory it takes is dst's. A Reader is not safe
+// for concurrent ReadInto calls.
 func (r *Reader) ReadInto(name string, dst []float32) error {
 	info, ok := r.infos[name]
 	if !ok {
@@ -287,7 +289,10 @@ func (r *Reader) ReadInto(name string, dst []float32) error {
 	if int64(len(dst))*size != info.Size {
 		return fmt.Errorf("tensor %q has %d elements, destination holds %d", name, info.Size/size, len(dst))
 	}
-	buf := make([]byte, min(info.Size, chunk))
+	if int64(cap(r.buf)) < min(info.Size, chunk) {
+		r.buf = make([]byte, min(info.Size, chunk))
+	}
+	buf := r.buf[:min(info.Size, chunk)]
 	per := int64(len(buf)) / size
 	for done := int64(0); done < int64(len(dst)); done += per {
 		n := min(per, int64(len(dst))-done)
