@@ -393,6 +393,15 @@ func (e *evaluator) paramsOf(s *stageBlock) (cty.Value, bool) {
 				continue
 			}
 		}
+		if p.Path != "" && conv.AsString() != "" {
+			abs, err := e.resolvePath(expr, p.Path, conv.AsString())
+			if err != nil {
+				e.errorf(expr.Range(), "Invalid path", "Parameter %q of %s: %v.", p.Name, s.typ.Name, err)
+				ok = false
+				continue
+			}
+			conv = cty.StringVal(abs)
+		}
 		obj[p.Name] = conv
 		if o != nil && o.label {
 			e.labels[o.target.path] = conv

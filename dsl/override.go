@@ -143,17 +143,20 @@ func flagValue(filename, text string, pos hcl.Pos) hcl.Expression {
 		return hcl.StaticExpr(cty.StringVal(text), rng)
 	}
 	expr, diags := hclsyntax.ParseExpression([]byte(text), filename, pos)
-	if !diags.HasErrors() {
-		st, isTrav := expr.(*hclsyntax.ScopeTraversalExpr)
-		if !isTrav {
-			return expr
-		}
-		switch st.Traversal.RootName() {
+	if diags.HasErrors() {
+		return hcl.StaticExpr(cty.StringVal(text), rng)
+	}
+	// A bare word is a string (-var name=foo), and so is anything that
+	// reads a name the language does not have: a relative path such as
+	// data/t5-base parses as data / t5 - base, a division of unknowns.
+	for _, t := range expr.Variables() {
+		switch t.RootName() {
 		case "var", "local", "stage", "repeat", "module":
-			return expr
+		default:
+			return hcl.StaticExpr(cty.StringVal(text), rng)
 		}
 	}
-	return hcl.StaticExpr(cty.StringVal(text), rng)
+	return expr
 }
 
 // splitTopLevel splits s on commas outside brackets, braces, parentheses

@@ -16,10 +16,13 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -213,7 +216,46 @@ type Param struct {
 	// pretraining for a setting nobody changed, and a stage that sets it
 	// gets a key of its own.
 	Added bool
+	// Path marks a string parameter that names something on disk (tag
+	// `path:"file"`, `path:"dir"` or `path:"checkpoint"`, a directory with
+	// a config.json): the loader resolves a relative value (against the
+	// directory of the file that writes it, the working directory for a
+	// command-line value) and reports one that does not exist at its line,
+	// before anything runs.
+	Path  PathKind
 	index []int // reflect.Value.FieldByIndex path of the field
+}
+
+// PathKind is what a Path parameter names.
+type PathKind string
+
+// Path kinds.
+const (
+	PathFile       PathKind = "file"
+	PathDir        PathKind = "dir"
+	PathCheckpoint PathKind = "checkpoint" // a Hugging Face model directory: config.json inside
+)
+
+// CheckPath reports whether path is what kind says it must be, in words
+// naming what is wrong.
+func CheckPath(kind PathKind, path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist", path)
+	case err != nil:
+		return err
+	case kind == PathFile && fi.IsDir():
+		return fmt.Errorf("%s is a directory, not a file", path)
+	case (kind == PathDir || kind == PathCheckpoint) && !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", path)
+	}
+	if kind == PathCheckpoint {
+		if _, err := os.Stat(filepath.Join(path, "config.json")); err != nil {
+			return fmt.Errorf("%s has no config.json: not a Hugging Face model directory", path)
+		}
+	}
+	return nil
 }
 
 // leftOut reports whether value v of p stays out of encoded parameters:
@@ -340,7 +382,7 @@ func appendParams(ps *[]Param, v reflect.Value, index []int, prefix string) erro
 		*ps = append(*ps, Param{
 			Name: name, Type: ty, Default: def,
 			Doc: f.Tag.Get("doc"), Required: f.Tag.Get("required") == "true",
-			GoKind: f.Type.Kind(), Added: f.Tag.Get("key") == "added", index: idx,
+			GoKind: f.Type.Kind(), Added: f.Tag.Get("key") == "added", Path: PathKind(f.Tag.Get("path")), index: idx,
 		})
 	}
 	return nil

@@ -271,7 +271,7 @@ func TestRefusedBeforeStart(t *testing.T) {
 		t.Errorf("exit %d, want 1 and nothing run:\n%s%s", code, out, errs)
 	}
 	golden(t, "weights.golden", errs)
-	if code, out, _ := repro(t, "plan", "testdata/weights.hcl"); code != 1 || !strings.Contains(out, "repro run would refuse to start: 3 stage(s) cannot work as declared\n\n  testdata/weights.hcl:25: stage \"gen\"") {
+	if code, out, _ := repro(t, "plan", "testdata/weights.hcl"); code != 1 || !strings.Contains(out, "repro run would refuse to start: 3 stage(s) cannot work as declared\n\n  testdata/weights.hcl:29: stage \"gen\"") {
 		t.Errorf("plan: exit %d, want 1 and the refusal shown:\n%s", code, out)
 	}
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -96,5 +98,34 @@ func TestBackendAndDeviceRefused(t *testing.T) {
 		if code != 1 || !strings.Contains(errs, c.want) || strings.Contains(out, "running ") {
 			t.Errorf("%v: exit %d, want 1 and %q\n%s%s", c.args, code, c.want, out, errs)
 		}
+	}
+}
+
+// A parameter naming a file or checkpoint that is not there is reported by
+// validate at the line that sets it, saying what the relative path
+// resolved against: the experiment file's directory for a value written
+// in it, the working directory for a -var.
+func TestValidateMissingPaths(t *testing.T) {
+	code, out, errs := repro(t, "validate", "testdata/paths.hcl")
+	wd, _ := os.Getwd()
+	if code != 1 || !strings.Contains(errs, "testdata/paths.hcl:14") ||
+		!strings.Contains(errs, filepath.Join(wd, "testdata", "no_such_vectors.jsonl")+" does not exist (a relative path resolves against the directory of testdata/paths.hcl)") {
+		t.Errorf("validate: exit %d\n%s%s", code, out, errs)
+	}
+	// A -var directory without config.json is not a checkpoint; the
+	// relative path resolves against the working directory.
+	dir := t.TempDir()
+	code, _, errs = repro(t, "validate", "testdata/paths.hcl", "-var", "bert="+dir)
+	if code != 1 || !strings.Contains(errs, dir+" has no config.json: not a Hugging Face model directory") || !strings.Contains(errs, "testdata/paths.hcl:25") {
+		t.Errorf("validate -var bert=DIR without config.json: exit %d\n%s", code, errs)
+	}
+	code, _, errs = repro(t, "validate", "testdata/paths.hcl", "-var", "bert=testdata/nothing_here")
+	if code != 1 || !strings.Contains(errs, filepath.Join(wd, "testdata", "nothing_here")+" does not exist (a relative path resolves against the working directory") {
+		t.Errorf("validate -var with a relative path: exit %d\n%s", code, errs)
+	}
+	// run refuses the same way, before any stage starts.
+	workspace(t)
+	if code, out, errs := repro(t, "run", "testdata/paths.hcl"); code != 1 || strings.Contains(out, "running ") || !strings.Contains(errs, "does not exist") {
+		t.Errorf("run: exit %d\n%s%s", code, out, errs)
 	}
 }

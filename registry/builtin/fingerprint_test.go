@@ -33,7 +33,8 @@ func TestFingerprints(t *testing.T) {
 	reg := builtin.Default()
 	abs, _ := filepath.Abs("testdata/fingerprint.hcl")
 	golden, _ := filepath.Abs("testdata/fingerprints.json")
-	t.Chdir("testdata") // encode.file's path is relative to the working directory
+	// encode.file's relative path resolves against testdata/, the
+	// experiment file's directory, wherever the test runs.
 	// The synth.* stages ask a loopback chat-completions server whose
 	// answers are a fixed function of the request.
 	srv := llmtest.New()

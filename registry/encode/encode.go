@@ -105,14 +105,14 @@ func tfidfType() *registry.StageType {
 
 // FileParams are encode.file's parameters.
 type FileParams struct {
-	Path   string `cty:"path" required:"true" doc:"JSONL (or .jsonl.gz) file of {\"text\": ..., \"vector\": [...]} rows; relative to the working directory"`
+	Path   string `cty:"path" required:"true" path:"file" doc:"JSONL (or .jsonl.gz) file of {\"text\": ..., \"vector\": [...]} rows; a relative path resolves against the directory of the file that writes it (the working directory for -var and --set)"`
 	SHA256 string `cty:"sha256" doc:"expected sha256 of the file, checked before it is read (the file's content is in the cache key either way)"`
 }
 
 func fileType() *registry.StageType {
 	return &registry.StageType{
 		Name:    "encode.file",
-		Version: 1,
+		Version: 2, // 2: encoder.json names the source file by its base name, not the path given
 		Doc: "Sentence vectors computed elsewhere: the file is validated and copied into the artifact; " +
 			"encoding a sentence the file lacks is an error naming it.",
 		Params:  FileParams{},

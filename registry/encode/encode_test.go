@@ -56,7 +56,11 @@ func TestTypes(t *testing.T) {
 	}
 	for _, n := range r.Names() {
 		st, _ := r.Lookup(n)
-		if st.Version != 1 || st.Outputs[0].Kind != registry.KindEncoder {
+		want := 1
+		if n == "encode.file" {
+			want = 2 // encoder.json names the source by its base name
+		}
+		if st.Version != want || st.Outputs[0].Kind != registry.KindEncoder {
 			t.Errorf("%s: %+v", n, st)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // PoolingParams are encode.pooling's parameters.
 type PoolingParams struct {
 	Pooling      string `cty:"pooling" doc:"cls | cls_before_pooler | mean | first_last_avg | top2_avg"`
-	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory, read when no encoder input is connected (the paper profiles' BERT-base)"`
+	HFCheckpoint string `cty:"hf_checkpoint" path:"checkpoint" doc:"local Hugging Face BERT/RoBERTa directory, read when no encoder input is connected (the paper profiles' BERT-base)"`
 }
 
 var errNoEncoder = errors.New("no encoder: connect one or set hf_checkpoint to a local Hugging Face BERT directory (experiments/dino.hcl takes it as -var bert=DIR)")

@@ -34,7 +34,7 @@ type DINOInstructions struct {
 	Labels       []float64 `cty:"labels" doc:"similarity labels y, one per instruction"`
 	Instructions []string  `cty:"instructions" doc:"i_y for each label, in the order of labels"`
 	Quote        string    `cty:"quote" doc:"the quotation mark that ends a generated sentence (found in the decoded text)"`
-	HFCheckpoint string    `cty:"hf_checkpoint" doc:"local Hugging Face GPT-2 directory (GPT2-XL in the paper) used when no model input is connected"`
+	HFCheckpoint string    `cty:"hf_checkpoint" path:"checkpoint" doc:"local Hugging Face GPT-2 directory (GPT2-XL in the paper) used when no model input is connected"`
 	BOS          string    `cty:"bos" doc:"auto | yes | no: start every prompt with <|endoftext|>; auto does so when the model was trained that way"`
 	MaxNewTokens int       `cty:"max_new_tokens" doc:"most tokens generated per sentence"`
 	TopK         int       `cty:"top_k" doc:"keep the k most likely tokens (0: all); top-p then applies to them"`

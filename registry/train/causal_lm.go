@@ -38,7 +38,7 @@ const (
 // this shape trained from scratch. Defaults: GPT-2 small (124M) with
 // GPT-2's vocabulary, and no training from scratch unless asked.
 type LMArchitecture struct {
-	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face GPT-2 directory (config.json, model.safetensors, vocab.json, merges.txt) to continue training; when set the architecture parameters are ignored"`
+	HFCheckpoint string `cty:"hf_checkpoint" path:"checkpoint" doc:"local Hugging Face GPT-2 directory (config.json, model.safetensors, vocab.json, merges.txt) to continue training; when set the architecture parameters are ignored"`
 	FromScratch  bool   `cty:"from_scratch" doc:"without init or hf_checkpoint, train the architecture below from random weights; false makes a missing checkpoint an error"`
 	Layers       int    `cty:"layers" doc:"from scratch: transformer blocks (n_layer)"`
 	Hidden       int    `cty:"hidden" doc:"from scratch: width (n_embd)"`

@@ -36,7 +36,7 @@ const (
 // a from-scratch model of this shape. Its defaults (DefaultArchitecture)
 // are BERT-base's shape.
 type Architecture struct {
-	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
+	HFCheckpoint string `cty:"hf_checkpoint" path:"checkpoint" doc:"local Hugging Face BERT/RoBERTa directory to start from; when set the architecture parameters are ignored"`
 	FromScratch  bool   `cty:"from_scratch" doc:"without init or hf_checkpoint, train the architecture below from random weights; false makes a missing checkpoint an error (the paper settings need pretrained weights)"`
 	Layers       int    `cty:"layers" doc:"from scratch: transformer layers"`
 	Hidden       int    `cty:"hidden" doc:"from scratch: hidden size (>= 100 with glove_init)"`

@@ -43,7 +43,7 @@ func RegisterT5(r *registry.Registry) {
 // stage's texts plus T5's sentinel tokens. Defaults: t5-small's shape
 // (v1.0: ReLU, tied output), and no training from scratch unless asked.
 type T5Architecture struct {
-	HFCheckpoint string `cty:"hf_checkpoint" doc:"local Hugging Face T5 directory (config.json, model.safetensors, tokenizer files) to start from; when set the architecture parameters are ignored"`
+	HFCheckpoint string `cty:"hf_checkpoint" path:"checkpoint" doc:"local Hugging Face T5 directory (config.json, model.safetensors, tokenizer files) to start from; when set the architecture parameters are ignored"`
 	FromScratch  bool   `cty:"from_scratch" doc:"without init or hf_checkpoint, train the architecture below from random weights; false makes a missing checkpoint an error"`
 	Layers       int    `cty:"layers" doc:"from scratch: encoder blocks and decoder blocks (num_layers)"`
 	Hidden       int    `cty:"hidden" doc:"from scratch: width (d_model)"`

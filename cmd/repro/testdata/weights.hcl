@@ -10,6 +10,10 @@ variable "t5" {
   default = ""
 }
 
+variable "bert" {
+  default = ""
+}
+
 stage "nli" {
   uses = "data.nli"
 }
@@ -43,9 +47,11 @@ stage "embed_more" {
   encoder = stage.embed.model
 }
 
+# No BERT given (a missing directory is a load error at its line: see
+# paths.hcl).
 stage "bert" {
   uses          = "train.simcse_sup"
   data          = stage.nli.triplets
-  hf_checkpoint = "testdata/no-such-bert"
+  hf_checkpoint = var.bert
   from_scratch  = false
 }

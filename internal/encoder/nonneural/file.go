@@ -26,7 +26,10 @@ type FileMeta struct {
 	Dim     int    `json:"dim"`
 	Count   int    `json:"count"`
 	Vectors string `json:"vectors"`
-	Source  string `json:"source,omitempty"` // the path it was copied from, for provenance
+	// Source is the name of the file it was copied from, for provenance:
+	// the base name only, so the artifact is the same bytes wherever the
+	// file lies (the loader hands stages absolute paths).
+	Source string `json:"source,omitempty"`
 }
 
 // VectorRow is one line of a vectors file.
@@ -168,7 +171,7 @@ func WriteFileVectors(dir, src string) error {
 	if err := out.Close(); err != nil {
 		return err
 	}
-	return encoder.WriteMeta(dir, FileMeta{Type: TypeFile, Dim: fv.dim, Count: len(fv.vecs), Vectors: fileVectors, Source: src})
+	return encoder.WriteMeta(dir, FileMeta{Type: TypeFile, Dim: fv.dim, Count: len(fv.vecs), Vectors: fileVectors, Source: filepath.Base(src)})
 }
 
 func openFile(dir string, raw json.RawMessage) (encoder.Encoder, error) {
