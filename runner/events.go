@@ -3,6 +3,8 @@ package runner
 import (
 	"sync"
 	"time"
+
+	"repro/registry"
 )
 
 // EventKind says what happened to a node.
@@ -76,6 +78,8 @@ type Event struct {
 	Err         error         // failed, skipped
 	Log         string        // path of the stage's log file (running, done, failed)
 	Time        time.Time
+	// Outputs are the node's output digests by port (cached, done).
+	Outputs map[string]string
 }
 
 // emitter serialises calls of the user's callback, so it need not be safe
@@ -150,4 +154,13 @@ func (p *progress) stop() {
 	p.mu.Lock()
 	p.stopped = true
 	p.mu.Unlock()
+}
+
+// outputDigests is a node's outputs as port -> digest, for an event.
+func outputDigests(outs map[string]registry.Artifact) map[string]string {
+	m := make(map[string]string, len(outs))
+	for p, a := range outs {
+		m[p] = a.Digest
+	}
+	return m
 }

@@ -444,7 +444,7 @@ func (s *scheduler) cached(ctx context.Context, st *nodeState, lr *store.LastRun
 	s.mu.Lock()
 	s.lastRecs = append(s.lastRecs, lr)
 	s.mu.Unlock()
-	s.em.emit(Event{Kind: EventCached, Node: r.ID, Type: r.Type, Key: r.Key})
+	s.em.emit(Event{Kind: EventCached, Node: r.ID, Type: r.Type, Key: r.Key, Outputs: outputDigests(outs)})
 	return true
 }
 
@@ -580,7 +580,7 @@ func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[stri
 	}
 	r.Status = StatusRan
 	done := base
-	done.Kind, done.Elapsed = EventDone, r.Duration
+	done.Kind, done.Elapsed, done.Outputs = EventDone, r.Duration, outputDigests(r.Outputs)
 	s.em.emit(done)
 }
 

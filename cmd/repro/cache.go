@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"repro/cmd/repro/view"
 	"repro/experiment"
 	"repro/store"
 
@@ -53,6 +54,7 @@ func newCacheCmd() *cobra.Command {
 		}
 		return c, nil
 	}
+	var lsJSON bool
 	ls := &cobra.Command{
 		Use:   "ls [FILE.hcl]",
 		Short: "List recorded stage runs with their provenance",
@@ -67,6 +69,9 @@ func newCacheCmd() *cobra.Command {
 			if err != nil {
 				return exitCode(1, "repro cache ls: %v", err)
 			}
+			if lsJSON {
+				return view.WriteJSON(cmd.OutOrStdout(), view.NewCacheRuns(c.Dir(), runs))
+			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "KEY\tSTAGE\tTYPE\tSIZE\tDURATION\tDEVICE\tWHEN")
 			var total int64
@@ -80,6 +85,7 @@ func newCacheCmd() *cobra.Command {
 			return nil
 		},
 	}
+	ls.Flags().BoolVar(&lsJSON, "json", false, "print the runs as JSON, with their parameters, inputs, outputs and provenance")
 	var repair bool
 	verify := &cobra.Command{
 		Use:   "verify [FILE.hcl]",

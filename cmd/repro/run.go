@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"repro/cmd/repro/view"
 	"repro/experiment"
 	"repro/internal/report"
 	"repro/internal/tensor/backend"
@@ -46,6 +48,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVar(&ro.backend, "backend", "cpu", "tensor backend: cpu, or openblas / cuda in builds with that tag")
 	cmd.Flags().StringSliceVar(&ro.devices, "device", nil, "devices for tensor stages (cpu, cuda:0, ...); default cpu")
 	cmd.Flags().BoolVar(&ro.anyBackend, "any-backend", false, "serve tensor stages from results another backend computed (their bits differ)")
+	cmd.Flags().BoolVar(&ro.asJSON, "json", false, "stream the run as JSON, one object per line: stage events (cached, started, progress, finished, failed) with keys, durations and output digests, then the table's cells and a summary")
 	ro.exec.register(cmd)
 	return cmd
 }
@@ -59,7 +62,9 @@ func runSeeds(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts, seeds 
 	}
 	var grids []*report.Ablation
 	for _, s := range seeds {
-		fmt.Fprintf(cmd.OutOrStdout(), "== seed %d ==\n", s)
+		if !ro.asJSON {
+			fmt.Fprintf(cmd.OutOrStdout(), "== seed %d ==\n", s)
+		}
 		rep, err := runExperiment(cmd, file, withSeed(lf, s), ro)
 		if err != nil {
 			return err
@@ -72,6 +77,13 @@ func runSeeds(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts, seeds 
 	mean, err := report.MeanOverSeeds(grids, seeds)
 	if err != nil {
 		return exitCode(1, "repro run: %v", err)
+	}
+	if ro.asJSON {
+		// After each seed's stream, the grid combined over them.
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(struct {
+			Type     string           `json:"type"`
+			Ablation *report.Ablation `json:"ablation"`
+		}{"ablation_mean", mean})
 	}
 	report.WriteAblationText(cmd.OutOrStdout(), mean)
 	return nil
@@ -113,6 +125,7 @@ type runOpts struct {
 	backend    string
 	devices    []string
 	anyBackend bool
+	asJSON     bool       // --json: the event stream instead of progress and tables
 	exec       *execFlags // nil: local
 }
 
@@ -150,14 +163,28 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 		}()
 		executor = ex
 	}
-	disp := newDisplay(out, isTerminal(out), x.Graph.IDs())
+	var events func(runner.Event)
+	var stream *view.Events
+	var disp *display
+	if ro.asJSON {
+		stream = view.NewEvents(out)
+		events = stream.Event
+	} else {
+		disp = newDisplay(out, isTerminal(out), x.Graph.IDs())
+		events = disp.Event
+	}
 	oc, err := x.Run(ctx, st, experiment.RunOptions{
-		Jobs: ro.jobs, Devices: ro.devices, Backend: ro.backend, AnyBackend: ro.anyBackend, Version: version, Events: disp.Event,
+		Jobs: ro.jobs, Devices: ro.devices, Backend: ro.backend, AnyBackend: ro.anyBackend, Version: version, Events: events,
 		Executor: executor,
 	})
-	disp.Close()
+	if disp != nil {
+		disp.Close()
+	}
 	if err != nil {
 		return nil, exitCode(1, "repro run: %v", err)
+	}
+	if stream != nil {
+		return oc.Report, streamResult(stream, x, oc)
 	}
 	report.WriteText(out, oc.Report, x.Judge(oc.Report, report.JudgeOptions{}))
 	if x.Targeted {
@@ -188,4 +215,34 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 		}
 	}
 	return oc.Report, nil
+}
+
+// streamResult ends a --json run: the judged cells and the summary, and the
+// run's exit status (a failed stage, an interrupt) as the human run has it.
+func streamResult(stream *view.Events, x *experiment.Experiment, oc *experiment.Outcome) error {
+	sum := view.SummaryEvent{Report: oc.Markdown, Figures: oc.Figures}
+	for _, n := range oc.Result.Nodes {
+		sum.Stages++
+		switch n.Status {
+		case runner.StatusRan:
+			sum.Ran++
+		case runner.StatusCached:
+			sum.Cached++
+		case runner.StatusFailed:
+			sum.Failed++
+		}
+	}
+	var exit error
+	if runErr := oc.RunErr; runErr != nil {
+		sum.Error = runErr.Error()
+		var oe *experiment.OutputError
+		switch {
+		case errors.Is(runErr, context.Canceled):
+			exit = exitCode(130, "")
+		case !errors.As(runErr, &oe):
+			exit = exitCode(1, "")
+		}
+	}
+	stream.Result(oc.Report, x.Judge(oc.Report, report.JudgeOptions{}), sum)
+	return exit
 }

@@ -1,38 +1,74 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
+	"repro/cmd/repro/view"
 	"repro/dsl"
 	"repro/experiment"
 	"repro/registry"
 	"repro/registry/builtin"
 
 	"github.com/spf13/cobra"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 func newStagesCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "stages [TYPE]",
 		Short: "List the registered stage types, or describe one: parameters, inputs, outputs",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			reg := builtin.Default()
 			out := cmd.OutOrStdout()
+			names := reg.Names()
+			if len(args) == 1 {
+				if _, ok := reg.Lookup(args[0]); !ok {
+					return exitCode(1, "repro stages: unknown stage type %q.%s", args[0], dsl.Suggest(args[0], reg.Names()))
+				}
+				names = args
+			}
+			if asJSON {
+				doc := view.StageTypes{FormatVersion: view.FormatVersion}
+				for _, n := range names {
+					t, _ := reg.Lookup(n)
+					st, err := view.NewStageType(t, defaultJSON)
+					if err != nil {
+						return exitCode(1, "repro stages: %s: %v", n, err)
+					}
+					doc.Types = append(doc.Types, st)
+				}
+				return view.WriteJSON(out, doc)
+			}
 			if len(args) == 0 {
 				writeStageList(out, reg)
 				return nil
 			}
-			t, ok := reg.Lookup(args[0])
-			if !ok {
-				return exitCode(1, "repro stages: unknown stage type %q.%s", args[0], dsl.Suggest(args[0], reg.Names()))
-			}
+			t, _ := reg.Lookup(args[0])
 			return writeStage(out, t)
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the stage types as JSON (parameters with types and defaults, inputs, outputs)")
+	return cmd
+}
+
+// defaultJSON is a parameter's default as JSON (null when it has none that
+// JSON can say).
+func defaultJSON(p registry.Param) json.RawMessage {
+	if p.Default == cty.NilVal || !p.Default.IsWhollyKnown() {
+		return json.RawMessage("null")
+	}
+	b, err := ctyjson.Marshal(p.Default, p.Default.Type())
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
 }
 
 func writeStageList(w io.Writer, reg *registry.Registry) {
