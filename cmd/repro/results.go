@@ -52,7 +52,7 @@ func newResultsCmd() *cobra.Command {
 		},
 	}
 	lf.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (input for `repro check --report`)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (input for repro check --report)")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the table as markdown")
 	seedsFlag(cmd, &seeds)
 	return cmd
