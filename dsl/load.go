@@ -89,6 +89,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		return nil, diags
 	}
 	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	diags = unterminatedFirst(diags)
 	if f != nil {
 		l.files[filename] = f
 	}

@@ -133,6 +133,7 @@ func (l *Loader) decodeModuleFile(path string, at hcl.Range, diags *hcl.Diagnost
 		return fail("Cannot read module", "%v.", err)
 	}
 	f, pd := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+	pd = unterminatedFirst(pd)
 	if f != nil {
 		l.files[path] = f
 	}
