@@ -18,7 +18,10 @@ import (
 // writeFigures writes the ablation's declared figure (the first reported
 // column against the numeric varied axis, ours and the paper's where given)
 // and copies every PNG figure a stage of this run produced into dir, next to
-// the markdown report. It returns the files written.
+// the markdown report. It returns the files written. Every file is named
+// after the report (x.Name(): experiment, profile, ablation and a --set
+// variant's digest), so a variant's run or another profile's never
+// overwrites a figure another report links.
 func (x *Experiment) writeFigures(dir string, rep *report.Report, res *runner.Result) ([]string, error) {
 	var files []string
 	if a := x.Config.Ablation; a != nil && a.Figure != nil && rep.Ablation != nil {
@@ -44,7 +47,7 @@ func (x *Experiment) writeFigures(dir string, rep *report.Report, res *runner.Re
 		if len(paper.X) > 0 {
 			series = append(series, paper)
 		}
-		path := filepath.Join(dir, f.File)
+		path := filepath.Join(dir, x.Name()+"."+f.File)
 		title := f.Title
 		if title == "" {
 			title = rep.Ablation.Title
@@ -64,7 +67,7 @@ func (x *Experiment) writeFigures(dir string, rep *report.Report, res *runner.Re
 				if e.IsDir() || !strings.HasSuffix(e.Name(), ".png") {
 					continue
 				}
-				dst := filepath.Join(dir, fmt.Sprintf("%s.%s.%s", safeName(n.ID), out, e.Name()))
+				dst := filepath.Join(dir, fmt.Sprintf("%s.%s.%s.%s", x.Name(), safeName(n.ID), out, e.Name()))
 				if err := copyFile(filepath.Join(art.Dir, e.Name()), dst); err != nil {
 					return files, err
 				}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -127,5 +128,49 @@ func TestValidateMissingPaths(t *testing.T) {
 	workspace(t)
 	if code, out, errs := repro(t, "run", "testdata/paths.hcl"); code != 1 || strings.Contains(out, "running ") || !strings.Contains(errs, "does not exist") {
 		t.Errorf("run: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// A --set variant's run and another profile's write their own figures: the
+// plain report's figure is unchanged byte for byte and still the one its
+// markdown links.
+func TestFiguresPerReport(t *testing.T) {
+	workspace(t)
+	file := filepath.Join(t.TempDir(), "figure.hcl")
+	src, err := os.ReadFile("testdata/figure.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(file, src, 0o644)
+	figure := func(args ...string) (string, []byte) {
+		t.Helper()
+		code, out, errs := repro(t, append([]string{"run", file}, args...)...)
+		if code != 0 {
+			t.Fatalf("run %v: exit %d\n%s%s", args, code, out, errs)
+		}
+		var path string
+		for _, l := range strings.Split(out, "\n") {
+			if p, ok := strings.CutPrefix(l, "figure: "); ok {
+				path = p
+			}
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("run %v: figure %q: %v\n%s", args, path, err, out)
+		}
+		return path, b
+	}
+	plain, plainPNG := figure()
+	variant, _ := figure("--set", "stage.tfidf.max_features=500")
+	mini, _ := figure("--profile", "mini")
+	if plain == variant || plain == mini || variant == mini {
+		t.Fatalf("figures share a name: %s, %s, %s", plain, variant, mini)
+	}
+	if b, _ := os.ReadFile(plain); !bytes.Equal(b, plainPNG) {
+		t.Errorf("the plain report's figure %s changed after the variant's and the mini run", plain)
+	}
+	md, err := os.ReadFile(filepath.Join(filepath.Dir(plain), "figtest.md"))
+	if err != nil || !strings.Contains(string(md), "("+filepath.Base(plain)+")") {
+		t.Errorf("the plain report does not link its own figure %s: %v\n%s", filepath.Base(plain), err, md)
 	}
 }
