@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"testing"
@@ -48,5 +49,25 @@ func TestMeanSettingGolden(t *testing.T) {
 	}
 	if math.Abs(avg-g.Avg) > 1e-9 {
 		t.Errorf("avg %v, want %v", avg, g.Avg)
+	}
+}
+
+// SubsetMean is the same bits every call: the subsets are summed in name
+// order, not in Go's randomised map order (values chosen so that orders
+// round differently).
+func TestSubsetMeanDeterministic(t *testing.T) {
+	tr := TaskResult{Subsets: map[string]Correlation{}}
+	for i := 0; i < 12; i++ {
+		tr.Subsets[fmt.Sprintf("s%02d", i)] = Correlation{Spearman: 1/float64(i+3) + float64(i%4)*17.3}
+	}
+	var want float64
+	for i := 0; i < 12; i++ {
+		want += tr.Subsets[fmt.Sprintf("s%02d", i)].Spearman
+	}
+	want /= 12
+	for i := 0; i < 200; i++ {
+		if got := tr.SubsetMean(); got != want {
+			t.Fatalf("call %d: %v, want %v (name order)", i, got, want)
+		}
 	}
 }

@@ -28,6 +28,9 @@ import (
 //     records an intended change.
 //   - A cell recorded --exact-only is "not comparable" off the exact path,
 //     counted apart, never "within tolerance".
+//   - A baseline cell that says why it is not exact (not_exact: recorded
+//     before a fix made its computation deterministic) gets its tolerance
+//     on the exact path too, and the output says why.
 //   - A cell with no value (its stage failed or never ran) is "missing", a
 //     cell the baseline lacks "no baseline": errors.
 //   - A pending cell (only the paper gives it) is "pending", counted apart.
@@ -198,7 +201,7 @@ func Judge(r *Report, bl *Baseline, o JudgeOptions) []Judged {
 			switch {
 			case bc == nil:
 				j.Verdict = NoBaseline
-			case exact || bc.Count || c.Count:
+			case exact && bc.NotExact == "" || bc.Count || c.Count:
 				j.Mode, j.Reference = ModeExact, bc.Value
 				if c.Ours == bc.Value {
 					j.Verdict = OK

@@ -233,6 +233,11 @@ type BaselineCell struct {
 	// holds and reported as not comparable elsewhere, never as within a
 	// tolerance that could not catch anything.
 	ExactOnly bool `json:"exact_only,omitempty"`
+	// NotExact, when set, says why the recorded value cannot be expected
+	// bit for bit even on the recorded seed and backend (it was recorded
+	// by code since made deterministic, say): check applies the tolerance
+	// and says so. repro baseline never writes it; re-recording clears it.
+	NotExact string `json:"not_exact,omitempty"`
 }
 
 // ReadBaseline reads a baseline file.

@@ -181,6 +181,12 @@ func TestJudgeBaselineExact(t *testing.T) {
 			t.Error("--any-backend run judged exactly")
 		}
 	}
+	// A cell recorded before its computation was made deterministic
+	// says so and gets its tolerance on the exact path.
+	bl.Cells["sts12"] = BaselineCell{Value: 20.14, Tolerance: 0.5, NotExact: "recorded in map order"}
+	if j := Judge(mk("cpu", 20.14+1e-13, 585), bl, JudgeOptions{})[0]; j.Verdict != OK || j.Mode != ModeTolerance {
+		t.Errorf("not-exact cell on cpu: %q %q", j.Verdict, j.Mode)
+	}
 	// An exact-only cell off the exact path is not comparable, counted
 	// apart; on it, it is exact.
 	bl.Cells["sts12"] = BaselineCell{Value: 20.14, ExactOnly: true}

@@ -18,7 +18,7 @@ type STSParams struct {
 func stsType() *registry.StageType {
 	return &registry.StageType{
 		Name:    "evaluate.sts",
-		Version: 2,
+		Version: 3, // 3: the mean setting sums subsets in name order (was map order: last bits varied)
 		Doc: `Semantic textual similarity as SimCSE evaluates it ("all" setting): cosine between
 the two sentence vectors; per task, Spearman x100 over the concatenation of all its subsets;
 avg = mean of the seven (sts12..sts16, stsb, sickr) each rounded to two decimals, written only

@@ -162,6 +162,9 @@ func cellOf(j report.Judged) CheckCell {
 	case report.NotComparable:
 		c.Why = "recorded exact-only: its seeds disagree by more than its value, so no tolerance guards it off the exact path"
 	}
+	if j.Baseline != nil && j.Baseline.NotExact != "" && j.Mode == report.ModeTolerance {
+		c.Why = "not exact: " + j.Baseline.NotExact
+	}
 	if j.Allowed {
 		c.Why = "allowed by --allow-improvement"
 	}

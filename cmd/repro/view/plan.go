@@ -68,14 +68,14 @@ type PlanRefusedStage struct {
 
 // PlanRequest is one stage's language-model requests, estimated.
 type PlanRequest struct {
-	Stage            string  `json:"stage"`
-	Provider         string  `json:"provider"`
-	Model            string  `json:"model"`
-	Requests         int     `json:"requests"`
-	Exact            bool    `json:"exact"` // false: an upper bound (0: unknown)
-	Cached           int     `json:"cached"`
-	PromptTokens     int64   `json:"prompt_tokens"`
-	CompletionTokens int64   `json:"completion_tokens"`
+	Stage            string   `json:"stage"`
+	Provider         string   `json:"provider"`
+	Model            string   `json:"model"`
+	Requests         int      `json:"requests"`
+	Exact            bool     `json:"exact"` // false: an upper bound (0: unknown)
+	Cached           int      `json:"cached"`
+	PromptTokens     int64    `json:"prompt_tokens"`
+	CompletionTokens int64    `json:"completion_tokens"`
 	Cost             *float64 `json:"cost_usd,omitempty"` // nil: no price for the model
 	Note             string   `json:"note,omitempty"`
 }
