@@ -42,6 +42,11 @@ type Dataset struct {
 	// Docs are readme and licence texts shipped beside the data; they are
 	// verified by List but no loader reads them.
 	Docs []File
+	// StandIn, when set, says which of the papers' datasets this one stands
+	// in for: the papers train or evaluate on data that is not here, and
+	// this dataset takes its place in the mini and ci profiles. A paper
+	// profile that reads it must declare a deviation naming it.
+	StandIn string
 }
 
 // Rows is the number of data rows over all of the dataset's files.
@@ -204,6 +209,7 @@ var catalogue = []*Dataset{
 			{Key: "mnli_dev_matched", Path: "nli/mnli_dev_matched.tsv", SHA256: "34af9306636f9821c0a181efa36012b6ad9f734be922b4d7182805eab992948e", Format: FormatNLITSV, Rows: 2933},
 			{Key: "snli_test_ptbtok", Path: "nli/snli_test_ptbtok.tsv", SHA256: "f6aa6a04a9d7209eb37c689124c3a4eb68e18313e54749d342092de35cc8a12f", Format: FormatNLITSV, Rows: 2929},
 		},
+		StandIn: "SimCSE's NLI training set (nli_for_simcse.csv: 275,601 SNLI+MNLI train triplets)",
 	},
 	{
 		Name: "wiki", Title: "SimCSE wiki1m_for_simcse.txt, first 11,914 sentences",
@@ -213,6 +219,7 @@ var catalogue = []*Dataset{
 		Files: []File{
 			{Key: "sentences", Path: "unlabeled/wiki.txt.gz", SHA256: "782e539f24f20e5a4d019e820f3598eaa5caa6bd2f91cd68384cafdfba069eca", Format: FormatLinesGz, Rows: 11914},
 		},
+		StandIn: "SimCSE's wiki1m_for_simcse.txt (1,000,000 sentences) and the papers' other unlabeled corpora (C4)",
 	},
 	{
 		Name: "bbc", Title: "BBC News full-text corpus (Greene & Cunningham 2006), sentence-split, with headlines",
@@ -222,7 +229,8 @@ var catalogue = []*Dataset{
 		Files: []File{
 			{Key: "documents", Path: "news/bbc.jsonl.gz", SHA256: "a17ef70687ccb877ab4125fbedc7e7a2b2fe235df5e56cd0263cfba9ed1c32b0", Format: FormatBBCJSONL, Rows: 2225},
 		},
-		Docs: []File{doc("news/bbc.README.TXT", "eea76164b59389dd8e7267d30cd3680afa001143be2df8fc0631c8c991dd150b")},
+		Docs:    []File{doc("news/bbc.README.TXT", "eea76164b59389dd8e7267d30cd3680afa001143be2df8fc0631c8c991dd150b")},
+		StandIn: "MIND's news and headlines (InfoCSE) and the papers' unlabeled corpora (C4)",
 	},
 	{
 		Name: "semeval2016_cqa", Title: "SemEval-2016 Task 3 subtask B question-question reranking (Qatar Living)",
@@ -233,7 +241,8 @@ var catalogue = []*Dataset{
 			{Key: "dev", Path: "rerank/semeval2016_cqa_dev.jsonl.gz", SHA256: "f8061b20c36f959932b0dfdcf788a82be3aa3e7f9d1ad6b7bc9a43dc2ea50310", Format: FormatRerank, Rows: 41},
 			{Key: "train_part2", Path: "rerank/semeval2016_cqa_train_part2.jsonl.gz", SHA256: "fdce0db919d4bc476d11a453ae5d2b6ea45b46e91b0758be1bbf56d8d4cceabe", Format: FormatRerank, Rows: 57},
 		},
-		Docs: []File{doc("rerank/semeval2016_cqa.README.txt", "e66d7b6d9e223b8b022b386ef08a53c179f7795507d32d5c67f857e69ffa79d1")},
+		Docs:    []File{doc("rerank/semeval2016_cqa.README.txt", "e66d7b6d9e223b8b022b386ef08a53c179f7795507d32d5c67f857e69ffa79d1")},
+		StandIn: "AskUbuntu and the papers' other reranking and transfer tasks (CQADupStack, SciDocsRR, StackOverflowDupQuestions, TwitterPara, BIOSSES)",
 	},
 	{
 		Name: "brown", Title: "Brown Corpus, POS-tagged (500 documents, 57,340 sentences)",
@@ -243,7 +252,8 @@ var catalogue = []*Dataset{
 		Files: []File{
 			{Key: "documents", Path: "brown/brown.jsonl.gz", SHA256: "b64563bb2559fb5d5c6295692de4853d4b88934e7723d995911ed3cadab2d513", Format: FormatBrownJSONL, Rows: 500},
 		},
-		Docs: []File{doc("brown/README.brown.txt", "2c00449b1372f54448b9291036e6e919f6488382837c258fb006f7332a429125")},
+		Docs:    []File{doc("brown/README.brown.txt", "2c00449b1372f54448b9291036e6e919f6488382837c258fb006f7332a429125")},
+		StandIn: "the papers' unlabeled corpora (C4, wiki1m) where it adds sentences; no paper trains on it",
 	},
 	{
 		Name: "glove.6B.100d", Title: "GloVe 6B 100d word vectors, the 100,000 most frequent words",

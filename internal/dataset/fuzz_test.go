@@ -23,6 +23,10 @@ func FuzzReaders(f *testing.F) {
 	f.Add([]byte("the 0.1 0.2\ncat 0.3 0.4\n"))
 	f.Add([]byte("a sentence\nanother one\n"))
 	f.Add([]byte("score\tsentence1\tsentence2\n\xff\t\t\n"))
+	f.Add([]byte("sent0,sent1,hard_neg\n\"A, b\",\"c \"\"d\"\"\",e\n"))
+	f.Add([]byte(`{"text": "A line.\nAnother.", "timestamp": "2019-04-25T12:57:54Z", "url": "https://x"}` + "\n"))
+	f.Add([]byte("N1\tnews\tnewsus\tTitle\tOne. Two.\thttps://x\t[]\t[]\n"))
+	f.Add([]byte(`{"query":"q","positive":["p"],"negative":["n"]}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		plain := filepath.Join(dir, "in.tsv")
@@ -56,5 +60,19 @@ func FuzzReaders(f *testing.F) {
 		check("ReadLines", gz, err)
 		_, err = ReadGloVe(gz)
 		check("ReadGloVe", gz, err)
+		// The papers' published formats, plain and gzip-compressed.
+		for _, p := range []string{plain, gz} {
+			_, err = ReadSimCSENLI(p)
+			check("ReadSimCSENLI", p, err)
+			_, err = ReadWiki1M(p)
+			check("ReadWiki1M", p, err)
+			_, err = ReadC4(p)
+			check("ReadC4", p, err)
+			_, err = ReadMINDNews(p)
+			check("ReadMINDNews", p, err)
+			_, err = ReadMTEBRerank(p)
+			check("ReadMTEBRerank", p, err)
+		}
+		SplitSentences(string(data))
 	})
 }
