@@ -17,8 +17,11 @@ type RerankParams struct {
 
 func rerankType() *registry.StageType {
 	return &registry.StageType{
-		Name:    "evaluate.rerank",
-		Version: 1,
+		Name: "evaluate.rerank",
+		// 2: SentencePiece ties broken as sentencepiece 0.1.97 does (a
+		// dev candidate tokenizes differently under the ci and mini T5
+		// vocabularies, so a T5 encoder's scores move).
+		Version: 2,
 		Doc: `Reranking as MTEB v1's RerankingEvaluator: queries without a positive or without a
 negative are dropped; candidates are ranked by cosine with the query; map = mean average
 precision x100 (sklearn's average_precision_score, tied scores together; the main score),

@@ -284,9 +284,14 @@ func (t *SentencePiece) viterbi(s string, sc *spScratch) []spPiece {
 					*target = node{id: int(id), score: float32(cand), starts: start}
 				}
 			} else {
-				cand := t.m.Scores[id] + base
-				if target.starts == -1 || cand > target.score {
-					*target = node{id: int(id), score: cand, starts: start}
+				// Also in double precision: in unigram_model.cc the
+				// conditional's two arms make the score a double. The
+				// sum is compared unrounded with the float32 score kept
+				// for the end, so of two paths whose float32 sums tie,
+				// the later can win ("7000": "▁7 00 0", not "▁7 0 00").
+				cand := float64(t.m.Scores[id]) + float64(base)
+				if target.starts == -1 || cand > float64(target.score) {
+					*target = node{id: int(id), score: float32(cand), starts: start}
 				}
 			}
 			if length == mblen {

@@ -376,3 +376,37 @@ func TestSentencePieceGoldenEdge(t *testing.T) {
 		t.Fatalf("%d of %d rows differ", bad, n)
 	}
 }
+
+// TestSentencePieceGoldenDigits: digit-heavy text against python
+// sentencepiece 0.1.97 (testdata/gen_spm_golden_digits.py), including
+// ties.model, whose scores make paths of equal float32 score: "7000" is
+// "▁7 00 0" there, as T5's vocabulary gives it, because sentencepiece
+// adds scores in double precision before comparing.
+func TestSentencePieceGoldenDigits(t *testing.T) {
+	toks := map[string]*SentencePiece{"t5like": loadTestSPM(t, "t5like"), "bytefb": loadTestSPM(t, "bytefb"), "ties": loadTestSPM(t, "ties")}
+	n, bad := 0, 0
+	for _, line := range gzLines(t, "testdata/spm/golden_digits.jsonl.gz") {
+		var g struct {
+			Model  string   `json:"model"`
+			Text   string   `json:"text"`
+			IDs    []int    `json:"ids"`
+			Pieces []string `json:"pieces"`
+		}
+		if err := json.Unmarshal(line, &g); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		tok := toks[g.Model]
+		if got := tok.IDs(g.Text); !slices.Equal(got, g.IDs) {
+			if bad++; bad <= 5 {
+				t.Errorf("%s %q: got %q want %q", g.Model, g.Text, tok.Pieces(g.Text), g.Pieces)
+			}
+		}
+	}
+	if n < 4000 || bad > 0 {
+		t.Fatalf("%d of %d rows differ", bad, n)
+	}
+	if got := toks["ties"].Pieces("7000"); !slices.Equal(got, []string{"▁7", "00", "0"}) {
+		t.Errorf("ties: 7000 -> %q, want [▁7 00 0]", got)
+	}
+}
