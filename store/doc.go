@@ -21,6 +21,10 @@
 //	logs/slurm-<job>.out  a cluster job's own log (runner/slurm)
 //	slurm/                the cluster coordinator's lock and its jobs' specs,
 //	                      outcomes and request journals (runner/slurm)
+//	requests/claims/<key> language-model requests in flight, claimed by a
+//	                      job or a run (shared.go: jobs cannot see llm_claims)
+//	requests/answers/<key> their answers, published for those that waited;
+//	                      merged into the index when the cache is idle
 //
 // The index also keeps file_hashes, the stat cache of external inputs
 // (HashPath), and is opened read-only (OpenReadOnly) by commands that only

@@ -190,6 +190,12 @@ func (c *Store) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
 		return nil, err
 	}
 	defer gl.Unlock()
+	if !opts.DryRun {
+		// Nobody uses the cache: published answers go into the index.
+		if _, err := c.settleAnswers(ctx, true); err != nil {
+			return nil, err
+		}
+	}
 	keepNewer := opts.KeepNewer
 	if keepNewer == 0 {
 		keepNewer = DefaultKeepNewer

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -79,6 +81,9 @@ const insertRequest = `INSERT OR IGNORE INTO llm_requests (` + requestFields + `
 type requestStore struct {
 	db     *sql.DB
 	claims *claims // nil: read-only, nothing is claimed
+	// shared are the file claims and answers that cluster jobs, which
+	// cannot open the index, see and use (shared.go); nil with claims.
+	shared *SharedRequests
 }
 
 // Requests returns the cache's request store, creating its table when the
@@ -102,7 +107,7 @@ func (c *Store) Requests() (registry.RequestStore, error) {
 	if err := c.migrateRequests(); err != nil {
 		return nil, fmt.Errorf("request cache in %s: %w", c.dir, err)
 	}
-	return &requestStore{db: c.db, claims: newClaims(c.db, c.host)}, nil
+	return &requestStore{db: c.db, claims: newClaims(c.db, c.host), shared: c.SharedRequests()}, nil
 }
 
 // migrateRequests creates the request tables, and adds to an index made
@@ -171,6 +176,10 @@ func (s *requestStore) LookupRequest(ctx context.Context, key string) ([]byte, b
 	var resp string
 	err := s.db.QueryRowContext(ctx, "SELECT response FROM llm_requests WHERE key = ?", key).Scan(&resp)
 	if errors.Is(err, sql.ErrNoRows) {
+		if s.shared != nil {
+			// Answered by a cluster job, whose journal is not merged yet.
+			return s.shared.Answer(key)
+		}
 		return nil, false, nil
 	}
 	if err != nil {
@@ -183,8 +192,15 @@ func (s *requestStore) PutRequest(ctx context.Context, r registry.StoredRequest)
 	if !validDigest(r.Key) {
 		return fmt.Errorf("request key %q is not 64 hex digits", r.Key)
 	}
-	_, err := s.db.ExecContext(ctx, insertRequest, requestArgs(r, time.Now().UnixNano())...)
-	return err
+	if _, err := s.db.ExecContext(ctx, insertRequest, requestArgs(r, time.Now().UnixNano())...); err != nil {
+		return err
+	}
+	if s.shared != nil {
+		// A cluster job may be waiting on this run's claim: it reads the
+		// answer from a file, not the index.
+		return s.shared.PutAnswer(r)
+	}
+	return nil
 }
 
 func requestArgs(r registry.StoredRequest, created int64) []any {
@@ -197,7 +213,17 @@ func (s *requestStore) ClaimRequest(ctx context.Context, key string) (bool, erro
 	if s.claims == nil {
 		return true, nil
 	}
-	return s.claims.claim(ctx, key)
+	ok, err := s.claims.claim(ctx, key)
+	if err != nil || !ok {
+		return ok, err
+	}
+	// The file claim too, where cluster jobs see it (and this run sees
+	// theirs).
+	ok, err = s.shared.Claim(ctx, key)
+	if err != nil || !ok {
+		return false, errors.Join(err, s.claims.release(context.WithoutCancel(ctx), key))
+	}
+	return true, nil
 }
 
 // ReleaseRequest implements registry.RequestClaimer.
@@ -205,7 +231,7 @@ func (s *requestStore) ReleaseRequest(ctx context.Context, key string) error {
 	if s.claims == nil {
 		return nil
 	}
-	return s.claims.release(ctx, key)
+	return errors.Join(s.shared.Release(ctx, key), s.claims.release(ctx, key))
 }
 
 // RequestStats summarises the stored answers of one provider and model.
@@ -312,12 +338,43 @@ func (c *Store) DropRequests(ctx context.Context, f RequestFilter) (int, error) 
 	if err != nil {
 		return 0, err
 	}
+	// Their published copies go too, or settling them would bring the
+	// dropped answers back (shared.go).
+	keys, err := c.requestKeys(ctx, where, args)
+	if err != nil {
+		return 0, err
+	}
 	res, err := c.db.ExecContext(ctx, "DELETE FROM llm_requests WHERE "+where, args...)
 	if err != nil {
 		return 0, err
 	}
+	for _, k := range keys {
+		if err := os.Remove(c.SharedRequests().answerPath(k)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return 0, err
+		}
+	}
 	n, err := res.RowsAffected()
 	return int(n), err
+}
+
+// requestKeys lists the keys of the stored answers a filter selects.
+func (c *Store) requestKeys(ctx context.Context, where string, args []any) ([]string, error) {
+	rows, err := c.db.QueryContext(ctx, "SELECT key FROM llm_requests WHERE "+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		if validDigest(k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys, rows.Err()
 }
 
 // RequestFailure is one stored answer recorded as a failure.

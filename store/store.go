@@ -243,6 +243,9 @@ func (c *Store) Close() error {
 	if c.db == nil {
 		return nil
 	}
+	// Answers that cluster jobs published (requests/answers/) go into the
+	// index once nobody uses the cache; an error leaves them for later.
+	c.settleAnswers(context.Background(), false)
 	return c.db.Close()
 }
 

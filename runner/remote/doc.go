@@ -28,7 +28,11 @@
 // new answer is appended (and fsynced) to a journal file beside the job,
 // which the coordinator merges into the index when the job ends, or when
 // the next coordinator adopts it after a crash. A job that is requeued
-// (preemption) re-reads its journal and sends nothing twice.
+// (preemption) re-reads its journal and sends nothing twice. Jobs running
+// at once (a grid's cells) share their requests through the cache
+// directory (store.SharedRequests): a job claims a request in a file
+// before sending it, another job that needs it waits, and reads the answer
+// the holder publishes beside the claim, so a shared request is paid once.
 //
 // Progress goes to a small JSON file the coordinator polls.
 package remote

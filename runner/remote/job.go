@@ -161,6 +161,10 @@ func run(ctx context.Context, reg *registry.Registry, spec *Spec, out *Outcome, 
 		return err
 	}
 	defer journal.Close()
+	if spec.Requests != "" {
+		// A stage that sends requests: concurrent jobs share them.
+		journal.Share(st.SharedRequests())
+	}
 	device := "cpu"
 	if spec.GPUs > 0 && os.Getenv("CUDA_VISIBLE_DEVICES") != "" {
 		// The scheduler exposes the GPUs it gave the job, renumbered from 0.

@@ -20,9 +20,16 @@ import (
 // the coordinator's snapshot; new answers are appended to the journal file
 // and fsynced before PutRequest returns, so a job killed at any moment
 // loses no answer it stored, and the coordinator merges them all.
+//
+// With Share, the jobs of one cache (and runs on its index) also see each
+// other's requests in flight: the journal claims each request in the
+// cache's claim files before it is sent (registry.RequestClaimer), and
+// publishes each answer where a job waiting on that claim reads it, so a
+// request that concurrent jobs share is paid for once.
 type Journal struct {
 	path     string
 	snapshot *store.RequestSnapshot // nil: no snapshot (the stage sends no requests)
+	shared   *store.SharedRequests  // nil: claims nothing, publishes nothing
 
 	mu   sync.Mutex
 	f    *os.File
@@ -65,7 +72,12 @@ func OpenJournal(path, snapshot string) (*Journal, error) {
 	return j, nil
 }
 
-// LookupRequest implements registry.RequestStore.
+// Share makes the journal claim requests and publish answers through the
+// cache's files (see Journal).
+func (j *Journal) Share(s *store.SharedRequests) { j.shared = s }
+
+// LookupRequest implements registry.RequestStore: the job's own answers,
+// the snapshot, then the answers other jobs published since it was made.
 func (j *Journal) LookupRequest(ctx context.Context, key string) ([]byte, bool, error) {
 	j.mu.Lock()
 	resp, ok := j.have[key]
@@ -73,10 +85,32 @@ func (j *Journal) LookupRequest(ctx context.Context, key string) ([]byte, bool, 
 	if ok {
 		return resp, true, nil
 	}
-	if j.snapshot == nil {
+	if j.snapshot != nil {
+		resp, ok, err := j.snapshot.LookupRequest(ctx, key)
+		if err != nil || ok {
+			return resp, ok, err
+		}
+	}
+	if j.shared == nil {
 		return nil, false, nil
 	}
-	return j.snapshot.LookupRequest(ctx, key)
+	return j.shared.Answer(key)
+}
+
+// ClaimRequest implements registry.RequestClaimer.
+func (j *Journal) ClaimRequest(ctx context.Context, key string) (bool, error) {
+	if j.shared == nil {
+		return true, nil
+	}
+	return j.shared.Claim(ctx, key)
+}
+
+// ReleaseRequest implements registry.RequestClaimer.
+func (j *Journal) ReleaseRequest(ctx context.Context, key string) error {
+	if j.shared == nil {
+		return nil
+	}
+	return j.shared.Release(ctx, key)
 }
 
 // PutRequest implements registry.RequestStore: the answer is on disk when
@@ -107,6 +141,11 @@ func (j *Journal) PutRequest(ctx context.Context, r registry.StoredRequest) erro
 		return fmt.Errorf("request journal %s: %w", j.path, err)
 	}
 	j.have[r.Key] = append([]byte(nil), r.Response...)
+	if j.shared != nil {
+		// After the journal: the answer is the job's before it is
+		// anyone else's.
+		return j.shared.PutAnswer(r)
+	}
 	return nil
 }
 

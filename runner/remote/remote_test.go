@@ -229,3 +229,61 @@ func TestJournal(t *testing.T) {
 		t.Errorf("merged answer: %q %v", r, ok)
 	}
 }
+
+// Two jobs' journals on one cache share their requests: what one claims
+// the other does not, and the answer the holder stores is found by the
+// other before any journal is merged (jobs of one experiment pay for a
+// shared request once).
+func TestJournalShared(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	snap := filepath.Join(t.TempDir(), "snap.db")
+	if _, err := st.SnapshotRequests(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	open := func(name string) *Journal {
+		j, err := OpenJournal(filepath.Join(t.TempDir(), name), snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Share(st.SharedRequests())
+		t.Cleanup(func() { j.Close() })
+		return j
+	}
+	a, b := open("a.jsonl"), open("b.jsonl")
+	var _ registry.RequestClaimer = a
+	k := strings.Repeat("ab", 32)
+	if ok, err := a.ClaimRequest(ctx, k); !ok || err != nil {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	if ok, err := b.ClaimRequest(ctx, k); ok || err != nil {
+		t.Fatalf("the second job took a request the first is sending: %v %v", ok, err)
+	}
+	if err := a.PutRequest(ctx, registry.StoredRequest{Key: k, Provider: "p", Model: "m", Request: []byte(`{}`), Response: []byte(`"A"`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.ReleaseRequest(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok, err := b.LookupRequest(ctx, k); !ok || err != nil || string(r) != `"A"` {
+		t.Fatalf("the waiting job does not find the answer: %q %v %v", r, ok, err)
+	}
+	// A journal that does not share claims everything and publishes
+	// nothing (a stage that sends no requests).
+	plain, err := OpenJournal(filepath.Join(t.TempDir(), "c.jsonl"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	k2 := strings.Repeat("cd", 32)
+	if ok, _ := b.ClaimRequest(ctx, k2); !ok {
+		t.Fatal("no claim")
+	}
+	if ok, err := plain.ClaimRequest(ctx, k2); !ok || err != nil {
+		t.Fatalf("an unshared journal: %v %v", ok, err)
+	}
+}
