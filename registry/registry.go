@@ -80,7 +80,12 @@ type StageType struct {
 	// fails it; every byte a stage reads must reach its key this way (or
 	// through its inputs, or the dataset catalogue's pinned checksums).
 	Externals func(params any) ([]External, error)
-	Run       func(ctx context.Context, env *Env) error
+	// StandIns, when set, names the datasets of the data directory that a
+	// run with these (decoded, validated) parameters reads in place of a
+	// paper's own data (internal/dataset's Dataset.StandIn): a paper
+	// profile must declare each as a deviation.
+	StandIns func(params any) []string
+	Run      func(ctx context.Context, env *Env) error
 	// Requests, set by types that send language-model requests, says what
 	// a run would send without sending anything (`repro plan`). It gets an
 	// Env with Params, Seed, Requests and the Inputs already computed (an

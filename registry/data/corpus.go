@@ -14,12 +14,23 @@ import (
 
 // CorpusParams are data.corpus's parameters.
 type CorpusParams struct {
-	Sources    []string `cty:"sources" doc:"sentence sources concatenated in this order: wiki, bbc, brown (as data.sentences reads them)"`
+	Sources    []string `cty:"sources" doc:"sentence sources concatenated in this order: wiki, bbc, brown, or one of the papers' wiki1m, c4, mind (as data.sentences reads them)"`
 	Dedupe     bool     `cty:"dedupe" doc:"keep each distinct sentence once (its first occurrence)"`
 	ExcludeSTS bool     `cty:"exclude_sts" doc:"leave out every sentence that also occurs in an STS set (STS12-16, STS-B, SICK-R, all splits): the evaluation text"`
 	MinWords   int      `cty:"min_words" doc:"leave out sentences of fewer whitespace-separated words (fragments such as \"On Tuesday,\")"`
 	DevSize    int      `cty:"dev_size" doc:"sentences drawn (with the seed) into the dev output and left out of sentences; 0 = none"`
 	TestSize   int      `cty:"test_size" doc:"sentences drawn (with the seed, after dev) into the test output and left out of sentences; 0 = none"`
+	Path       string   `cty:"path" path:"file" key:"added" doc:"the file of the one paper source among sources (wiki1m, c4 or mind, as data.sentences reads them): a local copy as published; its content is in the key"`
+}
+
+// CheckStart refuses a paper source without a path (registry.StartChecker).
+func (p CorpusParams) CheckStart(func(string) bool) error {
+	for _, s := range p.Sources {
+		if err := needPath(s, p.Path); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func corpusType() *registry.StageType {
@@ -28,7 +39,7 @@ func corpusType() *registry.StageType {
 		// 2: the test output (test_size); sentences and dev are unchanged
 		// for test_size = 0.
 		Version: 2,
-		Doc: "Unlabeled pretraining text: the sentences of several sources in order, optionally without repeats, " +
+		Doc: "Unlabeled pretraining text: the sentences of several sources (the data directory's, or one paper's file) in order, optionally without repeats, " +
 			"without the STS sets' sentences and without fragments, and seeded held-out dev and test splits " +
 			"(one permutation: its first dev_size positions are dev, the next test_size test). " +
 			"The stage log counts what each filter dropped.",
@@ -38,7 +49,9 @@ func corpusType() *registry.StageType {
 			{Name: "dev", Kind: registry.KindSentences, Doc: "sentences.jsonl: the held-out sentences, in source order"},
 			{Name: "test", Kind: registry.KindSentences, Doc: "sentences.jsonl: the test sentences, in source order (empty for test_size = 0)"},
 		},
-		Seeded: true,
+		Seeded:    true,
+		Externals: func(p any) ([]registry.External, error) { return pathExternal(p.(*CorpusParams).Path), nil },
+		StandIns:  func(p any) []string { return standIns(p.(*CorpusParams).Sources...) },
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*CorpusParams)
 			c := catalogue()
@@ -60,7 +73,7 @@ func corpusType() *registry.StageType {
 			seen := map[string]bool{}
 			var texts []string
 			for i, src := range p.Sources {
-				ss, err := sourceSentences(c, src)
+				ss, err := readSentences(c, src, p.Path)
 				if err != nil {
 					return err
 				}

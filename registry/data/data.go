@@ -136,18 +136,40 @@ func contains(ss []string, s string) bool {
 // NLIParams are data.nli's parameters.
 type NLIParams struct {
 	Files []string `cty:"files" doc:"NLI files: snli_dev, mnli_dev_matched, snli_test_ptbtok"`
+	// Added after results were cached: the default reads the stand-in, as
+	// before.
+	Source string `cty:"source" key:"added" doc:"nli: the data directory's dev/test-derived triplets (files), a stand-in; simcse_nli: SimCSE's NLI training set (nli_for_simcse.csv) from path, the papers' data"`
+	Path   string `cty:"path" path:"file" key:"added" doc:"source simcse_nli: a local copy of SimCSE's nli_for_simcse.csv as published (header sent0,sent1,hard_neg; CSV quoting); its content is in the key"`
 }
+
+// CheckStart refuses source simcse_nli without a path (registry.StartChecker).
+func (p NLIParams) CheckStart(func(string) bool) error { return needPath(p.Source, p.Path) }
 
 func nliType() *registry.StageType {
 	d, _ := dataset.Lookup("nli")
 	return &registry.StageType{
-		Name:    "data.nli",
-		Version: 1,
-		Doc:     "NLI triplets (anchor, entailment, contradiction) from the dev/test-derived SNLI and MNLI files, in the order listed.",
-		Params:  NLIParams{Files: d.Keys()},
-		Outputs: []registry.Port{{Name: "triplets", Kind: registry.KindTriplets, Doc: "triplets.jsonl"}},
+		Name:      "data.nli",
+		Version:   1,
+		Doc:       "NLI triplets (anchor, entailment, contradiction) from the dev/test-derived SNLI and MNLI files, in the order listed.",
+		Params:    NLIParams{Files: d.Keys(), Source: "nli"},
+		Outputs:   []registry.Port{{Name: "triplets", Kind: registry.KindTriplets, Doc: "triplets.jsonl"}},
+		Externals: func(p any) ([]registry.External, error) { return pathExternal(p.(*NLIParams).Path), nil },
+		StandIns: func(p any) []string {
+			if q := p.(*NLIParams); q.Source == "nli" {
+				return standIns("nli")
+			}
+			return nil
+		},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*NLIParams)
+			if p.Source == "simcse_nli" {
+				ts, err := dataset.ReadSimCSENLI(p.Path)
+				if err != nil {
+					return err
+				}
+				env.Report(1, 1, "nli_for_simcse.csv")
+				return rows.Write(filepath.Join(env.Output("triplets"), registry.FileTriplets), ts)
+			}
 			c := catalogue()
 			var out []rows.Triplet
 			for i, f := range p.Files {
@@ -165,9 +187,13 @@ func nliType() *registry.StageType {
 
 // SentencesParams are data.sentences's parameters.
 type SentencesParams struct {
-	Source string `cty:"source" doc:"wiki (SimCSE wiki1m, first 11,914 lines), bbc (BBC News article sentences, duplicate articles left out) or brown (Brown Corpus sentences, tokens joined by spaces)"`
+	Source string `cty:"source" doc:"the data directory's wiki (SimCSE wiki1m, first 11,914 lines), bbc (BBC News article sentences, duplicate articles left out) or brown (Brown Corpus sentences, tokens joined by spaces), stand-ins; or the papers' wiki1m (wiki1m_for_simcse.txt), c4 (an allenai/c4 json.gz file: its text lines) or mind (MIND's news.tsv: the abstracts' sentences), read from path"`
 	Limit  int    `cty:"limit" doc:"keep only the first N sentences (0: all)"`
+	Path   string `cty:"path" path:"file" key:"added" doc:"sources wiki1m, c4 and mind: a local copy of the published file; its content is in the key"`
 }
+
+// CheckStart refuses a paper source without a path (registry.StartChecker).
+func (p SentencesParams) CheckStart(func(string) bool) error { return needPath(p.Source, p.Path) }
 
 func sentencesType() *registry.StageType {
 	return &registry.StageType{
@@ -176,11 +202,13 @@ func sentencesType() *registry.StageType {
 		Doc: "A plain sentence corpus in file order. Wiki lines are kept as they are (duplicates included, as in SimCSE's file); " +
 			"BBC sentences are those of the 2,089 articles that are not duplicates, headlines left out; " +
 			"Brown sentences are their tokens joined by single spaces, with the corpus's quote tokens written as a plain double quote.",
-		Params:  SentencesParams{Source: "wiki"},
-		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
+		Params:    SentencesParams{Source: "wiki"},
+		Outputs:   []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
+		Externals: func(p any) ([]registry.External, error) { return pathExternal(p.(*SentencesParams).Path), nil },
+		StandIns:  func(p any) []string { return standIns(p.(*SentencesParams).Source) },
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*SentencesParams)
-			texts, err := sourceSentences(catalogue(), p.Source)
+			texts, err := readSentences(catalogue(), p.Source, p.Path)
 			if err != nil {
 				return err
 			}
@@ -196,8 +224,21 @@ func sentencesType() *registry.StageType {
 	}
 }
 
-// Sentence sources of data.sentences and data.corpus.
-var sentenceSources = []string{"wiki", "bbc", "brown"}
+// Sentence sources of data.sentences and data.corpus: the data
+// directory's, then the papers' (read from path).
+var (
+	sentenceSources      = []string{"wiki", "bbc", "brown"}
+	paperSentenceSources = []string{"wiki1m", "c4", "mind"}
+)
+
+// readSentences reads one sentence source in file order: a paper's from
+// path, else the catalogue's.
+func readSentences(c *dataset.Catalogue, source, path string) ([]string, error) {
+	if contains(paperSentenceSources, source) {
+		return paperSentences(source, path)
+	}
+	return sourceSentences(c, source)
+}
 
 // sourceSentences reads one sentence source in file order.
 func sourceSentences(c *dataset.Catalogue, source string) ([]string, error) {
@@ -233,10 +274,14 @@ func sourceSentences(c *dataset.Catalogue, source string) ([]string, error) {
 
 // DocumentsParams are data.documents's parameters.
 type DocumentsParams struct {
-	Source         string `cty:"source" doc:"bbc (BBC News, with headlines) or brown (Brown Corpus)"`
+	Source         string `cty:"source" doc:"the data directory's bbc (BBC News, with headlines) or brown (Brown Corpus), stand-ins; or mind (MIND's news.tsv from path: title as headline, the abstract's sentences as body, articles without an abstract left out)"`
 	DropDuplicates bool   `cty:"drop_duplicates" doc:"bbc: leave out the 136 articles whose body repeats an earlier one (dup_of set)"`
 	Limit          int    `cty:"limit" doc:"keep only the first N documents (0: all)"`
+	Path           string `cty:"path" path:"file" key:"added" doc:"source mind: a local copy of MIND's news.tsv as published (eight TAB-separated columns, no header); its content is in the key"`
 }
+
+// CheckStart refuses source mind without a path (registry.StartChecker).
+func (p DocumentsParams) CheckStart(func(string) bool) error { return needPath(p.Source, p.Path) }
 
 func documentsType() *registry.StageType {
 	return &registry.StageType{
@@ -244,13 +289,21 @@ func documentsType() *registry.StageType {
 		Version: 1,
 		Doc: "Documents of sentences in file order: BBC News (id category/NNN, category, headline; duplicates dropped by default, " +
 			"leaving 2,089) or the Brown Corpus (id ca01.., category, no headline).",
-		Params:  DocumentsParams{Source: "bbc", DropDuplicates: true},
-		Outputs: []registry.Port{{Name: "documents", Kind: registry.KindDocuments, Doc: "documents.jsonl"}},
+		Params:    DocumentsParams{Source: "bbc", DropDuplicates: true},
+		Outputs:   []registry.Port{{Name: "documents", Kind: registry.KindDocuments, Doc: "documents.jsonl"}},
+		Externals: func(p any) ([]registry.External, error) { return pathExternal(p.(*DocumentsParams).Path), nil },
+		StandIns:  func(p any) []string { return standIns(p.(*DocumentsParams).Source) },
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*DocumentsParams)
 			c := catalogue()
 			var out []rows.Document
 			switch p.Source {
+			case "mind":
+				docs, err := mindDocuments(p.Path)
+				if err != nil {
+					return err
+				}
+				out = docs
 			case "bbc":
 				docs, err := c.BBC()
 				if err != nil {
@@ -275,7 +328,7 @@ func documentsType() *registry.StageType {
 					out = append(out, rows.Document{ID: d.ID, Category: d.Category, Sentences: ss})
 				}
 			default:
-				return fmt.Errorf("source: unknown document corpus %q (choose bbc or brown)", p.Source)
+				return fmt.Errorf("source: unknown document corpus %q (choose bbc, brown or mind)", p.Source)
 			}
 			if p.Limit > 0 && p.Limit < len(out) {
 				out = out[:p.Limit]
@@ -287,18 +340,34 @@ func documentsType() *registry.StageType {
 
 // RerankParams are data.rerank's parameters.
 type RerankParams struct {
-	Split string `cty:"split" doc:"dev (41 queries, the reliable split, used as the test set) or train_part2 (57 queries, for tuning)"`
+	Split string `cty:"split" doc:"source semeval2016_cqa: dev (41 queries, the reliable split, used as the test set) or train_part2 (57 queries, for tuning)"`
+	// Added after results were cached: the default reads the stand-in, as
+	// before.
+	Source string `cty:"source" key:"added" doc:"semeval2016_cqa: the data directory's SemEval-2016 CQA set, a stand-in; askubuntu: AskUbuntu's test set as MTEB publishes it, from path"`
+	Path   string `cty:"path" path:"file" key:"added" doc:"source askubuntu: a local copy of MTEB's askubuntudupquestions-reranking test.jsonl.gz ({\"query\", \"positive\", \"negative\"} a line); its content is in the key"`
 }
+
+// CheckStart refuses source askubuntu without a path (registry.StartChecker).
+func (p RerankParams) CheckStart(func(string) bool) error { return needPath(p.Source, p.Path) }
 
 func rerankType() *registry.StageType {
 	return &registry.StageType{
-		Name:    "data.rerank",
-		Version: 1,
-		Doc:     "SemEval-2016 Task 3 subtask B question reranking (Qatar Living): query, relevant and irrelevant related questions.",
-		Params:  RerankParams{Split: "dev"},
-		Outputs: []registry.Port{{Name: "queries", Kind: registry.KindRerank, Doc: "queries.jsonl"}},
+		Name:      "data.rerank",
+		Version:   1,
+		Doc:       "Question reranking: query, relevant and irrelevant candidates; SemEval-2016 Task 3 subtask B (Qatar Living) from the data directory, or AskUbuntu from MTEB's file.",
+		Params:    RerankParams{Split: "dev", Source: "semeval2016_cqa"},
+		Outputs:   []registry.Port{{Name: "queries", Kind: registry.KindRerank, Doc: "queries.jsonl"}},
+		Externals: func(p any) ([]registry.External, error) { return pathExternal(p.(*RerankParams).Path), nil },
+		StandIns:  func(p any) []string { return standIns(p.(*RerankParams).Source) },
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*RerankParams)
+			if p.Source == "askubuntu" {
+				qs, err := dataset.ReadMTEBRerank(p.Path)
+				if err != nil {
+					return err
+				}
+				return rows.Write(filepath.Join(env.Output("queries"), registry.FileQueries), qs)
+			}
 			qs, err := catalogue().Rerank(p.Split)
 			if err != nil {
 				return err

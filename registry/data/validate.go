@@ -60,32 +60,39 @@ func (p *NLIParams) Validate() error {
 		}
 		c.Add(!contains(p.Files[:i], f), "files", "%s listed twice", f)
 	}
+	c.OneOf("source", p.Source, "nli", "simcse_nli")
+	checkPath(&c, p.Path, p.Source)
 	return c.Result()
 }
 
 // Validate checks the source and the limit.
 func (p *SentencesParams) Validate() error {
 	var c registry.Checks
-	c.OneOf("source", p.Source, sentenceSources...)
+	c.OneOf("source", p.Source, append(append([]string(nil), sentenceSources...), paperSentenceSources...)...)
 	c.Add(p.Limit >= 0, "limit", "%d is negative (0 means all)", p.Limit)
+	checkPath(&c, p.Path, p.Source)
 	return c.Result()
 }
 
 // Validate checks the source and the limit.
 func (p *DocumentsParams) Validate() error {
 	var c registry.Checks
-	c.OneOf("source", p.Source, "bbc", "brown")
+	c.OneOf("source", p.Source, "bbc", "brown", "mind")
 	c.Add(p.Limit >= 0, "limit", "%d is negative (0 means all)", p.Limit)
+	checkPath(&c, p.Path, p.Source)
 	return c.Result()
 }
 
 // Validate checks the split against the catalogue.
 func (p *RerankParams) Validate() error {
+	var c registry.Checks
 	d, _ := dataset.Lookup("semeval2016_cqa")
 	if _, ok := d.File(p.Split); !ok {
-		return registry.Paramf("split", "unknown split %q (choose from %s)", p.Split, strings.Join(d.Keys(), ", "))
+		c.Err(registry.Paramf("split", "unknown split %q (choose from %s)", p.Split, strings.Join(d.Keys(), ", ")))
 	}
-	return nil
+	c.OneOf("source", p.Source, "semeval2016_cqa", "askubuntu")
+	checkPath(&c, p.Path, p.Source)
+	return c.Result()
 }
 
 // Validate checks the column names.
@@ -102,10 +109,16 @@ func (p *TripletSentencesParams) Validate() error {
 func (p *CorpusParams) Validate() error {
 	var c registry.Checks
 	c.Add(len(p.Sources) > 0, "sources", "empty list (choose from %s)", strings.Join(sentenceSources, ", "))
+	paper := 0
 	for i, src := range p.Sources {
-		c.OneOf("sources", src, sentenceSources...)
+		c.OneOf("sources", src, append(append([]string(nil), sentenceSources...), paperSentenceSources...)...)
 		c.Add(!contains(p.Sources[:i], src), "sources", "%s listed twice", src)
+		if contains(paperSentenceSources, src) {
+			paper++
+		}
 	}
+	c.Add(paper <= 1, "sources", "%d sources read from path; one path names one file", paper)
+	checkPath(&c, p.Path, p.Sources...)
 	c.NonNegative("min_words", p.MinWords)
 	c.NonNegative("dev_size", p.DevSize)
 	c.NonNegative("test_size", p.TestSize)
