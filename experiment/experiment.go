@@ -21,6 +21,7 @@ import (
 
 	"repro/dsl"
 	"repro/graph"
+	"repro/internal/datadir"
 	"repro/registry"
 
 	"github.com/hashicorp/hcl/v2"
@@ -95,6 +96,9 @@ func Validate(reg *registry.Registry, file string, opts Options) (hcl.Diagnostic
 // Load evaluates file under opts. Warnings come back beside a loaded
 // experiment; errors as a *LoadError.
 func Load(reg *registry.Registry, file string, opts Options) (*Experiment, hcl.Diagnostics, map[string]*hcl.File, error) {
+	// The data beside this experiment's repository is found without
+	// REPRO_DATA_DIR (internal/datadir).
+	datadir.UseExperiment(file)
 	loader := dsl.NewLoader(reg)
 	cfg, diags := loader.Load(file, opts.dsl())
 	if diags.HasErrors() || cfg == nil {

@@ -128,6 +128,45 @@ func (x *Experiment) BuildReport(look Lookup) *report.Report {
 	return r
 }
 
+// RecordedReport is the table of the recorded baseline bl, as a report:
+// each expect block's cell with the baseline's value (missing where the
+// baseline has none), for showing a recorded profile without running it.
+func (x *Experiment) RecordedReport(bl *report.Baseline) *report.Report {
+	cfg := x.Config
+	r := &report.Report{Experiment: cfg.Experiment.Name, Title: cfg.Experiment.Title, Table: cfg.Experiment.Table,
+		File: x.File, Profile: x.Profile, Backend: bl.Backend}
+	if t, err := time.Parse(time.RFC3339, bl.Recorded); err == nil {
+		r.Time = t
+	}
+	if len(bl.Seeds) > 0 {
+		s := bl.Seeds[0]
+		r.Seed = &s
+	}
+	for _, e := range cfg.Expects {
+		if e.Profile != "" && e.Profile != x.Profile {
+			continue
+		}
+		c := report.Cell{Name: e.Name, Row: e.Row, Column: e.Column, Tolerance: e.Tolerance, Source: refString(e.Value),
+			LowerIsBetter: e.LowerIsBetter, Count: e.Count, Pending: e.Pending}
+		if !math.IsNaN(e.Paper) {
+			c.Paper, c.HasPaper = e.Paper, true
+		}
+		if c.Row == "" {
+			c.Row = e.Name
+		}
+		if c.Column == "" {
+			c.Column = refString(e.Value)
+		}
+		if bc, ok := bl.Cells[e.Name]; ok && e.Pending == "" {
+			c.Ours, c.HasOurs = bc.Value, true
+		} else if e.Pending == "" {
+			c.Missing = "not in " + x.BaselinePath()
+		}
+		r.Cells = append(r.Cells, c)
+	}
+	return r
+}
+
 // Seed is the experiment's `seed` variable as it evaluated (nil when the
 // file declares none, or it is not a whole number).
 func (x *Experiment) Seed() *int64 {

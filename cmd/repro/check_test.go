@@ -234,3 +234,35 @@ func TestBaselineRefusesWide(t *testing.T) {
 		t.Errorf("a refused baseline was written (%v)", err)
 	}
 }
+
+// results --recorded shows the baseline recorded under results/ as the
+// paper-shaped table a run prints, with nothing run or cached here; run's
+// own table fits 100 columns, its per-cell detail behind --verbose.
+func TestResultsRecorded(t *testing.T) {
+	file, _ := gateWorkspace(t)
+	t.Setenv("REPRO_CACHE", filepath.Join(t.TempDir(), "empty"))
+	code, out, errs := repro(t, "results", file, "--profile", "mini", "--recorded")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"clitest: STS-B test (profile mini)", "pairs", "1379", "BERT (the paper's row)", "(47.29)", "recorded ", "on cpu, seeds [42 7]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("results --recorded lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errs := repro(t, "results", file, "--recorded"); code != 1 || !strings.Contains(errs, "give --profile") {
+		t.Errorf("--recorded without a profile: exit %d %s", code, errs)
+	}
+	code, out, _ = repro(t, "run", file, "--profile", "mini")
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 100 && !strings.HasPrefix(l, "[") && !strings.HasPrefix(l, "report: ") {
+			t.Errorf("a line of %d characters:\n%s", len(l), l)
+		}
+	}
+	if code != 0 || !strings.Contains(out, "verdicts: 2 ok, 1 pending") || strings.Contains(out, "baseline  tol") {
+		t.Errorf("run's table: exit %d\n%s", code, out)
+	}
+	if _, out, _ = repro(t, "run", file, "--profile", "mini", "--verbose"); !strings.Contains(out, "exact") {
+		t.Errorf("run --verbose lacks the per-cell detail:\n%s", out)
+	}
+}

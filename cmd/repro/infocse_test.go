@@ -49,7 +49,7 @@ func fixture(t *testing.T, name string) string {
 // else, since rounds 1-2 keep their cache keys.
 func TestRepeatRoundsRealStages(t *testing.T) {
 	file := fixture(t, "infocse_rounds.hcl")
-	code, out, errs := repro(t, "run", file)
+	code, out, errs := repro(t, "run", file, "--verbose")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -57,7 +57,7 @@ func TestRepeatRoundsRealStages(t *testing.T) {
 	if got := strings.Join(doneStages(out), " "); got != want {
 		t.Fatalf("2 rounds ran %s\nwant %s\n%s", got, want, out)
 	}
-	code, out, errs = repro(t, "run", file, "-var", "rounds=3")
+	code, out, errs = repro(t, "run", file, "--verbose", "-var", "rounds=3")
 	if code != 0 {
 		t.Fatalf("run with 3 rounds: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -79,7 +79,7 @@ func TestRepeatRoundsRealStages(t *testing.T) {
 // selected round, and plan and the report show the decision.
 func TestUntilRealStages(t *testing.T) {
 	file := fixture(t, "infocse_until.hcl")
-	code, out, errs := repro(t, "run", file)
+	code, out, errs := repro(t, "run", file, "--verbose")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -114,7 +114,7 @@ func TestUntilRealStages(t *testing.T) {
 		!strings.Contains(out, "selected round "+best) {
 		t.Errorf("plan after the run: exit %d\n%s", code, out)
 	}
-	code, out, _ = repro(t, "run", file)
+	code, out, _ = repro(t, "run", file, "--verbose")
 	if code != 0 || len(doneStages(out)) != 0 || !strings.Contains(out, "selected round "+best) {
 		t.Errorf("second run: exit %d, ran %v\n%s", code, doneStages(out), out)
 	}

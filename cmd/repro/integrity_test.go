@@ -104,8 +104,12 @@ func overwrite(t *testing.T, path string, at int64, data []byte) {
 func stsbOf(t *testing.T, out string) string {
 	t.Helper()
 	for _, l := range strings.Split(out, "\n") {
+		// The verbose line "TF-IDF STS-B paper ours ...", or the table's
+		// row "TF-IDF ours (paper)".
 		if f := strings.Fields(l); len(f) >= 4 && f[0] == "TF-IDF" && f[1] == "STS-B" {
 			return f[3]
+		} else if len(f) >= 2 && f[0] == "TF-IDF" {
+			return f[1]
 		}
 	}
 	t.Fatalf("no TF-IDF STS-B row in:\n%s", out)

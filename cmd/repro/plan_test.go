@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 // plan's detailed exit status (terraform plan -detailed-exitcode): 2 while
@@ -172,5 +175,31 @@ func TestFiguresPerReport(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(filepath.Dir(plain), "figtest.md"))
 	if err != nil || !strings.Contains(string(md), "("+filepath.Base(plain)+")") {
 		t.Errorf("the plain report does not link its own figure %s: %v\n%s", filepath.Base(plain), err, md)
+	}
+}
+
+// The binary run directly, from another directory and without
+// REPRO_DATA_DIR, finds the data beside the experiment's repository
+// (../shared/data from its root), as make does.
+func TestDataBesideTheRepository(t *testing.T) {
+	data := datadirtest.Dir(t)
+	top := t.TempDir()
+	repoDir := filepath.Join(top, "checkout")
+	os.MkdirAll(filepath.Join(repoDir, "experiments"), 0o755)
+	os.WriteFile(filepath.Join(repoDir, "go.mod"), []byte("module checkout\n"), 0o644)
+	os.MkdirAll(filepath.Join(top, "shared"), 0o755)
+	if err := os.Symlink(data, filepath.Join(top, "shared", "data")); err != nil {
+		t.Fatal(err)
+	}
+	src, _ := os.ReadFile("testdata/tfidf.hcl")
+	file := filepath.Join(repoDir, "experiments", "tfidf.hcl")
+	os.WriteFile(file, src, 0o644)
+	t.Setenv(datadir.Env, "")
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(top, "usercache")) // no data there
+	t.Setenv("REPRO_CACHE", filepath.Join(top, "cache"))
+	t.Setenv("CI", "true")
+	t.Chdir(t.TempDir())
+	if code, out, errs := repro(t, "run", file); code != 0 || !strings.Contains(out, "done     eval") {
+		t.Errorf("run without REPRO_DATA_DIR: exit %d\n%s%s", code, out, errs)
 	}
 }

@@ -136,20 +136,80 @@ func (d *display) redraw() {
 		fmt.Fprintf(&b, "\x1b[%dA", d.drawn)
 	}
 	n := 0
-	for _, id := range d.order {
-		ev, ok := d.state[id]
-		if !ok {
-			ev = runner.Event{Kind: runner.EventWaiting, Node: id}
-		}
+	for _, l := range d.screen(d.height()) {
 		// A line may hold several (a failed cluster job's log tail): clear
 		// and count each, so the next redraw goes back far enough.
-		for _, l := range strings.Split(d.line(ev), "\n") {
-			fmt.Fprintf(&b, "\x1b[2K%s\n", l)
+		for _, part := range strings.Split(l, "\n") {
+			fmt.Fprintf(&b, "\x1b[2K%s\n", part)
 			n++
 		}
 	}
 	d.drawn = n
 	io.WriteString(d.w, b.String())
+}
+
+// height is the terminal's height in lines (0: unknown, no limit).
+func (d *display) height() int {
+	if f, ok := d.w.(*os.File); ok {
+		if _, h, err := term.GetSize(int(f.Fd())); err == nil {
+			return h
+		}
+	}
+	return 0
+}
+
+// screen is what the live display shows within height lines: finished
+// stages (done, cached, not needed) collapse into one summary line --
+// how many of all, elapsed, and the longest ETA among running stages --
+// followed by the failed, running and waiting stages, as many as fit
+// ("... and N more waiting" for the rest). height 0: no limit.
+func (d *display) screen(height int) []string {
+	var finished, ran, cached int
+	var active, waiting []string
+	var eta time.Duration
+	for _, id := range d.order {
+		ev, ok := d.state[id]
+		if !ok {
+			ev = runner.Event{Kind: runner.EventWaiting, Node: id}
+		}
+		switch ev.Kind {
+		case runner.EventDone:
+			finished++
+			ran++
+		case runner.EventCached:
+			finished++
+			cached++
+		case runner.EventStopped, runner.EventSkipped:
+			finished++
+		case runner.EventWaiting:
+			waiting = append(waiting, d.line(ev))
+		default:
+			if ev.Kind == runner.EventRunning && ev.ETA > eta {
+				eta = ev.ETA
+			}
+			active = append(active, d.line(ev))
+		}
+	}
+	summary := fmt.Sprintf("%d of %d stages finished (%d ran, %d cached), elapsed %s", finished, len(d.order), ran, cached, shortDur(time.Since(d.start)))
+	if eta > 0 {
+		summary += ", ETA " + shortDur(eta) + " for the running stages"
+	}
+	lines := append([]string{summary}, active...)
+	if height <= 0 {
+		return append(lines, waiting...)
+	}
+	room := height - 1 - len(lines) // leave the cursor's line
+	if room < 0 {
+		return lines[:max(1, height-1)]
+	}
+	if len(waiting) <= room {
+		return append(lines, waiting...)
+	}
+	if room > 0 {
+		lines = append(lines, waiting[:room-1]...)
+		lines = append(lines, fmt.Sprintf("... and %d more waiting", len(waiting)-(room-1)))
+	}
+	return lines
 }
 
 func (d *display) line(ev runner.Event) string {

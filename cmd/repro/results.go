@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"repro/cmd/repro/view"
 	"repro/experiment"
 	"repro/internal/report"
 	"repro/store"
@@ -15,7 +16,7 @@ import (
 
 func newResultsCmd() *cobra.Command {
 	var lf loadFlags
-	var asJSON, markdown bool
+	var asJSON, markdown, verbose, recorded bool
 	var seeds []int64
 	cmd := &cobra.Command{
 		Use:   "results FILE.hcl",
@@ -28,6 +29,9 @@ func newResultsCmd() *cobra.Command {
 			var x *experiment.Experiment
 			var rep *report.Report
 			var err error
+			if recorded {
+				return showRecorded(cmd, args[0], &lf, asJSON, markdown, verbose)
+			}
 			if len(seeds) > 0 {
 				x, rep, err = seededReport(cmd, args[0], &lf, seeds)
 			} else {
@@ -45,7 +49,7 @@ func newResultsCmd() *cobra.Command {
 			case markdown:
 				report.WriteMarkdown(out, rep)
 			default:
-				report.WriteText(out, rep, x.Judge(rep, report.JudgeOptions{}))
+				writeTable(out, rep, x.Judge(rep, report.JudgeOptions{}), verbose)
 				fmt.Fprintf(out, "\nrecorded %s\n", rep.Time.Format("2006-01-02 15:04:05 MST"))
 			}
 			return nil
@@ -54,8 +58,49 @@ func newResultsCmd() *cobra.Command {
 	lf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (input for repro check --report)")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the table as markdown")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print each cell's difference, tolerance and verdict instead of the paper-shaped table")
+	cmd.Flags().BoolVar(&recorded, "recorded", false, "show the baseline recorded under results/ for --profile (nothing needs to have run here)")
 	seedsFlag(cmd, &seeds)
 	return cmd
+}
+
+// showRecorded prints the recorded baseline of lf's profile as the table a
+// run of it prints, without a cache or a run: what a reviewer reads first.
+func showRecorded(cmd *cobra.Command, file string, lf *loadFlags, asJSON, markdown, verbose bool) error {
+	if lf.profile == "" {
+		return exitCode(1, "repro results --recorded: give --profile (the paper profile has no recorded baseline: its reference is the paper)")
+	}
+	x, err := loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	bl, err := x.LoadBaseline()
+	if err != nil {
+		return exitCode(1, "repro results --recorded: no baseline for profile %s: %v", lf.profile, err)
+	}
+	rep := x.RecordedReport(bl)
+	out := cmd.OutOrStdout()
+	switch {
+	case asJSON:
+		return view.WriteJSON(out, rep)
+	case markdown:
+		report.WriteMarkdown(out, rep)
+	default:
+		var js []report.Judged
+		if verbose {
+			// Per cell: the recorded value against the paper's.
+			asPaper := *rep
+			asPaper.Profile = ""
+			js = report.Judge(&asPaper, nil, report.JudgeOptions{})
+		}
+		writeTable(out, rep, js, verbose)
+		seeds := ""
+		if len(bl.Seeds) > 0 {
+			seeds = fmt.Sprintf(", seeds %v (the value is the first's)", bl.Seeds)
+		}
+		fmt.Fprintf(out, "\nrecorded %s in %s on %s%s\n", bl.Recorded, x.BaselinePath(), bl.Backend, seeds)
+	}
+	return nil
 }
 
 // latestReport loads the experiment and the latest report recorded for its

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -20,6 +21,7 @@ import (
 	"repro/runner"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 func newRunCmd() *cobra.Command {
@@ -48,6 +50,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVar(&ro.backend, "backend", "cpu", "tensor backend: cpu, or openblas / cuda in builds with that tag")
 	cmd.Flags().StringSliceVar(&ro.devices, "device", nil, "devices for tensor stages (cpu, cuda:0, ...); default cpu")
 	cmd.Flags().BoolVar(&ro.anyBackend, "any-backend", false, "serve tensor stages from results another backend computed (their bits differ)")
+	cmd.Flags().BoolVarP(&ro.verbose, "verbose", "v", false, "print each cell's difference, tolerance and verdict, and the stages' generated samples, under the table")
 	cmd.Flags().BoolVar(&ro.asJSON, "json", false, "stream the run as JSON, one object per line: stage events (cached, started, progress, finished, failed) with keys, durations and output digests, then the table's cells and a summary")
 	ro.exec.register(cmd)
 	return cmd
@@ -126,6 +129,7 @@ type runOpts struct {
 	devices    []string
 	anyBackend bool
 	asJSON     bool       // --json: the event stream instead of progress and tables
+	verbose    bool       // --verbose: per-cell detail and generated samples under the table
 	exec       *execFlags // nil: local
 }
 
@@ -186,11 +190,15 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 	if stream != nil {
 		return oc.Report, streamResult(stream, x, oc)
 	}
-	report.WriteText(out, oc.Report, x.Judge(oc.Report, report.JudgeOptions{}))
+	writeTable(out, oc.Report, x.Judge(oc.Report, report.JudgeOptions{}), ro.verbose)
 	if x.Targeted {
 		fmt.Fprintf(out, "\n--target: a partial run; the saved report and figures are unchanged\n")
 	} else {
-		experiment.WriteExcerpts(out, oc.Excerpts)
+		if ro.verbose {
+			experiment.WriteExcerpts(out, oc.Excerpts)
+		} else if len(oc.Excerpts) > 0 {
+			fmt.Fprintf(out, "\nsamples of %d stage(s)' generated text: in the report (or --verbose)\n", len(oc.Excerpts))
+		}
 		if oc.Markdown != "" {
 			fmt.Fprintf(out, "\nreport: %s\n", oc.Markdown)
 		}
@@ -245,4 +253,27 @@ func streamResult(stream *view.Events, x *experiment.Experiment, oc *experiment.
 	}
 	stream.Result(oc.Report, x.Judge(oc.Report, report.JudgeOptions{}), sum)
 	return exit
+}
+
+// writeTable prints a report paper-shaped, fitted to the terminal (100
+// columns in a log), or with verbose one line per cell with its detail.
+func writeTable(out io.Writer, rep *report.Report, js []report.Judged, verbose bool) {
+	if verbose {
+		report.WriteText(out, rep, js)
+		return
+	}
+	report.WriteTable(out, rep, js, termWidth(out))
+}
+
+// termWidth is the terminal's width, else $COLUMNS, else 100.
+func termWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		return c
+	}
+	return 100
 }

@@ -279,8 +279,27 @@ func signed(v float64) string {
 	return fmt.Sprintf("%+.2f", v)
 }
 
-// WriteText prints the judged table for a terminal or a log.
+// WriteText prints the judged table for a terminal or a log, one line per
+// cell with its difference, tolerance and verdict.
 func WriteText(w io.Writer, r *Report, js []Judged) {
+	writeHeader(w, r)
+	writeCells(w, r, js)
+	writeTail(w, r)
+}
+
+// WriteTable prints the table paper-shaped (WriteGrid) within width
+// columns, a line counting the verdicts, then what WriteText prints after
+// its cells: the per-cell detail is WriteText's (`--verbose`).
+func WriteTable(w io.Writer, r *Report, js []Judged, width int) {
+	writeHeader(w, r)
+	WriteGrid(w, r, width)
+	if v := Verdicts(js); v != "" {
+		fmt.Fprintf(w, "verdicts: %s\n", v)
+	}
+	writeTail(w, r)
+}
+
+func writeHeader(w io.Writer, r *Report) {
 	title := r.Experiment
 	if r.Table != "" {
 		title += ": " + r.Table
@@ -290,6 +309,17 @@ func WriteText(w io.Writer, r *Report, js []Judged) {
 		prof = "paper"
 	}
 	fmt.Fprintf(w, "\n%s (profile %s)\n", title, prof)
+}
+
+// writeTail is what follows the cells: the ablation grid and the notes.
+func writeTail(w io.Writer, r *Report) {
+	if r.Ablation != nil {
+		WriteAblationText(w, r.Ablation)
+	}
+	writeNotes(w, r.Notes)
+}
+
+func writeCells(w io.Writer, r *Report, js []Judged) {
 	if len(js) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		if r.Profile == "" {
@@ -321,10 +351,6 @@ func WriteText(w io.Writer, r *Report, js []Judged) {
 		}
 		tw.Flush()
 	}
-	if r.Ablation != nil {
-		WriteAblationText(w, r.Ablation)
-	}
-	writeNotes(w, r.Notes)
 }
 
 func writeNotes(w io.Writer, notes []string) {
