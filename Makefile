@@ -10,7 +10,7 @@ export PATH := $(PATH):/usr/local/go/bin
 REPRO_DATA_DIR ?= $(abspath ../shared/data)
 export REPRO_DATA_DIR
 
-.PHONY: setup build mini test unit fuzz experiments reproduce check
+.PHONY: setup build mini test unit fuzz experiments reproduce check docs
 
 setup:
 	bash scripts/setup.sh
@@ -40,6 +40,10 @@ fuzz:
 	go test ./internal/model/tokenizer -run '^$$' -fuzz '^FuzzBPE$$' -fuzztime $(FUZZTIME)
 	go test ./internal/model/tokenizer -run '^$$' -fuzz '^FuzzSentencePiece$$' -fuzztime $(FUZZTIME)
 	go test ./internal/model/tokenizer -run '^$$' -fuzz '^FuzzUnigramJSON$$' -fuzztime $(FUZZTIME)
+
+# docs/results/*.md: the recorded results as tables (a test checks them).
+docs: build
+	./repro docs experiments/*.hcl --out docs/results
 
 experiments: build
 	bash scripts/experiments.sh ci

@@ -77,6 +77,7 @@ paper's table beside the reproduced one.
 		newCacheCmd(),
 		newBaselineCmd(),
 		newFmtCmd(),
+		newDocsCmd(),
 		newStageExecCmd(),
 	)
 	return root
