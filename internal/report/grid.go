@@ -18,18 +18,7 @@ func WriteGrid(w io.Writer, r *Report, width int) {
 	if width < 40 {
 		width = 40
 	}
-	var rows []string
-	rowCols := map[string][]string{}
-	cell := map[[2]string]Cell{}
-	for _, c := range r.Cells {
-		if _, ok := rowCols[c.Row]; !ok {
-			rows = append(rows, c.Row)
-		}
-		if _, dup := cell[[2]string{c.Row, c.Column}]; !dup {
-			rowCols[c.Row] = append(rowCols[c.Row], c.Column)
-		}
-		cell[[2]string{c.Row, c.Column}] = c
-	}
+	g := groupCells(r)
 	text := func(c Cell) string {
 		if c.Pending != "" {
 			if c.HasPaper {
@@ -46,19 +35,14 @@ func WriteGrid(w io.Writer, r *Report, width int) {
 		}
 		return ours
 	}
-	for i := 0; i < len(rows); {
-		cols := rowCols[rows[i]]
-		j := i + 1
-		for j < len(rows) && slices.Equal(rowCols[rows[j]], cols) {
-			j++
-		}
-		group := rows[i:j]
+	for _, b := range g.blocks {
+		cols, group := b.cols, b.rows
 		colW := make([]int, len(cols))
 		total := 0
 		for k, cl := range cols {
 			colW[k] = utf8.RuneCountInString(cl)
 			for _, rw := range group {
-				colW[k] = max(colW[k], utf8.RuneCountInString(text(cell[[2]string{rw, cl}])))
+				colW[k] = max(colW[k], utf8.RuneCountInString(text(g.cell[[2]string{rw, cl}])))
 			}
 			total += 2 + colW[k]
 		}
@@ -85,15 +69,14 @@ func WriteGrid(w io.Writer, r *Report, width int) {
 			for _, rw := range group {
 				line := []string{pad(shorten(rw, labelW), labelW)}
 				for k := start; k < end; k++ {
-					line = append(line, padLeft(text(cell[[2]string{rw, cols[k]}]), colW[k]))
+					line = append(line, padLeft(text(g.cell[[2]string{rw, cols[k]}]), colW[k]))
 				}
 				fmt.Fprintln(w, strings.TrimRight(strings.Join(line, "  "), " "))
 			}
 			start = end
 		}
-		i = j
 	}
-	if len(rows) > 0 {
+	if len(g.blocks) > 0 {
 		fmt.Fprintln(w, "\nEach cell: ours (paper); (paper) alone: a row only the paper gives.")
 	}
 }
@@ -135,4 +118,38 @@ func Verdicts(js []Judged) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// cellGroups are a report's cells as tables: blocks of consecutive rows
+// that have the same columns, and each cell by (row, column).
+type cellGroups struct {
+	blocks []cellBlock
+	cell   map[[2]string]Cell
+}
+
+type cellBlock struct{ cols, rows []string }
+
+func groupCells(r *Report) cellGroups {
+	var rows []string
+	rowCols := map[string][]string{}
+	g := cellGroups{cell: map[[2]string]Cell{}}
+	for _, c := range r.Cells {
+		if _, ok := rowCols[c.Row]; !ok {
+			rows = append(rows, c.Row)
+		}
+		if _, dup := g.cell[[2]string{c.Row, c.Column}]; !dup {
+			rowCols[c.Row] = append(rowCols[c.Row], c.Column)
+		}
+		g.cell[[2]string{c.Row, c.Column}] = c
+	}
+	for i := 0; i < len(rows); {
+		cols := rowCols[rows[i]]
+		j := i + 1
+		for j < len(rows) && slices.Equal(rowCols[rows[j]], cols) {
+			j++
+		}
+		g.blocks = append(g.blocks, cellBlock{cols: cols, rows: rows[i:j]})
+		i = j
+	}
+	return g
 }

@@ -13,7 +13,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -414,33 +413,17 @@ func WriteMarkdown(w io.Writer, r *Report) {
 	// One markdown table per group of consecutive rows with the same
 	// columns (Table 1's STS columns, Table 3's reranking columns, ...),
 	// rather than one wide table of mostly empty cells.
-	var rows []string
-	rowCols := map[string][]string{}
-	cell := map[[2]string]Cell{}
-	for _, c := range r.Cells {
-		if _, ok := rowCols[c.Row]; !ok {
-			rows = append(rows, c.Row)
-		}
-		if _, dup := cell[[2]string{c.Row, c.Column}]; !dup {
-			rowCols[c.Row] = append(rowCols[c.Row], c.Column)
-		}
-		cell[[2]string{c.Row, c.Column}] = c
-	}
-	for i := 0; i < len(rows); {
-		cols := rowCols[rows[i]]
-		j := i + 1
-		for j < len(rows) && slices.Equal(rowCols[rows[j]], cols) {
-			j++
-		}
+	g := groupCells(r)
+	for i, b := range g.blocks {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "| %s | %s |\n", "", strings.Join(cols, " | "))
-		fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(cols)))
-		for _, rw := range rows[i:j] {
-			vals := make([]string, len(cols))
-			for k, cl := range cols {
-				c := cell[[2]string{rw, cl}]
+		fmt.Fprintf(w, "| %s | %s |\n", "", strings.Join(b.cols, " | "))
+		fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(b.cols)))
+		for _, rw := range b.rows {
+			vals := make([]string, len(b.cols))
+			for k, cl := range b.cols {
+				c := g.cell[[2]string{rw, cl}]
 				if c.HasPaper {
 					vals[k] = fmt.Sprintf("%s (%s)", num(c.Ours, c.HasOurs), num(c.Paper, true))
 				} else {
@@ -449,9 +432,8 @@ func WriteMarkdown(w io.Writer, r *Report) {
 			}
 			fmt.Fprintf(w, "| %s | %s |\n", rw, strings.Join(vals, " | "))
 		}
-		i = j
 	}
-	if len(rows) > 0 {
+	if len(g.blocks) > 0 {
 		fmt.Fprintln(w, "\nEach cell: ours (paper).")
 	}
 	if a := r.Ablation; a != nil {
