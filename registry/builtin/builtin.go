@@ -11,6 +11,7 @@ import (
 	"repro/registry/evaluate"
 	"repro/registry/figure"
 	"repro/registry/generate"
+	"repro/registry/model"
 	"repro/registry/pairs"
 	"repro/registry/synth"
 	"repro/registry/text"
@@ -29,6 +30,7 @@ func Default() *registry.Registry {
 var families = []func(*registry.Registry){
 	annotate.Register,
 	data.Register,
+	data.RegisterReleased,
 	encode.Register,
 	evaluate.Register,
 	synth.Register,
@@ -43,4 +45,5 @@ var families = []func(*registry.Registry){
 	pairs.Register,
 	train.RegisterCosine,
 	figure.Register,
+	model.Register,
 }

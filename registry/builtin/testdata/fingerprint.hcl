@@ -610,3 +610,63 @@ stage "scatter" {
   labels   = ["sup", "sup again"]
   annotate = "stsb"
 }
+
+# The authors' released artifacts: tiny Hugging Face checkpoints
+# (testdata/hf, written by TestWriteHFFixtures) loaded as they are, and
+# released datasets in their published layouts (testdata/released), each
+# handed to a stage that takes what a trained model or our own generation
+# gives.
+stage "hf_bert" {
+  uses       = "model.hf_encoder"
+  checkpoint = "hf/bert"
+  pooling    = "cls"
+}
+
+stage "eval_hf_bert" {
+  uses    = "evaluate.sts"
+  encoder = stage.hf_bert.model
+  data    = stage.sts.pairs
+}
+
+stage "hf_t5_encoder" {
+  uses       = "model.hf_t5_encoder"
+  checkpoint = "hf/t5"
+  max_length = 24
+}
+
+stage "hf_gpt2" {
+  uses       = "model.hf_lm"
+  checkpoint = "hf/gpt2"
+}
+
+stage "hf_t5_lm" {
+  uses       = "model.hf_lm"
+  checkpoint = "hf/t5"
+}
+
+stage "ppl_hf_gpt2" {
+  uses  = "evaluate.perplexity"
+  model = stage.hf_gpt2.model
+  data  = stage.corpus.dev
+}
+
+stage "released_dino" {
+  uses = "data.released_dino"
+  path = "released/sts-dino-x2.jsonl"
+}
+
+stage "released_dino_distinct" {
+  uses = "pairs.drop_identical"
+  data = stage.released_dino.pairs
+}
+
+stage "released_syncse" {
+  uses = "data.released_syncse"
+  path = "released/syncse-partial-nli.csv"
+}
+
+stage "released_gense" {
+  uses  = "data.released_gense"
+  path  = "released/synli.tsv"
+  limit = 1
+}
