@@ -14,6 +14,9 @@ import (
 type PerplexityParams struct {
 	BatchSize int `cty:"batch_size" doc:"sequences scored together"`
 	MaxLength int `cty:"max_length" doc:"tokens per scored sequence; a longer text is split into windows overlapping by one token; 0 = the model's context window"`
+	// Added after results were cached: the default is the framing the
+	// stage always had, so those keys stand.
+	Framing string `cty:"framing" key:"added" doc:"how a sentence s is framed: \"eos_s_eos\" (<|endoftext|> s <|endoftext|>, s and the final end token scored: train.causal_lm's framing), \"eos_s\" (<|endoftext|> s, no end token scored: lm-evaluation-harness's rolling log-likelihood), \"s\" (s alone, its first token context)"`
 }
 
 // Validate checks evaluate.perplexity's parameters (registry.Validator).
@@ -21,6 +24,9 @@ func (p *PerplexityParams) Validate() error {
 	var c registry.Checks
 	c.Positive("batch_size", p.BatchSize)
 	c.Add(p.MaxLength == 0 || p.MaxLength >= 2, "max_length", "%d must be at least 2 (or 0: the model's context window)", p.MaxLength)
+	if p.Framing != "" { // "": the default, for callers that build the struct in code
+		c.OneOf("framing", p.Framing, lm.Framings()...)
+	}
 	return c.Result()
 }
 
@@ -28,11 +34,13 @@ func perplexityType() *registry.StageType {
 	return &registry.StageType{
 		Name:    "evaluate.perplexity",
 		Version: 1,
-		Doc: `Perplexity of a language model on held-out sentences: each is framed as train.causal_lm
-frames its texts (<|endoftext|> sentence <|endoftext|>), every token after the first is scored,
-and the perplexity is exp of the mean negative log-likelihood per token (nats). metrics.json:
-perplexity, nll, tokens, sequences, sentences.`,
-		Params: PerplexityParams{BatchSize: 16},
+		Doc: `Perplexity of a language model on held-out sentences: by default each is framed as
+train.causal_lm frames its texts (<|endoftext|> sentence <|endoftext|>: the sentence's tokens and
+the final end token are scored, the first end token is context); framing = "eos_s" scores the
+sentence after <|endoftext|> without an end token, "s" the sentence alone after its first token.
+The perplexity is exp of the mean negative log-likelihood per scored token (nats). metrics.json:
+perplexity, nll, tokens (scored), sequences, sentences.`,
+		Params: PerplexityParams{BatchSize: 16, Framing: lm.FrameEOSBoth},
 		Inputs: []registry.Port{
 			{Name: "model", Kind: registry.KindLanguageModel, Doc: "the language model"},
 			{Name: "data", Kind: registry.KindSentences, Doc: "held-out sentences"},
@@ -80,19 +88,30 @@ func runPerplexity(ctx context.Context, env *registry.Env) error {
 	if ctxLen := m.Model.MaxLength(); maxLen == 0 || (ctxLen > 0 && maxLen > ctxLen) {
 		maxLen = ctxLen
 	}
+	framing := p.Framing
+	if framing == "" {
+		framing = lm.FrameEOSBoth
+	}
 	var seqs [][]int
 	for i, s := range ss {
 		if strings.TrimSpace(s.Text) == "" {
 			return fmt.Errorf("data: %s: row %d: empty sentence", path, i+1)
 		}
-		seqs = append(seqs, lm.Frame(m.Encode(s.Text), m.EOS, maxLen)...)
+		fs, err := lm.FrameWith(framing, m.Encode(s.Text), m.EOS, maxLen)
+		if err != nil {
+			return err
+		}
+		if len(fs) == 0 {
+			return fmt.Errorf("data: %s: row %d: %q is one token, nothing to score with framing %q", path, i+1, s.Text, framing)
+		}
+		seqs = append(seqs, fs...)
 	}
 	env.Report(0, 1, "scoring")
 	r, err := lm.Evaluate(ctx, m.Model, seqs, p.BatchSize)
 	if err != nil {
 		return err
 	}
-	env.Logger().Info("perplexity", "perplexity", r.Perplexity, "nll", r.NLL, "tokens", r.Tokens, "sentences", len(ss))
+	env.Logger().Info("perplexity", "framing", framing, "perplexity", r.Perplexity, "nll", r.NLL, "tokens", r.Tokens, "sentences", len(ss))
 	return writeMetrics(env, map[string]any{
 		"perplexity": r.Perplexity, "nll": r.NLL, "tokens": r.Tokens, "sequences": r.Sequences, "sentences": len(ss),
 	})

@@ -17,6 +17,40 @@ func Frame(ids []int, eos, maxLen int) [][]int {
 	return Pack([][]int{ids}, eos, maxLen)
 }
 
+// Framings of one text for scoring (evaluate.perplexity's framing): where
+// end-of-text tokens stand around the text's ids. The first token of a
+// sequence is context, never scored.
+const (
+	// FrameEOSBoth is EOS + ids + EOS (Frame; train.causal_lm's framing):
+	// every token of the text and the final EOS are scored.
+	FrameEOSBoth = "eos_s_eos"
+	// FrameEOSFirst is EOS + ids: every token of the text is scored, no
+	// end token (lm-evaluation-harness's rolling log-likelihood).
+	FrameEOSFirst = "eos_s"
+	// FrameBare is the ids alone: the text's first token is context, the
+	// rest scored (a text scored as transformers' models score labels
+	// equal to their inputs, no special token added).
+	FrameBare = "s"
+)
+
+// Framings lists the framings FrameWith knows.
+func Framings() []string { return []string{FrameEOSBoth, FrameEOSFirst, FrameBare} }
+
+// FrameWith frames one text's ids as framing says and cuts the result into
+// windows of at most maxLen tokens as Frame does. A text that leaves
+// nothing to score (FrameBare and one token) gives no sequence.
+func FrameWith(framing string, ids []int, eos, maxLen int) ([][]int, error) {
+	switch framing {
+	case FrameEOSBoth:
+		return Frame(ids, eos, maxLen), nil
+	case FrameEOSFirst:
+		return windows(append([]int{eos}, ids...), maxLen), nil
+	case FrameBare:
+		return windows(ids, maxLen), nil
+	}
+	return nil, fmt.Errorf("framing %q is not one of %v", framing, Framings())
+}
+
 // Pack concatenates texts' token ids into one stream, EOS before, between
 // and after them (EOS t1 EOS t2 EOS ...), and cuts it into windows of
 // maxLen tokens overlapping by one token: the grouping of transformers'
