@@ -18,7 +18,9 @@ import (
 // Segmentation is a port of sentencepiece's (0.1.97) unigram_model.cc
 // EncodeOptimized and sentencepiece_processor.cc: the model's own
 // normaliser (precompiled charsmap; see spNormalizer), Viterbi over the
-// pieces with float32 scores, an unknown character scored min_score-10,
+// pieces with float32 scores (a piece's score added to the path's in
+// double precision, as there, which decides exact float32 ties), an
+// unknown character scored min_score-10,
 // runs of unknown characters merged into one <unk> (or spelled as <0xXX>
 // byte pieces when the model has byte_fallback), user-defined symbols
 // always taken whole. The golden test (testdata/gen_spm_golden.py) checks
