@@ -85,6 +85,25 @@ func checkDir(dir string) error {
 	return nil
 }
 
+// checkStart refuses, before a run starts, a stage whose checkpoint is ""
+// (an experiment's -var left unset): a paper profile's released row then
+// stops with the others that need weights, not after the data stages ran.
+func checkStart(dir string) error {
+	if dir == "" {
+		return registry.Paramf("checkpoint", "no checkpoint: set it to a local Hugging Face model directory (the experiments take the released models by -var)")
+	}
+	return nil
+}
+
+// CheckStart implements registry.StartChecker.
+func (p HFEncoderParams) CheckStart(func(string) bool) error { return checkStart(p.Checkpoint) }
+
+// CheckStart implements registry.StartChecker.
+func (p HFT5EncoderParams) CheckStart(func(string) bool) error { return checkStart(p.Checkpoint) }
+
+// CheckStart implements registry.StartChecker.
+func (p HFLMParams) CheckStart(func(string) bool) error { return checkStart(p.Checkpoint) }
+
 // untrained is the training.json of a loaded model: no examples, no steps,
 // no evaluation (the shape train.History has for every encoder artifact).
 func untrained(stage string) train.History {

@@ -251,3 +251,17 @@ func TestHFLM(t *testing.T) {
 		t.Errorf("bos framing lost: %v", err)
 	}
 }
+
+// TestCheckStart: an unset checkpoint (a -var left at "") is refused
+// before the run starts, naming the parameter.
+func TestCheckStart(t *testing.T) {
+	for _, sc := range []registry.StartChecker{HFEncoderParams{}, HFT5EncoderParams{}, HFLMParams{}} {
+		var pe *registry.ParamError
+		if err := sc.CheckStart(func(string) bool { return false }); !errors.As(err, &pe) || pe.Param != "checkpoint" {
+			t.Errorf("%T: %v", sc, err)
+		}
+	}
+	if err := (HFLMParams{Checkpoint: "x"}).CheckStart(nil); err != nil {
+		t.Error(err)
+	}
+}
