@@ -98,6 +98,11 @@ type Config struct {
 	// taken at every evaluation and epoch end. A snapshot holds weights,
 	// both AdamW moments and the best weights: 4x the model's size.
 	CheckpointEvery int
+	// CheckpointInterval also takes a snapshot after the first update
+	// that ends this long after the last snapshot (0: never), so that a
+	// run killed outright (a time limit's SIGKILL, a crash) loses little.
+	// Snapshots never change what a run computes.
+	CheckpointInterval time.Duration
 
 	Seed uint64
 }
@@ -139,6 +144,8 @@ type Result struct {
 	Resumed    bool    // started from a saved state
 	LastLoss   float64
 	History    []Eval
+	// Records are the recipe's journal, in update order (Drive only).
+	Records []json.RawMessage
 }
 
 // Trainer runs training. Params, Step and N are required.
@@ -153,6 +160,13 @@ type Trainer struct {
 	// the fixed-order one; tests of graphs built from other operators
 	// set ag.Backward).
 	Backward func(mat.Tensor) error
+	// OnStart, when set, is called once the saved state (if any) is
+	// loaded, with the number of updates already made (0 for a fresh
+	// run): records kept beside the state (Journal) drop what the run
+	// will redo. OnSave is called before each state snapshot: such
+	// records reach the disk before the state that counts them.
+	OnStart func(step int) error
+	OnSave  func() error
 }
 
 // DefaultNoDecay exempts biases and LayerNorm weights from weight decay.
@@ -272,281 +286,406 @@ func (t *Trainer) values() [][]float32 {
 // Run trains and returns a summary. The parameters end holding the best
 // evaluated weights (or the last ones with KeepLast or without Eval).
 func (t *Trainer) Run(ctx context.Context) (*Result, error) {
-	if err := t.Config.defaults(); err != nil {
-		return nil, err
-	}
-	if t.Step == nil || len(t.Params) == 0 || t.N <= 0 {
-		return nil, fmt.Errorf("train: Step, Params and a positive N are required (N = %d, %d params)", t.N, len(t.Params))
-	}
-	seen := map[string]bool{}
-	for _, p := range t.Params {
-		if p.Param == nil {
-			return nil, fmt.Errorf("train: parameter %q is nil", p.Name)
-		}
-		if seen[p.Name] {
-			return nil, fmt.Errorf("train: parameter name %q appears twice", p.Name)
-		}
-		seen[p.Name] = true
-	}
-	backward := t.Backward
-	if backward == nil {
-		backward = tensor.Backward
-	}
-	c := t.Config
-	pl, err := t.plan()
+	r, err := t.start()
 	if err != nil {
 		return nil, err
 	}
-	fp := t.fingerprint(pl)
-
-	params := t.values()
-	sizes := make([]int, len(params))
-	decay := make([]float64, len(params))
-	for i, p := range params {
-		sizes[i] = len(p)
-		if !c.NoDecay(t.Params[i].Name) {
-			decay[i] = c.WeightDecay
+	defer r.release()
+	if t.OnStart != nil {
+		if err := t.OnStart(r.st.Step); err != nil {
+			return nil, fmt.Errorf("train: %w", err)
 		}
 	}
-	opt, err := optim.NewAdamW(sizes, c.Beta1, c.Beta2, c.Eps)
-	if err != nil {
-		return nil, fmt.Errorf("train: %w", err)
+	if r.st.Done {
+		return r.finish(), nil
 	}
-	epochSrc := rand.NewPCG(c.Seed, 0x5eed0001)
-	stepSrc := rand.NewPCG(c.Seed, 0x5eed0002)
-	st := state{BestMetric: math.NaN(), BestStep: -1, Fingerprint: fp}
-	var best [][]float32
-	res := &Result{}
-
-	if c.Work != "" {
-		loaded, lbest, err := t.load(fp, params, opt)
-		if err != nil {
-			return nil, err
-		}
-		if loaded != nil {
-			st = *loaded
-			best = lbest
-			res.Resumed = true
-			if err := epochSrc.UnmarshalBinary(st.EpochRNG); err != nil {
-				return nil, fmt.Errorf("train: resume from %s: epoch generator: %v", t.statePath(), err)
-			}
-			if err := stepSrc.UnmarshalBinary(st.StepRNG); err != nil {
-				return nil, fmt.Errorf("train: resume from %s: step generator: %v", t.statePath(), err)
-			}
-		}
-	}
-	stepRNG := rand.New(stepSrc)
-
-	// On a backend with its own memory (CUDA) the weights stay there for
-	// the whole run: every GEMM reads the device copy, and AdamW updates it
-	// in place (and the host copy the CPU-side operators read).
-	if r, ok := backend.Current().(backend.Resident); ok {
-		for _, p := range params {
-			r.Keep(p)
-		}
-		defer func() {
-			for _, p := range params {
-				r.Release(p)
-			}
-		}()
-	}
-
-	// order is the current epoch's permutation, drawn from a copy of the
-	// epoch generator as of the epoch's start so a resume redraws it.
-	var order []int
-	newEpoch := func() error {
-		b, err := epochSrc.MarshalBinary()
-		if err != nil {
-			return err
-		}
-		st.EpochRNG = b
-		order = make([]int, t.N)
-		for i := range order {
-			order[i] = i
-		}
-		if !c.NoShuffle {
-			rand.New(epochSrc).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		}
-		return nil
-	}
-	if res.Resumed {
-		// Re-derive the permutation from the saved epoch-start state.
-		saved := rand.NewPCG(0, 0)
-		if err := saved.UnmarshalBinary(st.EpochRNG); err != nil {
-			return nil, err
-		}
-		epochSrc = saved
-		if err := newEpoch(); err != nil {
-			return nil, err
-		}
-	} else if err := newEpoch(); err != nil {
-		return nil, err
-	}
-
-	keepBest := func() {
-		if best == nil {
-			best = make([][]float32, len(params))
-			for i, p := range params {
-				best[i] = make([]float32, len(p))
-			}
-		}
-		for i, p := range params {
-			copy(best[i], p)
-		}
-	}
-	finish := func() (*Result, error) {
-		if best != nil && !c.KeepLast {
-			r, resident := backend.Current().(backend.Resident)
-			for i, p := range params {
-				copy(p, best[i])
-				if resident {
-					r.Changed(p)
-				}
-			}
-		}
-		res.Steps = st.Step
-		res.BestStep = st.BestStep
-		res.BestMetric = st.BestMetric
-		res.Stopped = st.Stopped
-		res.LastLoss = st.LastLoss
-		res.History = st.History
-		return res, nil
-	}
-	if st.Done {
-		return finish()
-	}
-	save := func() error {
-		if c.Work == "" {
-			return nil
-		}
-		b, err := stepSrc.MarshalBinary()
-		if err != nil {
-			return err
-		}
-		st.StepRNG = b
-		st.AdamT = append([]int(nil), opt.T...)
-		return t.save(&st, params, opt, best)
-	}
-
-	lastMetric := math.NaN()
-	if st.LastMetric != nil {
-		lastMetric = *st.LastMetric
-	}
-	start := time.Now()
-	startStep := st.Step
-	grads := make([][]float32, len(params))
-	for st.Step < pl.total {
+	for r.st.Step < r.pl.total {
 		if err := ctx.Err(); err != nil {
-			if serr := save(); serr != nil {
+			if serr := r.save(); serr != nil {
 				return nil, serr
 			}
 			return nil, err
 		}
-		// One optimizer update: up to Accumulate micro-batches, not
-		// crossing an epoch boundary (as HF's loop).
-		lossSum, micro := 0.0, 0
-		for micro < c.Accumulate && st.Micro < pl.microPerEpoch {
-			lo := st.Micro * c.BatchSize
-			hi := min(lo+c.BatchSize, t.N)
-			batch := order[lo:hi]
-			loss, err := t.Step(ctx, batch, stepRNG)
-			if err != nil {
-				return nil, fmt.Errorf("train: step %d: %w", st.Step+1, err)
-			}
-			if loss == nil || loss.Size() != 1 {
-				return nil, fmt.Errorf("train: step %d: the step function must return a scalar loss", st.Step+1)
-			}
-			lv := float64(mat.Data[float32](loss.Value())[0])
-			if math.IsNaN(lv) || math.IsInf(lv, 0) {
-				return nil, fmt.Errorf("train: step %d (epoch %d, micro-batch %d): loss is %v", st.Step+1, st.Epoch+1, st.Micro+1, lv)
-			}
-			if err := backward(loss); err != nil {
-				return nil, fmt.Errorf("train: step %d: backward: %w", st.Step+1, err)
-			}
-			lossSum += lv
-			micro++
-			st.Micro++
+		lr, norm, err := r.update(ctx)
+		if err != nil {
+			return nil, err
 		}
-		for i, p := range t.Params {
-			if p.Param.HasGrad() {
-				grads[i] = mat.Data[float32](p.Param.Grad())
-				if micro > 1 {
-					s := 1 / float32(micro)
-					for j := range grads[i] {
-						grads[i][j] *= s
-					}
-				}
-			} else {
-				grads[i] = nil // unused this step: AdamW skips it
-			}
+		evaluated, err := r.evaluate(ctx)
+		if err != nil {
+			return nil, err
 		}
-		norm := optim.ClipGradNorm(grads, c.MaxGradNorm)
-		if math.IsNaN(norm) || math.IsInf(norm, 0) {
-			return nil, fmt.Errorf("train: step %d: gradient norm is %v", st.Step+1, norm)
-		}
-		lr := c.LR
-		if !c.ConstantLR {
-			lr *= optim.LinearSchedule(st.Step, pl.warmup, pl.total)
-		}
-		opt.Step(params, grads, lr, decay)
-		for _, p := range t.Params {
-			p.Param.ZeroGrad()
-		}
-		st.Step++
-		st.LastLoss = lossSum / float64(micro)
-		if st.Micro >= pl.microPerEpoch {
-			st.Epoch++
-			st.Micro = 0
-			if err := newEpoch(); err != nil {
-				return nil, err
-			}
-		}
-
-		evalNow := t.Eval != nil && (st.Step == pl.total ||
-			(c.EvalEvery > 0 && st.Step%c.EvalEvery == 0) ||
-			(c.EvalEvery == 0 && st.Micro == 0))
-		if evalNow {
-			m, err := t.Eval(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("train: evaluation after step %d: %w", st.Step, err)
-			}
-			if math.IsNaN(m) {
-				return nil, fmt.Errorf("train: evaluation after step %d returned NaN", st.Step)
-			}
-			lastMetric = m
-			st.LastMetric = &m
-			st.History = append(st.History, Eval{Step: st.Step, Metric: m})
-			if math.IsNaN(st.BestMetric) || m > st.BestMetric {
-				st.BestMetric, st.BestStep, st.SinceBest = m, st.Step, 0
-				keepBest()
-			} else {
-				st.SinceBest++
-				if c.Patience > 0 && st.SinceBest >= c.Patience {
-					st.Stopped = true
-				}
-			}
-		}
-		if t.OnStep != nil {
-			el := time.Since(start)
-			done := st.Step - startStep
-			eta := time.Duration(float64(el) / float64(done) * float64(pl.total-st.Step))
-			t.OnStep(Progress{Step: st.Step, Total: pl.total, Epoch: st.Epoch, Loss: st.LastLoss, LR: lr, GradNorm: norm,
-				Metric: lastMetric, Best: st.BestMetric, Evaluated: evalNow, Elapsed: el, ETA: eta})
-		}
-		if st.Stopped || st.Step == pl.total {
+		r.report(lr, norm, evaluated)
+		if r.st.Stopped || r.st.Step == r.pl.total {
 			break
 		}
-		if evalNow || st.Micro == 0 || (c.CheckpointEvery > 0 && st.Step%c.CheckpointEvery == 0) {
-			if err := save(); err != nil {
+		if r.snapshotDue(evaluated) {
+			if err := r.save(); err != nil {
 				return nil, err
 			}
 		}
 	}
-	st.Done = true
-	if err := save(); err != nil {
+	r.st.Done = true
+	if err := r.save(); err != nil {
 		return nil, err
 	}
-	return finish()
+	return r.finish(), nil
+}
+
+// run is one Run's working set: the optimizer, both generators, the state
+// that a snapshot saves, and the current epoch's order.
+type run struct {
+	t        *Trainer
+	c        Config
+	pl       plan
+	backward func(mat.Tensor) error
+	params   [][]float32 // the parameters' values (aliases)
+	decay    []float64
+	grads    [][]float32
+	opt      *optim.AdamW
+	epochSrc *rand.PCG
+	stepSrc  *rand.PCG
+	stepRNG  *rand.Rand
+	st       state
+	best     [][]float32
+	order    []int // the current epoch's permutation
+	res      *Result
+
+	lastMetric float64
+	start      time.Time
+	startStep  int
+	// lastSave and saveCost pace the timed snapshots (CheckpointInterval).
+	lastSave time.Time
+	saveCost time.Duration
+	release  func()
+}
+
+// check refuses a Trainer that cannot run.
+func (t *Trainer) check() error {
+	if err := t.Config.defaults(); err != nil {
+		return err
+	}
+	if t.Step == nil || len(t.Params) == 0 || t.N <= 0 {
+		return fmt.Errorf("train: Step, Params and a positive N are required (N = %d, %d params)", t.N, len(t.Params))
+	}
+	seen := map[string]bool{}
+	for _, p := range t.Params {
+		if p.Param == nil {
+			return fmt.Errorf("train: parameter %q is nil", p.Name)
+		}
+		if seen[p.Name] {
+			return fmt.Errorf("train: parameter name %q appears twice", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	return nil
+}
+
+// start checks t, builds the optimizer and generators, resumes from a
+// saved state when there is one and draws the current epoch's order.
+func (t *Trainer) start() (*run, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	r := &run{t: t, c: t.Config, backward: t.Backward, release: func() {}}
+	if r.backward == nil {
+		r.backward = tensor.Backward
+	}
+	var err error
+	if r.pl, err = t.plan(); err != nil {
+		return nil, err
+	}
+	fp := t.fingerprint(r.pl)
+	r.params = t.values()
+	sizes := make([]int, len(r.params))
+	r.decay = make([]float64, len(r.params))
+	for i, p := range r.params {
+		sizes[i] = len(p)
+		if !r.c.NoDecay(t.Params[i].Name) {
+			r.decay[i] = r.c.WeightDecay
+		}
+	}
+	if r.opt, err = optim.NewAdamW(sizes, r.c.Beta1, r.c.Beta2, r.c.Eps); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	r.grads = make([][]float32, len(r.params))
+	r.epochSrc = rand.NewPCG(r.c.Seed, 0x5eed0001)
+	r.stepSrc = rand.NewPCG(r.c.Seed, 0x5eed0002)
+	r.st = state{BestMetric: math.NaN(), BestStep: -1, Fingerprint: fp}
+	r.res = &Result{}
+	if err := r.resume(fp); err != nil {
+		return nil, err
+	}
+	r.stepRNG = rand.New(r.stepSrc)
+	r.keepResident()
+	if r.res.Resumed {
+		// Re-derive the permutation from the saved epoch-start state.
+		saved := rand.NewPCG(0, 0)
+		if err := saved.UnmarshalBinary(r.st.EpochRNG); err != nil {
+			r.release()
+			return nil, err
+		}
+		r.epochSrc = saved
+	}
+	if err := r.newEpoch(); err != nil {
+		r.release()
+		return nil, err
+	}
+	r.lastMetric = math.NaN()
+	if r.st.LastMetric != nil {
+		r.lastMetric = *r.st.LastMetric
+	}
+	r.start = time.Now()
+	r.lastSave = r.start
+	r.startStep = r.st.Step
+	return r, nil
+}
+
+// resume loads the saved state of Config.Work, if any, into r.
+func (r *run) resume(fp string) error {
+	if r.c.Work == "" {
+		return nil
+	}
+	loaded, lbest, err := r.t.load(fp, r.params, r.opt)
+	if err != nil || loaded == nil {
+		return err
+	}
+	r.st = *loaded
+	r.best = lbest
+	r.res.Resumed = true
+	if err := r.epochSrc.UnmarshalBinary(r.st.EpochRNG); err != nil {
+		return fmt.Errorf("train: resume from %s: epoch generator: %v", r.t.statePath(), err)
+	}
+	if err := r.stepSrc.UnmarshalBinary(r.st.StepRNG); err != nil {
+		return fmt.Errorf("train: resume from %s: step generator: %v", r.t.statePath(), err)
+	}
+	return nil
+}
+
+// keepResident: on a backend with its own memory (CUDA) the weights stay
+// there for the whole run: every GEMM reads the device copy, and AdamW
+// updates it in place (and the host copy the CPU-side operators read).
+func (r *run) keepResident() {
+	res, ok := backend.Current().(backend.Resident)
+	if !ok {
+		return
+	}
+	for _, p := range r.params {
+		res.Keep(p)
+	}
+	r.release = func() {
+		for _, p := range r.params {
+			res.Release(p)
+		}
+	}
+}
+
+// newEpoch draws the epoch's permutation from a copy of the epoch
+// generator as of the epoch's start, so a resume redraws it.
+func (r *run) newEpoch() error {
+	b, err := r.epochSrc.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	r.st.EpochRNG = b
+	r.order = make([]int, r.t.N)
+	for i := range r.order {
+		r.order[i] = i
+	}
+	if !r.c.NoShuffle {
+		rand.New(r.epochSrc).Shuffle(len(r.order), func(i, j int) { r.order[i], r.order[j] = r.order[j], r.order[i] })
+	}
+	return nil
+}
+
+// update makes one optimizer update: up to Accumulate micro-batches, not
+// crossing an epoch boundary (as HF's loop). It returns the learning rate
+// and the gradient norm before clipping.
+func (r *run) update(ctx context.Context) (lr, norm float64, err error) {
+	st, c := &r.st, r.c
+	lossSum, micro := 0.0, 0
+	for micro < c.Accumulate && st.Micro < r.pl.microPerEpoch {
+		lo := st.Micro * c.BatchSize
+		hi := min(lo+c.BatchSize, r.t.N)
+		lv, err := r.micro(ctx, r.order[lo:hi])
+		if err != nil {
+			return 0, 0, err
+		}
+		lossSum += lv
+		micro++
+		st.Micro++
+	}
+	for i, p := range r.t.Params {
+		if p.Param.HasGrad() {
+			r.grads[i] = mat.Data[float32](p.Param.Grad())
+			if micro > 1 {
+				s := 1 / float32(micro)
+				for j := range r.grads[i] {
+					r.grads[i][j] *= s
+				}
+			}
+		} else {
+			r.grads[i] = nil // unused this step: AdamW skips it
+		}
+	}
+	norm = optim.ClipGradNorm(r.grads, c.MaxGradNorm)
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		return 0, 0, fmt.Errorf("train: step %d: gradient norm is %v", st.Step+1, norm)
+	}
+	lr = c.LR
+	if !c.ConstantLR {
+		lr *= optim.LinearSchedule(st.Step, r.pl.warmup, r.pl.total)
+	}
+	r.opt.Step(r.params, r.grads, lr, r.decay)
+	for _, p := range r.t.Params {
+		p.Param.ZeroGrad()
+	}
+	st.Step++
+	st.LastLoss = lossSum / float64(micro)
+	if st.Micro >= r.pl.microPerEpoch {
+		st.Epoch++
+		st.Micro = 0
+		if err := r.newEpoch(); err != nil {
+			return 0, 0, err
+		}
+	}
+	return lr, norm, nil
+}
+
+// micro runs one micro-batch forward and backward; it returns its loss.
+func (r *run) micro(ctx context.Context, batch []int) (float64, error) {
+	st := &r.st
+	loss, err := r.t.Step(ctx, batch, r.stepRNG)
+	if err != nil {
+		return 0, fmt.Errorf("train: step %d: %w", st.Step+1, err)
+	}
+	if loss == nil || loss.Size() != 1 {
+		return 0, fmt.Errorf("train: step %d: the step function must return a scalar loss", st.Step+1)
+	}
+	lv := float64(mat.Data[float32](loss.Value())[0])
+	if math.IsNaN(lv) || math.IsInf(lv, 0) {
+		return 0, fmt.Errorf("train: step %d (epoch %d, micro-batch %d): loss is %v", st.Step+1, st.Epoch+1, st.Micro+1, lv)
+	}
+	if err := r.backward(loss); err != nil {
+		return 0, fmt.Errorf("train: step %d: backward: %w", st.Step+1, err)
+	}
+	return lv, nil
+}
+
+// evaluate runs the evaluation when one is due after this update, keeps
+// the best weights and decides early stopping; it says whether it ran.
+func (r *run) evaluate(ctx context.Context) (bool, error) {
+	st, c := &r.st, r.c
+	due := r.t.Eval != nil && (st.Step == r.pl.total ||
+		(c.EvalEvery > 0 && st.Step%c.EvalEvery == 0) ||
+		(c.EvalEvery == 0 && st.Micro == 0))
+	if !due {
+		return false, nil
+	}
+	m, err := r.t.Eval(ctx)
+	if err != nil {
+		return false, fmt.Errorf("train: evaluation after step %d: %w", st.Step, err)
+	}
+	if math.IsNaN(m) {
+		return false, fmt.Errorf("train: evaluation after step %d returned NaN", st.Step)
+	}
+	r.lastMetric = m
+	st.LastMetric = &m
+	st.History = append(st.History, Eval{Step: st.Step, Metric: m})
+	if math.IsNaN(st.BestMetric) || m > st.BestMetric {
+		st.BestMetric, st.BestStep, st.SinceBest = m, st.Step, 0
+		r.keepBest()
+	} else {
+		st.SinceBest++
+		if c.Patience > 0 && st.SinceBest >= c.Patience {
+			st.Stopped = true
+		}
+	}
+	return true, nil
+}
+
+// keepBest copies the current weights as the best ones.
+func (r *run) keepBest() {
+	if r.best == nil {
+		r.best = make([][]float32, len(r.params))
+		for i, p := range r.params {
+			r.best[i] = make([]float32, len(p))
+		}
+	}
+	for i, p := range r.params {
+		copy(r.best[i], p)
+	}
+}
+
+// report calls OnStep with this update's progress.
+func (r *run) report(lr, norm float64, evaluated bool) {
+	if r.t.OnStep == nil {
+		return
+	}
+	st := &r.st
+	el := time.Since(r.start)
+	done := st.Step - r.startStep
+	eta := time.Duration(float64(el) / float64(done) * float64(r.pl.total-st.Step))
+	r.t.OnStep(Progress{Step: st.Step, Total: r.pl.total, Epoch: st.Epoch, Loss: st.LastLoss, LR: lr, GradNorm: norm,
+		Metric: r.lastMetric, Best: st.BestMetric, Evaluated: evaluated, Elapsed: el, ETA: eta})
+}
+
+// snapshotDue says whether to save the state after this update: at every
+// evaluation and epoch end, every CheckpointEvery updates, and once
+// CheckpointInterval has passed since the last snapshot -- or twenty times
+// the last snapshot's duration, whichever is longer, so that saving a
+// large model costs at most about 5% of the run.
+func (r *run) snapshotDue(evaluated bool) bool {
+	c := r.c
+	if evaluated || r.st.Micro == 0 || (c.CheckpointEvery > 0 && r.st.Step%c.CheckpointEvery == 0) {
+		return true
+	}
+	return c.CheckpointInterval > 0 && time.Since(r.lastSave) >= max(c.CheckpointInterval, 20*r.saveCost)
+}
+
+// save writes the state snapshot (nothing without Config.Work).
+func (r *run) save() error {
+	if r.c.Work == "" {
+		return nil
+	}
+	began := time.Now()
+	if r.t.OnSave != nil {
+		if err := r.t.OnSave(); err != nil {
+			return fmt.Errorf("train: save state: %w", err)
+		}
+	}
+	b, err := r.stepSrc.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	r.st.StepRNG = b
+	r.st.AdamT = append([]int(nil), r.opt.T...)
+	if err := r.t.save(&r.st, r.params, r.opt, r.best); err != nil {
+		return err
+	}
+	r.lastSave = time.Now()
+	r.saveCost = r.lastSave.Sub(began)
+	return nil
+}
+
+// finish puts the best weights back (unless KeepLast) and summarises.
+func (r *run) finish() *Result {
+	if r.best != nil && !r.c.KeepLast {
+		res, resident := backend.Current().(backend.Resident)
+		for i, p := range r.params {
+			copy(p, r.best[i])
+			if resident {
+				res.Changed(p)
+			}
+		}
+	}
+	st, out := &r.st, r.res
+	out.Steps = st.Step
+	out.BestStep = st.BestStep
+	out.BestMetric = st.BestMetric
+	out.Stopped = st.Stopped
+	out.LastLoss = st.LastLoss
+	out.History = st.History
+	return out
 }
 
 // marshalState encodes st for the safetensors metadata.

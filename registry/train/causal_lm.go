@@ -345,10 +345,9 @@ func runCausalLM(ctx context.Context, env *registry.Env) error {
 	if loop.BatchSize > len(seqs) {
 		return fmt.Errorf("batch_size: %d is larger than the %d training sequences", loop.BatchSize, len(seqs))
 	}
-	tr := &trainer.Trainer{Params: trainer.FromNamed(m.NamedParams()), N: len(seqs), Step: step, Eval: eval, Config: loop.config(env)}
-	res, err := runTrainer(ctx, env, tr, func(metric, best float64) string {
-		return fmt.Sprintf("dev ppl %.2f (best %.2f)", -metric, -best)
-	})
+	rec := trainer.Recipe{Params: trainer.FromNamed(m.NamedParams()), N: len(seqs), Step: step, Eval: eval,
+		Show: func(metric, best float64) string { return fmt.Sprintf("dev ppl %.2f (best %.2f)", -metric, -best) }}
+	res, err := trainer.Drive(ctx, rec, loop.config(env), output(env))
 	if err != nil {
 		return err
 	}

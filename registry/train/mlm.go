@@ -4,19 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sync/atomic"
-
-	"github.com/nlpodyssey/spago/mat"
 
 	"repro/internal/encoder/pooled"
 	"repro/internal/mlm"
 	"repro/internal/model/transformer"
-	"repro/internal/plot"
-	"repro/internal/trainer"
 	"repro/registry"
 )
 
@@ -91,35 +84,8 @@ and loss.png hold the curves; metrics.json the final dev numbers.`,
 	}
 }
 
-// mlmDevSeed fixes the dev set's masks across evaluations and runs.
-const mlmDevSeed = 1
-
-// curvePoint is one line of pretraining.json's curve.
-type curvePoint struct {
-	Step      int       `json:"step"`
-	TrainLoss float64   `json:"train_loss"` // mean over the updates since the previous point
-	LR        float64   `json:"lr"`
-	Dev       *mlm.Eval `json:"dev,omitempty"`
-	NSP       *float64  `json:"nsp_accuracy,omitempty"` // training pairs right, mean over the window
-}
-
-// pretraining is pretraining.json: the run's recipe outcome and curves. No
-// timings, so identical runs write identical bytes.
-type pretraining struct {
-	Sentences int          `json:"sentences"`
-	Tokens    int          `json:"tokens"` // after truncation, special tokens included
-	Batches   int          `json:"batches_per_epoch"`
-	Steps     int          `json:"steps"`
-	BestStep  int          `json:"best_step"` // -1: no dev set, last weights kept
-	Dev       *mlm.Eval    `json:"dev,omitempty"`
-	Curve     []curvePoint `json:"curve"`
-}
-
 func runMLM(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*MLMParams)
-	mk := p.masking()
-	pool := trainPooling(p.Pooling)
-	loop := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps)
 	sentences, err := ReadSentences(env, "data", 0)
 	if err != nil {
 		return err
@@ -130,11 +96,33 @@ func runMLM(ctx context.Context, env *registry.Env) error {
 			return err
 		}
 	}
+	pool := trainPooling(p.Pooling)
+	pm, m, err := buildMLM(env, p, pool, sentences)
+	if err != nil {
+		return err
+	}
+	pre := &mlm.Pretraining{Model: m, Masking: p.masking(), Sentences: pm.Tokenize(sentences, p.MaxLength), Dev: pm.Tokenize(devSents, p.MaxLength),
+		BatchSize: p.BatchSize, MaxLength: p.MaxLength, NextSentence: p.NextSentence, Seed: uint64(env.Seed)}
+	loop := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps)
+	res, err := pre.Train(ctx, loop.config(env), output(env))
+	if err != nil {
+		return err
+	}
+	if err := res.Save(env.Output("model"), m, pool, "train.mlm"); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), res.Metrics)
+}
+
+// buildMLM returns the encoder to pretrain (BuildModel's) and its
+// masked-LM model: the head of init or hf_checkpoint when they have one,
+// else a new one; with next_sentence, a next-sentence classifier too.
+func buildMLM(env *registry.Env, p *MLMParams, pool transformer.Pooling, sentences []string) (*pooled.Model, *mlm.Model, error) {
 	spec := p.Spec(p.Dropout, pool)
 	spec.GloVeScale = p.GloVeScale
 	pm, err := BuildModel(env, spec, sentences)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	seed := uint64(env.Seed)
 	var m *mlm.Model
@@ -147,144 +135,18 @@ func runMLM(ctx context.Context, env *registry.Env) error {
 	if from != "" {
 		var had bool
 		if m, had, err = mlm.FromEncoder(pm, from, seed); err != nil {
-			return err
+			return nil, nil, err
 		}
-		if env.Log != nil {
-			env.Log.Info("continuing pretraining", "from", from, "head_restored", had)
-		}
+		env.Logger().Info("continuing pretraining", "from", from, "head_restored", had)
 	} else if m, err = mlm.New(pm.Encoder, pm.Tokenizer, seed); err != nil {
-		return err
+		return nil, nil, err
 	}
-
 	if p.NextSentence && m.NSP == nil {
 		if err := m.WithNSP(seed); err != nil {
-			return fmt.Errorf("next_sentence: %w", err)
+			return nil, nil, fmt.Errorf("next_sentence: %w", err)
 		}
 	}
-	seqs := pm.Tokenize(sentences, p.MaxLength)
-	lens := make([]int, len(seqs))
-	tokens := 0
-	for i, s := range seqs {
-		lens[i] = len(s)
-		tokens += len(s)
-	}
-	if p.NextSentence {
-		if len(seqs) < 3 {
-			return fmt.Errorf("data: next_sentence needs at least 3 sentences, got %d", len(seqs))
-		}
-		// Group by the length of the pair with the true successor: half
-		// the pairs are those, the other half vary around them.
-		for i := range seqs {
-			lens[i] = min(p.MaxLength, len(seqs[i])+len(seqs[(i+1)%len(seqs)])-1)
-		}
-	}
-	groups, err := mlm.GroupByLength(lens, p.BatchSize, 50, seed)
-	if err != nil {
-		return err
-	}
-	devSeqs := pm.Tokenize(devSents, p.MaxLength)
-	var nspRight, nspPairs atomic.Int64 // next-sentence pairs right / seen since the last update's log line
-	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
-		var in []int
-		for _, g := range batch {
-			in = append(in, groups[g]...)
-		}
-		if !p.NextSentence {
-			batchSeqs := make([][]int, len(in))
-			for k, i := range in {
-				batchSeqs[k] = seqs[i]
-			}
-			return m.Loss(batchSeqs, mk, rng)
-		}
-		ids, types, labels, err := mlm.DrawPairs(seqs, in, p.MaxLength, rng)
-		if err != nil {
-			return nil, err
-		}
-		l, right, err := m.PairLoss(ids, types, labels, mk, rng)
-		if err == nil {
-			nspRight.Add(int64(right))
-			nspPairs.Add(int64(len(labels)))
-		}
-		return l, err
-	}
-	var params []trainer.Param
-	for _, np := range m.NamedParams() {
-		params = append(params, trainer.Param{Name: np.Name, Param: np.Param})
-	}
-	cfg := loop.config(env)
-	cfg.BatchSize = 1 // one group of batch_size sentences per micro-batch
-	tr := &trainer.Trainer{Params: params, N: len(groups), Step: step, Config: cfg}
-	var lastDev *mlm.Eval
-	if len(devSeqs) > 0 {
-		tr.Eval = func(ctx context.Context) (float64, error) {
-			ev, err := m.Evaluate(ctx, devSeqs, mk, mlmDevSeed, 128)
-			if err != nil {
-				return 0, err
-			}
-			lastDev = &ev
-			return -ev.Loss, nil
-		}
-	}
-	logPath := ""
-	if env.Work != "" {
-		logPath = filepath.Join(env.Work, "steps.jsonl")
-	}
-	steps, err := openStepLog(logPath)
-	if err != nil {
-		return err
-	}
-	defer steps.close()
-	var logErr error
-	tr.OnStep = func(pr trainer.Progress) {
-		line := stepLine{Step: pr.Step, Loss: pr.Loss, LR: pr.LR}
-		if n := nspPairs.Swap(0); n > 0 {
-			acc := float64(nspRight.Swap(0)) / float64(n)
-			line.NSP = &acc
-		}
-		if pr.Evaluated && lastDev != nil {
-			d := *lastDev
-			line.Dev = &d
-		}
-		if err := steps.add(line); err != nil && logErr == nil {
-			logErr = err
-		}
-	}
-	res, err := runTrainer(ctx, env, tr, func(metric, best float64) string {
-		return fmt.Sprintf("dev ppl %.2f (best %.2f)", math.Exp(-metric), math.Exp(-best))
-	})
-	if err != nil {
-		return err
-	}
-	if logErr != nil {
-		return fmt.Errorf("step log: %w", logErr)
-	}
-	curve := steps.curve(max(1, min(p.EvalEvery, 50)))
-	hist := pretraining{Sentences: len(seqs), Tokens: tokens, Batches: len(groups), Steps: res.Steps, BestStep: res.BestStep, Curve: curve}
-	metrics := map[string]any{"train_loss": res.LastLoss, "steps": res.Steps, "sentences": len(seqs), "tokens": tokens}
-	if acc, ok := steps.lastNSP(200); ok {
-		metrics["nsp_accuracy"] = 100 * acc
-	}
-	if len(devSeqs) > 0 {
-		// The kept weights' dev numbers, measured again (the same masks).
-		ev, err := m.Evaluate(ctx, devSeqs, mk, mlmDevSeed, 128)
-		if err != nil {
-			return err
-		}
-		hist.Dev = &ev
-		metrics["dev_loss"], metrics["dev_perplexity"], metrics["dev_accuracy"] = ev.Loss, ev.Perplexity, 100*ev.Accuracy
-		metrics["dev_tokens"] = ev.Tokens
-	}
-	dir := env.Output("model")
-	if err := m.Save(dir, pool, map[string]any{"trained_by": "train.mlm", "steps": res.Steps, "best_step": res.BestStep}); err != nil {
-		return err
-	}
-	if err := writeJSON(filepath.Join(dir, "pretraining.json"), hist); err != nil {
-		return err
-	}
-	if err := lossFigure(filepath.Join(dir, "loss.png"), curve); err != nil {
-		return err
-	}
-	return writeJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), metrics)
+	return pm, m, nil
 }
 
 func writeJSON(path string, v any) error {
@@ -293,27 +155,6 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-// lossFigure draws the training loss and, where measured, the dev loss
-// against the update.
-func lossFigure(path string, curve []curvePoint) error {
-	train := plot.Series{Name: "train (MLM cross-entropy)"}
-	dev := plot.Series{Name: "dev"}
-	for _, pt := range curve {
-		train.X, train.Y = append(train.X, float64(pt.Step)), append(train.Y, pt.TrainLoss)
-		if pt.Dev != nil {
-			dev.X, dev.Y = append(dev.X, float64(pt.Step)), append(dev.Y, pt.Dev.Loss)
-		}
-	}
-	series := []plot.Series{train}
-	if len(dev.X) > 0 {
-		series = append(series, dev)
-	}
-	if len(train.X) == 0 {
-		return nil
-	}
-	return plot.Line(path, "masked-LM pretraining", "update", "loss (nats per predicted token)", series)
 }
 
 func (p *MLMParams) masking() mlm.Masking {

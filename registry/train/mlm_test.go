@@ -12,6 +12,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"repro/internal/encoder/pooled"
+	"repro/internal/mlm"
 	"repro/registry"
 )
 
@@ -55,7 +56,7 @@ func TestMLMStage(t *testing.T) {
 		if pr.done != 30 || !strings.Contains(pr.status, "dev ppl") {
 			t.Errorf("%s: progress %d/%d %q", vocab, pr.done, pr.total, pr.status)
 		}
-		var h pretraining
+		var h mlm.Report
 		readJSON(t, filepath.Join(out, "pretraining.json"), &h)
 		var devs []float64
 		for _, pt := range h.Curve {
@@ -134,7 +135,7 @@ func TestMLMDeterministicAndResumable(t *testing.T) {
 	}
 	// Continuing pretraining from the artifact: the head comes back, so the
 	// first evaluation is the finished run's perplexity, not a fresh head's.
-	var h pretraining
+	var h mlm.Report
 	readJSON(t, filepath.Join(first, "pretraining.json"), &h)
 	more := tinyMLM(map[string]cty.Value{"max_steps": cty.NumberIntVal(1), "eval_every": cty.NumberIntVal(1), "learning_rate": cty.NumberFloatVal(1e-9)})
 	out, _, err := stageRun{name: "train.mlm", set: more, seed: 5,
@@ -142,7 +143,7 @@ func TestMLMDeterministicAndResumable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h2 pretraining
+	var h2 mlm.Report
 	readJSON(t, filepath.Join(out, "pretraining.json"), &h2)
 	if d := h2.Dev.Perplexity / h.Dev.Perplexity; d < 0.98 || d > 1.02 {
 		t.Errorf("continued run starts at perplexity %.2f, the finished run ended at %.2f", h2.Dev.Perplexity, h.Dev.Perplexity)
@@ -194,7 +195,7 @@ func TestMLMNextSentence(t *testing.T) {
 	if acc, ok := m["nsp_accuracy"]; !ok || acc < 20 || acc > 100 || m["dev_perplexity"] <= 1 {
 		t.Errorf("metrics %v", m)
 	}
-	var h pretraining
+	var h mlm.Report
 	readJSON(t, filepath.Join(out, "pretraining.json"), &h)
 	if len(h.Curve) == 0 || h.Curve[len(h.Curve)-1].NSP == nil {
 		t.Errorf("pretraining.json's curve has no next-sentence accuracy: %+v", h.Curve)

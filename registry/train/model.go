@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"repro/internal/encoder"
 	"repro/internal/encoder/pooled"
@@ -365,6 +364,10 @@ type LoopSpec struct {
 	Patience     int // evaluations without improvement before stopping (0: never)
 }
 
+// checkpointInterval paces the timed state snapshots of every training
+// type (trainer.Config.CheckpointInterval).
+const checkpointInterval = time.Minute
+
 // config is the trainer's configuration for l in env (its work directory
 // and seed).
 func (l LoopSpec) config(env *registry.Env) trainer.Config {
@@ -374,6 +377,10 @@ func (l LoopSpec) config(env *registry.Env) trainer.Config {
 		LR: l.LearningRate, Warmup: l.Warmup, WeightDecay: l.WeightDecay, MaxGradNorm: l.GradClip,
 		EvalEvery: l.EvalEvery, Patience: l.Patience,
 		Work: env.Work, Seed: uint64(env.Seed),
+		// A run killed outright (a time limit, a crash) resumes from a
+		// snapshot at most about this old, besides those at evaluations
+		// and epoch ends; snapshots change no output.
+		CheckpointInterval: checkpointInterval,
 	}
 }
 
@@ -423,51 +430,24 @@ func FitParams(ctx context.Context, env *registry.Env, params []trainer.Param, e
 // nil: no evaluation, the last weights are kept): InfoCSE selects by
 // headline recall on validation documents instead of STS-B dev.
 func FitEval(ctx context.Context, env *registry.Env, params []trainer.Param, n int, step trainer.StepFunc, eval trainer.EvalFunc, loop LoopSpec) (*trainer.Result, error) {
+	return fit(ctx, env, trainer.Recipe{Params: params, N: n, Step: step, Eval: eval}, loop, "examples")
+}
+
+// fit drives rec under loop in env, after checking loop and that a batch
+// fits in rec's examples (what names them in the error).
+func fit(ctx context.Context, env *registry.Env, rec trainer.Recipe, loop LoopSpec, what string) (*trainer.Result, error) {
 	if err := loop.check(); err != nil {
 		return nil, err
 	}
-	if loop.BatchSize > n {
-		return nil, fmt.Errorf("batch_size: %d is larger than the %d training examples", loop.BatchSize, n)
+	if loop.BatchSize > rec.N {
+		return nil, fmt.Errorf("batch_size: %d is larger than the %d training %s", loop.BatchSize, rec.N, what)
 	}
-	tr := &trainer.Trainer{Params: params, N: n, Step: step, Eval: eval, Config: loop.config(env)}
-	return runTrainer(ctx, env, tr, nil)
+	return trainer.Drive(ctx, rec, loop.config(env), output(env))
 }
 
-// runTrainer runs tr with progress shown through env.Progress and logged
-// to env.Log (every 50 updates, every evaluation and the last update).
-// show formats an evaluation's metric for people ("dev 78.12" by
-// default); it also receives the best metric so far.
-func runTrainer(ctx context.Context, env *registry.Env, tr *trainer.Trainer, show func(metric, best float64) string) (*trainer.Result, error) {
-	log := env.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if show == nil {
-		show = func(m, best float64) string { return fmt.Sprintf("dev %.2f (best %.2f)", m, best) }
-	}
-	next := tr.OnStep
-	tr.OnStep = func(p trainer.Progress) {
-		status := fmt.Sprintf("loss %.4f", p.Loss)
-		if !math.IsNaN(p.Metric) {
-			status += " " + show(p.Metric, p.Best)
-		}
-		// The runner's display computes the ETA from the reported steps.
-		env.Report(p.Step, p.Total, status)
-		if p.Evaluated || p.Step == p.Total || p.Step%50 == 0 {
-			log.Info("train", "step", p.Step, "total", p.Total, "loss", p.Loss, "lr", p.LR, "grad_norm", p.GradNorm, "dev", p.Metric, "best", p.Best)
-		}
-		if next != nil {
-			next(p)
-		}
-	}
-	res, err := tr.Run(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if res.Resumed {
-		log.Info("resumed from the saved training state", "dir", env.Work)
-	}
-	return res, nil
+// output reports a driven run through env: its progress line and log.
+func output(env *registry.Env) trainer.Output {
+	return trainer.Output{Log: env.Logger(), Report: env.Report}
 }
 
 // History is training.json in a trained encoder artifact: how the weights

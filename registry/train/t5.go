@@ -522,8 +522,8 @@ func trainT5(ctx context.Context, env *registry.Env, m *t5.Model, dropout float6
 	saved := m.Config.DropoutRate
 	m.Config.DropoutRate = float32(dropout)
 	defer func() { m.Config.DropoutRate = saved }()
-	tr := &trainer.Trainer{Params: trainer.FromNamed(m.NamedParams()), N: n, Step: step, Eval: eval, Config: loop.config(env)}
-	return runTrainer(ctx, env, tr, show)
+	rec := trainer.Recipe{Params: trainer.FromNamed(m.NamedParams()), N: n, Step: step, Eval: eval, Show: show}
+	return trainer.Drive(ctx, rec, loop.config(env), output(env))
 }
 
 // saveT5 writes the model (Hugging Face T5 directory) and its history.

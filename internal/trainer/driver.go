@@ -1,0 +1,124 @@
+package trainer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"path/filepath"
+)
+
+// Recipe is one training objective made ready to run: what Drive trains.
+// Recipes are built by the model families' packages (internal/mlm,
+// internal/clm, internal/seq2seq, internal/contrastive) from a model and
+// its data; the stage types only decode parameters, read inputs and call
+// one.
+type Recipe struct {
+	Params []Param
+	N      int // training examples (micro-batches of Config.BatchSize of them)
+	Step   StepFunc
+	// Eval is the model-selection metric, higher is better (nil: no
+	// evaluation, the last weights are kept).
+	Eval EvalFunc
+	// Show formats an evaluation for the progress line and may undo the
+	// metric's sign ("dev 78.12 (best 80.01)" by default).
+	Show func(metric, best float64) string
+	// Record, when set, returns what to keep of update p in the run's
+	// journal (nil: nothing): measures an artifact reports per update or
+	// per evaluation (a loss curve, an evaluation's parts), which must
+	// survive a resume as the weights do. A record is a JSON object whose
+	// "step" is p.Step; Result.Records holds them all at the end.
+	Record func(p Progress) any
+	// Train, when set, switches training-only settings on (dropout) and
+	// returns what switches them back, called when training ends.
+	Train func() (restore func())
+}
+
+// Output is where a driven run reports: the stage's progress line and log.
+type Output struct {
+	Log    *slog.Logger                         // nil: discard
+	Report func(done, total int, status string) // nil: none
+}
+
+// JournalFile is the journal's file name inside Config.Work.
+const JournalFile = "steps.jsonl"
+
+// Drive trains rec under cfg: the shared Trainer, with progress reported
+// to out.Report, a log line every 50 updates, at each evaluation and at
+// the last update, and rec's journal kept beside the resumable state.
+func Drive(ctx context.Context, rec Recipe, cfg Config, out Output) (*Result, error) {
+	log := out.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	show := rec.Show
+	if show == nil {
+		show = func(m, best float64) string { return fmt.Sprintf("dev %.2f (best %.2f)", m, best) }
+	}
+	var j *journal
+	if rec.Record != nil {
+		path := ""
+		if cfg.Work != "" {
+			path = filepath.Join(cfg.Work, JournalFile)
+		}
+		var err error
+		if j, err = openJournal(path); err != nil {
+			return nil, fmt.Errorf("train: journal: %w", err)
+		}
+		defer j.close()
+	}
+	if rec.Train != nil {
+		defer rec.Train()()
+	}
+	tr := &Trainer{Params: rec.Params, N: rec.N, Step: rec.Step, Eval: rec.Eval, Config: cfg}
+	var recErr error
+	tr.OnStep = func(p Progress) {
+		status := fmt.Sprintf("loss %.4f", p.Loss)
+		if !math.IsNaN(p.Metric) {
+			status += " " + show(p.Metric, p.Best)
+		}
+		// The runner's display computes the ETA from the reported steps.
+		if out.Report != nil {
+			out.Report(p.Step, p.Total, status)
+		}
+		if p.Evaluated || p.Step == p.Total || p.Step%50 == 0 {
+			log.Info("train", "step", p.Step, "total", p.Total, "loss", p.Loss, "lr", p.LR, "grad_norm", p.GradNorm, "dev", p.Metric, "best", p.Best)
+		}
+		if j != nil && recErr == nil {
+			if r := rec.Record(p); r != nil {
+				recErr = j.add(p.Step, r)
+			}
+		}
+	}
+	if j != nil {
+		tr.OnStart = j.start
+		tr.OnSave = j.sync
+	}
+	res, err := tr.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if recErr != nil {
+		return nil, fmt.Errorf("train: journal: %w", recErr)
+	}
+	if res.Resumed {
+		log.Info("resumed from the saved training state", "dir", cfg.Work)
+	}
+	if j != nil {
+		res.Records = j.lines
+	}
+	return res, nil
+}
+
+// Records decodes a run's journal records into T.
+func Records[T any](res *Result) ([]T, error) {
+	out := make([]T, len(res.Records))
+	for i, r := range res.Records {
+		if err := json.Unmarshal(r, &out[i]); err != nil {
+			return nil, fmt.Errorf("train: journal record %d: %w", i+1, err)
+		}
+	}
+	return out, nil
+}
