@@ -7,6 +7,9 @@ package kernel
 var (
 	micro     = genericKernel
 	microName = "go-6x16"
+	// microWide, when not nil, computes two adjacent full tiles (6x32: A
+	// micro-panel a against B micro-panels b0 and b1) with micro's bits.
+	microWide func(k int, a, b0, b1, c []float32, ldc int, alpha, beta float32)
 )
 
 // genericKernel is the portable micro-kernel. Go does not vectorise, so it

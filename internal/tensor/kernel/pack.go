@@ -21,7 +21,23 @@ func packA(trans bool, a []float32, lda, i0, mb, p0, kb int, dst []float32) {
 			}
 			continue
 		}
-		// op(A)[i, p] = a[i*lda+p]: walk each row once, scattering.
+		// op(A)[i, p] = a[i*lda+p]. A full panel reads its six rows side by
+		// side, so the panel is written sequentially.
+		if mm == mr {
+			base := (i0+ir)*lda + p0
+			r0 := a[base : base+kb]
+			r1 := a[base+lda : base+lda+kb]
+			r2 := a[base+2*lda : base+2*lda+kb]
+			r3 := a[base+3*lda : base+3*lda+kb]
+			r4 := a[base+4*lda : base+4*lda+kb]
+			r5 := a[base+5*lda : base+5*lda+kb]
+			panel = panel[:kb*mr]
+			for p := range r0 {
+				d := (*[mr]float32)(panel[p*mr:])
+				d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+			}
+			continue
+		}
 		for i := 0; i < mm; i++ {
 			src := a[(i0+ir+i)*lda+p0 : (i0+ir+i)*lda+p0+kb]
 			for p, v := range src {
@@ -45,17 +61,43 @@ func packB(trans bool, b []float32, ldb, p0, kb, j0, nb int, dst []float32) {
 		nn := min(nr, nb-jr)
 		if !trans {
 			// op(B)[p, j] = b[p*ldb+j]: each k step is a contiguous run.
+			if nn == nr {
+				// A fixed-size array copy: no memmove call per 64 bytes.
+				for p := 0; p < kb; p++ {
+					off := (p0+p)*ldb + j0 + jr
+					*(*[nr]float32)(panel[p*nr:]) = *(*[nr]float32)(b[off:])
+				}
+				continue
+			}
 			for p := 0; p < kb; p++ {
 				off := (p0+p)*ldb + j0 + jr
 				d := panel[p*nr : p*nr+nr : p*nr+nr]
 				copy(d, b[off:off+nn])
-				if nn < nr {
-					clear(d[nn:])
+				clear(d[nn:])
+			}
+			continue
+		}
+		// op(B)[p, j] = b[j*ldb+p]. A full panel reads its rows eight at a
+		// time side by side, writing 32 contiguous bytes per k step.
+		if nn == nr {
+			for j := 0; j < nr; j += 8 {
+				base := (j0+jr+j)*ldb + p0
+				r0 := b[base : base+kb]
+				r1 := b[base+ldb : base+ldb+kb]
+				r2 := b[base+2*ldb : base+2*ldb+kb]
+				r3 := b[base+3*ldb : base+3*ldb+kb]
+				r4 := b[base+4*ldb : base+4*ldb+kb]
+				r5 := b[base+5*ldb : base+5*ldb+kb]
+				r6 := b[base+6*ldb : base+6*ldb+kb]
+				r7 := b[base+7*ldb : base+7*ldb+kb]
+				for p := range r0 {
+					d := (*[8]float32)(panel[p*nr+j:])
+					d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
+					d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]
 				}
 			}
 			continue
 		}
-		// op(B)[p, j] = b[j*ldb+p]: walk each stored row once, scattering.
 		for j := 0; j < nn; j++ {
 			src := b[(j0+jr+j)*ldb+p0 : (j0+jr+j)*ldb+p0+kb]
 			for p, v := range src {

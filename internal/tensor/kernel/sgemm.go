@@ -241,7 +241,26 @@ func (g *gemm) run(r0, r1, c0, c1 int) {
 // macro multiplies a packed mb x kb block of A by a packed kb x nb panel of B
 // into C[ic:ic+mb, jc:jc+nb].
 func (g *gemm) macro(ic, mb, jc, nb, kb int, pa, pb []float32, beta float32, tile *[mr * nr]float32) {
-	for jr := 0; jr < nb; jr += nr {
+	jr := 0
+	if microWide != nil && mb >= mr {
+		// Pairs of full-width B micro-panels against the full-height A
+		// micro-panels; the bottom edge tile of each pair goes through
+		// micro below, as it would without the wide kernel.
+		for ; jr+2*nr <= nb; jr += 2 * nr {
+			bp0, bp1 := pb[jr*kb:(jr+nr)*kb], pb[(jr+nr)*kb:(jr+2*nr)*kb]
+			ir := 0
+			for ; ir+mr <= mb; ir += mr {
+				ap := pa[ir*kb : (ir+mr)*kb]
+				off := (ic+ir)*g.ldc + jc + jr
+				microWide(kb, ap, bp0, bp1, g.c[off:off+(mr-1)*g.ldc+2*nr], g.ldc, g.alpha, beta)
+			}
+			if ir < mb {
+				g.edge(ic, ir, mb, jc, jr, nr, kb, pa, bp0, beta, tile)
+				g.edge(ic, ir, mb, jc, jr+nr, nr, kb, pa, bp1, beta, tile)
+			}
+		}
+	}
+	for ; jr < nb; jr += nr {
 		nn := min(nr, nb-jr)
 		bp := pb[jr*kb : (jr+nr)*kb]
 		for ir := 0; ir < mb; ir += mr {
@@ -252,21 +271,29 @@ func (g *gemm) macro(ic, mb, jc, nb, kb int, pa, pb []float32, beta float32, til
 				micro(kb, ap, bp, g.c[off:off+(mr-1)*g.ldc+nr], g.ldc, g.alpha, beta)
 				continue
 			}
-			// Edge tile: compute the full tile in scratch, then merge the
-			// valid part with the same alpha/beta semantics.
-			micro(kb, ap, bp, tile[:], nr, 1, 0)
-			for i := 0; i < mm; i++ {
-				crow := g.c[off+i*g.ldc : off+i*g.ldc+nn]
-				trow := tile[i*nr : i*nr+nn]
-				if beta == 0 {
-					for j := range crow {
-						crow[j] = g.alpha * trow[j]
-					}
-				} else {
-					for j := range crow {
-						crow[j] = g.alpha*trow[j] + beta*crow[j]
-					}
-				}
+			g.edge(ic, ir, mb, jc, jr, nn, kb, pa, bp, beta, tile)
+		}
+	}
+}
+
+// edge computes the partial tile at rows ic+ir.. (at most mr, up to mb) and
+// columns jc+jr.. (nn of them) in scratch, then merges the valid part into
+// C with the same alpha/beta semantics.
+func (g *gemm) edge(ic, ir, mb, jc, jr, nn, kb int, pa, bp []float32, beta float32, tile *[mr * nr]float32) {
+	mm := min(mr, mb-ir)
+	ap := pa[ir*kb : (ir+mr)*kb]
+	off := (ic+ir)*g.ldc + jc + jr
+	micro(kb, ap, bp, tile[:], nr, 1, 0)
+	for i := 0; i < mm; i++ {
+		crow := g.c[off+i*g.ldc : off+i*g.ldc+nn]
+		trow := tile[i*nr : i*nr+nn]
+		if beta == 0 {
+			for j := range crow {
+				crow[j] = g.alpha * trow[j]
+			}
+		} else {
+			for j := range crow {
+				crow[j] = g.alpha*trow[j] + beta*crow[j]
 			}
 		}
 	}
