@@ -203,6 +203,9 @@ type Report struct {
 	Backend    string `json:"backend,omitempty"`
 	Seed       *int64 `json:"seed,omitempty"`
 	AnyBackend bool   `json:"any_backend,omitempty"`
+	// Deviations are the profile's declared differences from the paper
+	// (deviation.go), printed under the table; [] when there are none.
+	Deviations Deviations `json:"deviations"`
 }
 
 // Baseline is a recorded result of one profile, under results/.
@@ -316,6 +319,7 @@ func writeTail(w io.Writer, r *Report) {
 		WriteAblationText(w, r.Ablation)
 	}
 	writeNotes(w, r.Notes)
+	writeDeviationsText(w, r.Deviations)
 }
 
 func writeCells(w io.Writer, r *Report, js []Judged) {
@@ -453,4 +457,5 @@ func WriteMarkdown(w io.Writer, r *Report) {
 		}
 	}
 	writeNotes(w, r.Notes)
+	writeDeviationsMarkdown(w, r.Deviations)
 }

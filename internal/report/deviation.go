@@ -1,0 +1,83 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Deviation is a declared difference from the paper, printed under the
+// table so that no number is read as the paper's method on the paper's data
+// when it is not.
+type Deviation struct {
+	Name     string   `json:"name"`
+	What     string   `json:"what"`
+	Paper    string   `json:"paper"`
+	Ours     string   `json:"ours"`
+	Why      string   `json:"why"`
+	Evidence string   `json:"evidence,omitempty"`
+	Tables   []string `json:"tables,omitempty"`
+	// StandIns are the data directory's stand-in datasets read in the
+	// paper's place because of it.
+	StandIns []string `json:"stand_ins,omitempty"`
+	// Profile is the profile that declares it; "" for the experiment's own.
+	Profile string `json:"profile,omitempty"`
+}
+
+// Deviations is a report's deviation list; it encodes as [] when empty, so
+// a reader of --json can tell "none declared" from a report that predates
+// the field only by the field itself.
+type Deviations []Deviation
+
+// MarshalJSON writes an empty list as [], never null.
+func (ds Deviations) MarshalJSON() ([]byte, error) {
+	if ds == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal([]Deviation(ds))
+}
+
+func (d Deviation) tables() string {
+	if len(d.Tables) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(d.Tables, ", ") + ")"
+}
+
+// writeDeviationsText prints the deviation list, one block per deviation;
+// nothing when there is none.
+func writeDeviationsText(w io.Writer, ds []Deviation) {
+	if len(ds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\ndeviations from the paper (%d):\n", len(ds))
+	for _, d := range ds {
+		fmt.Fprintf(w, "  %s%s: %s\n", d.Name, d.tables(), d.What)
+		fmt.Fprintf(w, "    paper: %s\n    ours:  %s\n    why:   %s\n", d.Paper, d.Ours, d.Why)
+		if d.Evidence != "" {
+			fmt.Fprintf(w, "    evidence: %s\n", d.Evidence)
+		}
+		if len(d.StandIns) > 0 {
+			fmt.Fprintf(w, "    stand-in data: %s\n", strings.Join(d.StandIns, ", "))
+		}
+	}
+}
+
+// writeDeviationsMarkdown writes the deviation list as a bullet list.
+func writeDeviationsMarkdown(w io.Writer, ds []Deviation) {
+	if len(ds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n**Deviations from the paper**\n\n")
+	for _, d := range ds {
+		fmt.Fprintf(w, "- **%s**%s: paper: %s; ours: %s; why: %s.", d.What, d.tables(), d.Paper, d.Ours, strings.TrimSuffix(d.Why, "."))
+		if d.Evidence != "" {
+			fmt.Fprintf(w, " Evidence: %s.", strings.TrimSuffix(d.Evidence, "."))
+		}
+		if len(d.StandIns) > 0 {
+			fmt.Fprintf(w, " Stand-in data: %s.", strings.Join(d.StandIns, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+}
