@@ -41,6 +41,27 @@ type Config struct {
 	Repeats []*Repeat
 	// Slurm holds the file's and the profile's slurm { } settings.
 	Slurm Slurm
+	// Deviations are the declared differences from the paper of the
+	// selected profile: the file's top-level deviation blocks, then the
+	// profile's own.
+	Deviations []*Deviation
+}
+
+// Deviation is one declared difference from the paper: what differs, the
+// paper's value or reading, ours, why, and the tables it touches.
+type Deviation struct {
+	Name     string
+	Profile  string // the profile that declares it; "" at top level
+	What     string
+	Paper    string
+	Ours     string
+	Why      string
+	Evidence string // where the paper says what the reading rests on ("" if none given)
+	Tables   []string
+	// StandIns are the data directory's stand-in datasets the paper
+	// profile reads in the paper's place because of this deviation.
+	StandIns []string
+	Range    hcl.Range
 }
 
 // Repeat is an evaluated repeat block.

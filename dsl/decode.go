@@ -30,6 +30,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "profile", LabelNames: []string{"name"}},
 	{Type: "ablation", LabelNames: []string{"name"}},
 	{Type: "module", LabelNames: []string{"name"}},
+	{Type: "deviation", LabelNames: []string{"name"}},
 	slurmBlock,
 }}
 
@@ -61,6 +62,7 @@ var profileSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "stage", LabelNames: []string{"name"}},
 		{Type: "repeat", LabelNames: []string{"name"}},
+		{Type: "deviation", LabelNames: []string{"name"}},
 		resourcesBlock,
 		slurmBlock,
 	},
@@ -101,7 +103,8 @@ type module struct {
 	ablOrder   []string
 	calls      map[string]*moduleCall // module blocks (module.go)
 	callOrder  []string
-	slurm      *slurmDecl // the file's slurm block (slurm.go)
+	slurm      *slurmDecl        // the file's slurm block (slurm.go)
+	deviations []*deviationBlock // top-level deviation blocks (deviation.go)
 }
 
 // topItem is a top-level stage or repeat block.
@@ -155,10 +158,11 @@ type expectBlock struct {
 }
 
 type profileBlock struct {
-	name      string
-	overrides []override
-	slurm     *slurmDecl
-	rng       hcl.Range
+	name       string
+	overrides  []override
+	slurm      *slurmDecl
+	deviations []*deviationBlock
+	rng        hcl.Range
 }
 
 type ablationBlock struct {
@@ -244,6 +248,8 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 			d.profile(b)
 		case "ablation":
 			d.ablation(b)
+		case "deviation":
+			d.deviation(b, nil)
 		}
 	}
 	return d.m, d.diags
@@ -603,6 +609,8 @@ func (d *decoder) profile(b *hcl.Block) {
 			}
 		case "slurm":
 			p.slurm = d.slurmBody(sb, p.slurm, "a profile")
+		case "deviation":
+			d.deviation(sb, p)
 		case "repeat":
 			if _, ok := d.m.repeats[sb.Labels[0]]; !ok {
 				d.errorf(sb.LabelRanges[0], "Unknown repeat block",

@@ -262,6 +262,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 			cfg.Expects = append(cfg.Expects, ex)
 		}
 	}
+	cfg.Deviations = e0.deviations(m.deviations, m.profiles[opts.Profile])
 	cfg.Varied = varied(axes, ablation)
 	if ablation != nil {
 		cfg.Ablation = &Ablation{Name: ablation.name, Range: ablation.rng}
@@ -304,6 +305,9 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 	}
 	for i, e := range evals {
 		e.finish(extra)
+		if opts.Profile == "" {
+			e.checkStandIns(cfg.Deviations)
+		}
 		cfg.Variants[i].Stages = e.stages
 		cfg.Variants[i].Graph = e.graph() // stages and until loops (until.go)
 		diags = append(diags, e.diags...)

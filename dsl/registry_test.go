@@ -65,6 +65,13 @@ func testRegistry() *registry.Registry {
 	r.Add(&registry.StageType{
 		Name: "data.documents", Version: 1, Params: documentsParams{Split: "train"},
 		Outputs: []registry.Port{{Name: "documents", Kind: registry.KindDocuments}}, Run: noRun,
+		// split "bbc" reads the data directory's BBC News, a stand-in.
+		StandIns: func(p any) []string {
+			if p.(*documentsParams).Split == "bbc" {
+				return []string{"bbc"}
+			}
+			return nil
+		},
 	})
 	r.Add(&registry.StageType{
 		Name: "text.mask", Version: 1, Params: maskParams{TopK: 3, Mode: "rake", Ratio: 0.5},

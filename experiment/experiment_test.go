@@ -113,8 +113,18 @@ func TestRunReportAndCache(t *testing.T) {
 	if !o.Saved || !strings.HasSuffix(o.Markdown, "toy.md") {
 		t.Errorf("saved %v, markdown %q", o.Saved, o.Markdown)
 	}
-	if b, err := os.ReadFile(o.Markdown); err != nil || !strings.Contains(string(b), "A toy experiment") {
-		t.Errorf("markdown report: %v", err)
+	if b, err := os.ReadFile(o.Markdown); err != nil || !strings.Contains(string(b), "A toy experiment") || !strings.HasSuffix(string(b), "- **side value** (Table 1): paper: 7; ours: 7, from a second source; why: a toy.\n") {
+		t.Errorf("markdown report does not end with its deviation: %v", err)
+	}
+	// The report carries the profile's deviations: the file's, then the
+	// profile's own.
+	if ds := o.Report.Deviations; len(ds) != 1 || ds[0].Name != "side" || ds[0].Tables[0] != "Table 1" {
+		t.Errorf("paper profile deviations %+v", ds)
+	}
+	if xm, _, _, err := Load(reg, toyFile, Options{Profile: "mini"}); err != nil {
+		t.Fatal(err)
+	} else if ds := xm.BuildReport(func(string, string) (registry.Artifact, string, bool) { return registry.Artifact{}, "not run", false }).Deviations; len(ds) != 2 || ds[1].Name != "factor" || ds[1].Profile != "mini" {
+		t.Errorf("mini deviations %+v", ds)
 	}
 	if runs.Load() != 3 {
 		t.Errorf("%d stage runs, want 3", runs.Load())

@@ -21,6 +21,17 @@ import (
 // went wrong when ok is false.
 type Lookup func(nodeID, output string) (art registry.Artifact, why string, ok bool)
 
+// reportDeviations copies the profile's declared deviations into the
+// report ([] when there are none).
+func reportDeviations(ds []*dsl.Deviation) report.Deviations {
+	out := report.Deviations{}
+	for _, d := range ds {
+		out = append(out, report.Deviation{Name: d.Name, What: d.What, Paper: d.Paper, Ours: d.Ours, Why: d.Why,
+			Evidence: d.Evidence, Tables: d.Tables, StandIns: d.StandIns, Profile: d.Profile})
+	}
+	return out
+}
+
 // BuildReport turns the experiment's expect blocks (and its ablation, if one
 // was expanded) into a report, reading each value through look.
 func (x *Experiment) BuildReport(look Lookup) *report.Report {
@@ -28,6 +39,7 @@ func (x *Experiment) BuildReport(look Lookup) *report.Report {
 	r := &report.Report{
 		Experiment: cfg.Experiment.Name, Title: cfg.Experiment.Title, Table: cfg.Experiment.Table,
 		File: x.File, Profile: x.Profile, Time: time.Now().UTC(), Seed: x.Seed(),
+		Deviations: reportDeviations(cfg.Deviations),
 	}
 	if len(cfg.Variants) == 1 {
 		ids := x.IDMaps[0]

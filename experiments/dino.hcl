@@ -35,6 +35,16 @@ experiment "dino" {
   paper = "Schick and Schütze 2021, dino.md"
 }
 
+# The paper's formula read as its released code reads it.
+deviation "self_debiasing" {
+  what     = "self-debiasing's penalty"
+  paper    = "alpha = exp(lambda * delta_y), delta_y = min over counterlabels of (p_y - p_y'), applied where p_y is lower (section 3)"
+  ours     = "alpha = max(exp(-lambda * max(p_y' - p_y, 0)), epsilon = 0.01), and the counterlabel rows continue with the token chosen for y, so every row shares one prefix"
+  why      = "the released code does so; the paper's formula gives no floor and says nothing of the counterlabel rows' prefixes"
+  evidence = "dino.md section 3 gives the formula; the released code floors alpha at epsilon and feeds y's token to the counterlabel rows (../shared/DESIGN.md, DINO)"
+  tables   = ["Table 1", "Table 2"]
+}
+
 variable "seed" {
   default = 42
 }

@@ -7,6 +7,10 @@
 # batch 512 / lr 5e-5 for 3 epochs on NLI triplets with the contradiction as
 # hard negative, STS-B dev for checkpoint selection every 250 steps.
 #
+# The paper's data comes by -var as well, in SimCSE's published files:
+# -var wiki1m=wiki1m_for_simcse.txt -var simcse_nli=nli_for_simcse.csv;
+# without them the run refuses before any stage starts.
+#
 # No pretrained weights can be obtained on these machines and the data here has
 # 11,914 of the 1M Wikipedia sentences and 8,816 dev/test-derived NLI triplets
 # instead of SNLI+MNLI train: the `mini` profile fine-tunes the small BERT and
@@ -31,6 +35,16 @@ variable "bert" {
 
 variable "roberta" {
   description = "local Hugging Face roberta-base directory (config.json, model.safetensors, vocab.json, merges.txt)"
+  default     = ""
+}
+
+variable "wiki1m" {
+  description = "SimCSE's unsupervised sentences: a local wiki1m_for_simcse.txt (1,000,000 lines, one sentence each)"
+  default     = ""
+}
+
+variable "simcse_nli" {
+  description = "SimCSE's NLI training set: a local nli_for_simcse.csv (sent0,sent1,hard_neg; 275,601 SNLI+MNLI train triplets)"
   default     = ""
 }
 
@@ -90,11 +104,14 @@ locals {
 
 stage "wiki" {
   uses   = "data.sentences"
-  source = "wiki"
+  source = "wiki1m"
+  path   = var.wiki1m
 }
 
 stage "nli" {
-  uses = "data.nli"
+  uses   = "data.nli"
+  source = "simcse_nli"
+  path   = var.simcse_nli
 }
 
 stage "stsb_dev" {
@@ -273,6 +290,14 @@ expect "geometry_sup_bert" {
 # 60.42; then temperature 0.1 61.46, 0.2 61.36: two dropout views of a short
 # sentence in a 128-wide model are too easy to match, loss ~0.0003 at 0.1).
 profile "mini" {
+  # The data directory's stand-ins for SimCSE's data: the first 11,914
+  # wiki1m lines and the 8,816 dev/test-derived NLI triplets.
+  stage "wiki" {
+    source = "wiki"
+  }
+  stage "nli" {
+    source = "nli"
+  }
   stage "unsup_bert" {
     init   = module.pretrained.bert_4.model
     data   = module.pretrained.corpus.sentences
@@ -298,8 +323,15 @@ profile "mini" {
 #
 # The module's ci models (2 layers, 200 updates of masked-LM on the Wikipedia
 # sentences), then 60 unsupervised updates on 3,840 sentences and 60
-# supervised updates on 3,840 triplets.
+# supervised updates on 3,840 triplets, of the data directory's stand-ins
+# (the first 11,914 wiki1m lines, the dev/test-derived NLI triplets).
 profile "ci" {
+  stage "wiki" {
+    source = "wiki"
+  }
+  stage "nli" {
+    source = "nli"
+  }
   stage "unsup_bert" {
     init   = module.pretrained.bert.model
     params = local.ci_unsup

@@ -144,6 +144,14 @@ stage "mask" {
   input  = stage.wiki.sentences
   method = "np"
 }
+
+deviation "wiki" {
+  what      = "sentences"
+  paper     = "none (a test)"
+  ours      = "200 local Wikipedia sentences"
+  why       = "a stage to interrupt"
+  stand_ins = ["wiki"]
+}
 `), 0o644)
 	cmd := cliCmd(t, "run", slow)
 	var out syncBuffer

@@ -29,9 +29,9 @@ type paperSource struct {
 }
 
 var paperSources = map[string]paperSource{
-	"simcse_nli": {"SimCSE's NLI training set", "nli_for_simcse.csv (sent0,sent1,hard_neg)", "simcse_nli", "nli"},
-	"wiki1m":     {"SimCSE's Wikipedia sentences", "wiki1m_for_simcse.txt (one sentence a line)", "wiki1m", "wiki"},
-	"c4":         {"C4", "an allenai/c4 en file (c4-train.NNNNN-of-01024.json.gz)", "c4", "wiki"},
+	"simcse_nli": {"SimCSE's NLI training set", "nli_for_simcse.csv", "simcse_nli", "nli"},
+	"wiki1m":     {"SimCSE's Wikipedia sentences", "wiki1m_for_simcse.txt", "wiki1m", "wiki"},
+	"c4":         {"C4", "an allenai/c4 en file, c4-train.NNNNN-of-01024.json.gz", "c4", "wiki"},
 	"mind":       {"MIND news", "MIND's news.tsv", "mind", "bbc"},
 	"askubuntu":  {"AskUbuntu", "MTEB's askubuntudupquestions-reranking test.jsonl.gz", "askubuntu", "semeval2016_cqa"},
 }
@@ -47,7 +47,7 @@ type MissingDataError struct {
 }
 
 func (e *MissingDataError) Error() string {
-	return fmt.Sprintf("no %s: set path to a local copy of %s (the experiments take it as -var %s=FILE), or read the data directory's stand-in with source %q (the mini and ci profiles do)",
+	return fmt.Sprintf("%s not given: set path to a local copy of %s (the experiments take it as -var %s=FILE), or read the data directory's stand-in with source %q (the mini and ci profiles do)",
 		e.What, e.File, e.Variable, e.StandIn)
 }
 

@@ -83,3 +83,11 @@ expect "last" {
   column = "R@5"
   value  = repeat.idc.last.metrics.r5
 }
+
+deviation "news" {
+  what      = "news documents"
+  paper     = "MIND"
+  ours      = "BBC News"
+  why       = "a test of repeat rounds"
+  stand_ins = ["bbc"]
+}

@@ -88,3 +88,11 @@ expect "selected" {
   column = "validation R@5"
   value  = repeat.idc.last.metrics.r5
 }
+
+deviation "news" {
+  what      = "news documents"
+  paper     = "MIND"
+  ours      = "BBC News"
+  why       = "a test of until"
+  stand_ins = ["bbc"]
+}

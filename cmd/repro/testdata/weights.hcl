@@ -55,3 +55,13 @@ stage "bert" {
   hf_checkpoint = var.bert
   from_scratch  = false
 }
+
+# The data directory's NLI stands in for SimCSE's: this file tests the
+# weights' refusal alone.
+deviation "nli" {
+  what      = "NLI triplets"
+  paper     = "SimCSE's nli_for_simcse.csv"
+  ours      = "the data directory's dev/test-derived triplets"
+  why       = "a test of the weights' refusal"
+  stand_ins = ["nli"]
+}

@@ -38,9 +38,23 @@ expect "side" {
   paper = 7
 }
 
+deviation "side" {
+  what   = "side value"
+  paper  = "7"
+  ours   = "7, from a second source"
+  why    = "a toy"
+  tables = ["Table 1"]
+}
+
 profile "mini" {
   stage "scale" {
     factor = 3
+  }
+  deviation "factor" {
+    what  = "scale factor"
+    paper = "10"
+    ours  = "3"
+    why   = "small"
   }
 }
 
