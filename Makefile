@@ -34,6 +34,8 @@ fuzz:
 	go test ./internal/dataset -run '^$$' -fuzz '^FuzzReaders$$' -fuzztime $(FUZZTIME)
 	go test ./internal/model/safetensors -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	go test ./internal/model/checkpoint -run '^$$' -fuzz '^FuzzLoadEncoder$$' -fuzztime $(FUZZTIME)
+	go test ./internal/model/checkpoint -run '^$$' -fuzz '^FuzzWeightsIndex$$' -fuzztime $(FUZZTIME)
+	go test ./internal/model/checkpoint -run '^$$' -fuzz '^FuzzTokenizerConfig$$' -fuzztime $(FUZZTIME)
 	go test ./internal/model/gpt2 -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZTIME)
 	go test ./internal/model/t5 -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZTIME)
 	go test ./internal/model/tokenizer -run '^$$' -fuzz '^FuzzWordPiece$$' -fuzztime $(FUZZTIME)

@@ -25,6 +25,17 @@ type tokenizerConfig struct {
 	ExtraIDs *int `json:"extra_ids,omitempty"`
 }
 
+// tokenizerOptions is what LoadTokenizer reads of tokenizer_config.json:
+// only the keys that decide the tokenizer. The rest is not decoded, so that
+// a value repro has no use for cannot refuse a valid file (HF writes
+// model_max_length as int(1e30), past int64, for a model without a limit).
+type tokenizerOptions struct {
+	DoLowerCase        *bool `json:"do_lower_case"`
+	StripAccents       *bool `json:"strip_accents"`
+	TokenizeChineseChr *bool `json:"tokenize_chinese_chars"`
+	ExtraIDs           *int  `json:"extra_ids"`
+}
+
 // SaveTokenizer writes tok's files into dir.
 func SaveTokenizer(dir string, tok tokenizer.Tokenizer, maxLen int) error {
 	switch t := tok.(type) {
@@ -74,7 +85,7 @@ func SaveTokenizer(dir string, tok tokenizer.Tokenizer, maxLen int) error {
 // tokenizer.json with a Unigram model (SentencePiece, T5: extra_ids from
 // tokenizer_config.json, 100 by default, as T5Tokenizer).
 func LoadTokenizer(dir string) (tokenizer.Tokenizer, error) {
-	var tc tokenizerConfig
+	var tc tokenizerOptions
 	if b, err := os.ReadFile(filepath.Join(dir, FileTokenizerConfig)); err == nil {
 		if err := json.Unmarshal(b, &tc); err != nil {
 			return nil, fmt.Errorf("checkpoint: %s: %v", filepath.Join(dir, FileTokenizerConfig), err)

@@ -68,8 +68,8 @@ func OpenWeights(dir string) (*Weights, error) {
 	}
 	shards := map[string][]string{} // shard -> tensors the index puts there
 	for name, shard := range idx.WeightMap {
-		if shard == "" || filepath.Base(shard) != shard {
-			return nil, fmt.Errorf("checkpoint: %s: tensor %q is assigned to %q, not a file name in the directory", index, name, shard)
+		if shard == "" || shard == "." || shard == ".." || filepath.Base(shard) != shard {
+			return nil, &ShardNameError{Index: index, Tensor: name, Shard: shard}
 		}
 		shards[shard] = append(shards[shard], name)
 	}
@@ -105,6 +105,17 @@ func OpenWeights(dir string) (*Weights, error) {
 		}
 	}
 	return w, nil
+}
+
+// ShardNameError is an index entry whose shard is not a file name in the
+// checkpoint's directory: a path elsewhere ("../x", "/etc/passwd"), "",
+// "." or "..".
+type ShardNameError struct {
+	Index, Tensor, Shard string
+}
+
+func (e *ShardNameError) Error() string {
+	return fmt.Sprintf("checkpoint: %s: tensor %q is assigned to %q, not a file name in the directory", e.Index, e.Tensor, e.Shard)
 }
 
 // Close closes the files.
