@@ -81,14 +81,18 @@ func (e *evaluator) deviations(top []*deviationBlock, profile *profileBlock) []*
 	}
 	var out []*Deviation
 	for _, b := range blocks {
-		dv := &Deviation{Name: b.name, Profile: b.profile, Range: b.rng,
-			What: e.str(b.attrs, "what"), Paper: e.str(b.attrs, "paper"), Ours: e.str(b.attrs, "ours"), Why: e.str(b.attrs, "why"),
-			Evidence: e.str(b.attrs, "evidence")}
+		text := map[string]string{}
 		for _, n := range []string{"what", "paper", "ours", "why", "evidence"} {
-			if a, ok := b.attrs[n]; ok && strings.TrimSpace(e.str(b.attrs, n)) == "" {
+			a, ok := b.attrs[n]
+			if !ok {
+				continue // a required one is reported by the schema
+			}
+			if text[n] = e.str(b.attrs, n); strings.TrimSpace(text[n]) == "" {
 				e.errorf(a.Expr.Range(), "Invalid "+n, "A deviation's %s must say something: it is printed under the table.", n)
 			}
 		}
+		dv := &Deviation{Name: b.name, Profile: b.profile, Range: b.rng,
+			What: text["what"], Paper: text["paper"], Ours: text["ours"], Why: text["why"], Evidence: text["evidence"]}
 		if a, ok := b.attrs["tables"]; ok {
 			dv.Tables = e.stringList(a, `["Table 2"]`)
 		}

@@ -58,6 +58,16 @@
 // selected profile propagates by name; diagnostics point into the file at
 // fault. See module.go.
 //
+// # Deviations
+//
+// A `deviation "NAME" { what, paper, ours, why, tables, evidence, stand_ins }`
+// block declares one difference from the paper as data: at top level for
+// every profile, inside a profile block for that profile; the report prints
+// the selected profile's under the table (Config.Deviations). In the paper
+// profile a stage that reads a dataset the catalogue marks as a stand-in
+// (registry.StageType.StandIns) must be named by a top-level deviation's
+// stand_ins, or the file does not load. See deviation.go.
+//
 // # Expectations
 //
 // An expect block is one cell of a paper's table: `value` (a metrics

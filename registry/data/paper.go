@@ -2,6 +2,8 @@ package data
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"repro/internal/dataset"
@@ -73,9 +75,7 @@ func checkPath(c *registry.Checks, path string, sources ...string) {
 	c.Err(registry.Paramf("path", "read only with a paper source (%s); the data directory's %s needs none", strings.Join(paperNames(), ", "), strings.Join(sources, ", ")))
 }
 
-func paperNames() []string {
-	return []string{"simcse_nli", "wiki1m", "c4", "mind", "askubuntu"}
-}
+func paperNames() []string { return slices.Sorted(maps.Keys(paperSources)) }
 
 // pathExternal names the file a stage reads outside the store: its
 // content, not its name, is in the key.
