@@ -2,11 +2,9 @@ package mlm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 
@@ -245,11 +243,7 @@ func (r *Pretrained) Save(dir string, m *Model, pooling transformer.Pooling, sta
 	if err := m.Save(dir, pooling, map[string]any{"trained_by": stage, "steps": r.Result.Steps, "best_step": r.Result.BestStep}); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(r.Report, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "pretraining.json"), append(b, '\n'), 0o644); err != nil {
+	if err := trainer.WriteJSON(filepath.Join(dir, "pretraining.json"), r.Report); err != nil {
 		return err
 	}
 	return lossFigure(filepath.Join(dir, "loss.png"), r.Report.Curve)

@@ -7,7 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"os"
 	"path/filepath"
+
+	"github.com/nlpodyssey/spago/mat"
 )
 
 // Recipe is one training objective made ready to run: what Drive trains.
@@ -18,7 +21,9 @@ import (
 type Recipe struct {
 	Params []Param
 	N      int // training examples (micro-batches of Config.BatchSize of them)
-	Step   StepFunc
+	// Unit names the examples in errors ("examples" when empty).
+	Unit string
+	Step StepFunc
 	// Eval is the model-selection metric, higher is better (nil: no
 	// evaluation, the last weights are kept).
 	Eval EvalFunc
@@ -42,6 +47,14 @@ type Output struct {
 	Report func(done, total int, status string) // nil: none
 }
 
+// Logger is out.Log, or a logger that discards.
+func (out Output) Logger() *slog.Logger {
+	if out.Log != nil {
+		return out.Log
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
 // JournalFile is the journal's file name inside Config.Work.
 const JournalFile = "steps.jsonl"
 
@@ -49,10 +62,19 @@ const JournalFile = "steps.jsonl"
 // to out.Report, a log line every 50 updates, at each evaluation and at
 // the last update, and rec's journal kept beside the resumable state.
 func Drive(ctx context.Context, rec Recipe, cfg Config, out Output) (*Result, error) {
-	log := out.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	return driveWith(ctx, rec, cfg, out, nil)
+}
+
+// driveWith is Drive with the Trainer's Backward (nil: the default).
+func driveWith(ctx context.Context, rec Recipe, cfg Config, out Output, backward func(mat.Tensor) error) (*Result, error) {
+	if cfg.BatchSize > rec.N {
+		unit := rec.Unit
+		if unit == "" {
+			unit = "examples"
+		}
+		return nil, fmt.Errorf("batch_size: %d is larger than the %d training %s", cfg.BatchSize, rec.N, unit)
 	}
+	log := out.Logger()
 	show := rec.Show
 	if show == nil {
 		show = func(m, best float64) string { return fmt.Sprintf("dev %.2f (best %.2f)", m, best) }
@@ -72,7 +94,7 @@ func Drive(ctx context.Context, rec Recipe, cfg Config, out Output) (*Result, er
 	if rec.Train != nil {
 		defer rec.Train()()
 	}
-	tr := &Trainer{Params: rec.Params, N: rec.N, Step: rec.Step, Eval: rec.Eval, Config: cfg}
+	tr := &Trainer{Params: rec.Params, N: rec.N, Step: rec.Step, Eval: rec.Eval, Config: cfg, Backward: backward}
 	var recErr error
 	tr.OnStep = func(p Progress) {
 		status := fmt.Sprintf("loss %.4f", p.Loss)
@@ -114,6 +136,9 @@ func Drive(ctx context.Context, rec Recipe, cfg Config, out Output) (*Result, er
 
 // Records decodes a run's journal records into T.
 func Records[T any](res *Result) ([]T, error) {
+	if len(res.Records) == 0 {
+		return nil, nil
+	}
 	out := make([]T, len(res.Records))
 	for i, r := range res.Records {
 		if err := json.Unmarshal(r, &out[i]); err != nil {
@@ -121,4 +146,16 @@ func Records[T any](res *Result) ([]T, error) {
 		}
 	}
 	return out, nil
+}
+
+// WriteJSON writes v to path as indented JSON ending in a newline, the
+// format of the histories (training.json, pretraining.json) and metrics
+// the training stages write: no timings, so identical runs write
+// identical bytes.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

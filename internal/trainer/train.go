@@ -167,6 +167,8 @@ type Trainer struct {
 	// records reach the disk before the state that counts them.
 	OnStart func(step int) error
 	OnSave  func() error
+
+	now func() time.Time // the clock of timed snapshots (tests set it)
 }
 
 // DefaultNoDecay exempts biases and LayerNorm weights from weight decay.
@@ -356,6 +358,7 @@ type run struct {
 	// lastSave and saveCost pace the timed snapshots (CheckpointInterval).
 	lastSave time.Time
 	saveCost time.Duration
+	now      func() time.Time
 	release  func()
 }
 
@@ -434,7 +437,11 @@ func (t *Trainer) start() (*run, error) {
 	if r.st.LastMetric != nil {
 		r.lastMetric = *r.st.LastMetric
 	}
-	r.start = time.Now()
+	r.now = t.now
+	if r.now == nil {
+		r.now = time.Now
+	}
+	r.start = r.now()
 	r.lastSave = r.start
 	r.startStep = r.st.Step
 	return r, nil
@@ -622,7 +629,7 @@ func (r *run) report(lr, norm float64, evaluated bool) {
 		return
 	}
 	st := &r.st
-	el := time.Since(r.start)
+	el := r.now().Sub(r.start)
 	done := st.Step - r.startStep
 	eta := time.Duration(float64(el) / float64(done) * float64(r.pl.total-st.Step))
 	r.t.OnStep(Progress{Step: st.Step, Total: r.pl.total, Epoch: st.Epoch, Loss: st.LastLoss, LR: lr, GradNorm: norm,
@@ -639,7 +646,7 @@ func (r *run) snapshotDue(evaluated bool) bool {
 	if evaluated || r.st.Micro == 0 || (c.CheckpointEvery > 0 && r.st.Step%c.CheckpointEvery == 0) {
 		return true
 	}
-	return c.CheckpointInterval > 0 && time.Since(r.lastSave) >= max(c.CheckpointInterval, 20*r.saveCost)
+	return c.CheckpointInterval > 0 && r.now().Sub(r.lastSave) >= max(c.CheckpointInterval, 20*r.saveCost)
 }
 
 // save writes the state snapshot (nothing without Config.Work).
@@ -647,7 +654,7 @@ func (r *run) save() error {
 	if r.c.Work == "" {
 		return nil
 	}
-	began := time.Now()
+	began := r.now()
 	if r.t.OnSave != nil {
 		if err := r.t.OnSave(); err != nil {
 			return fmt.Errorf("train: save state: %w", err)
@@ -662,7 +669,7 @@ func (r *run) save() error {
 	if err := r.t.save(&r.st, r.params, r.opt, r.best); err != nil {
 		return err
 	}
-	r.lastSave = time.Now()
+	r.lastSave = r.now()
 	r.saveCost = r.lastSave.Sub(began)
 	return nil
 }

@@ -2,25 +2,16 @@ package train
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/nlpodyssey/spago/mat"
-
+	"repro/internal/clm"
 	"repro/internal/model/gpt2"
-	"repro/internal/model/lm"
 	"repro/internal/model/tokenizer"
-	"repro/internal/model/transformer"
 	"repro/internal/rows"
-	"repro/internal/trainer"
 	"repro/registry"
 )
 
@@ -243,28 +234,11 @@ func buildLM(env *registry.Env, p *CausalLMParams, texts []string) (*gpt2.Model,
 	return m, tok, "from_scratch", nil
 }
 
-// LMHistory is training.json in a trained language-model artifact: how
-// the weights were chosen. It holds no timings, so identical runs write
-// identical bytes.
-type LMHistory struct {
-	Stage      string     `json:"stage"`
-	Source     string     `json:"source"` // init | hf_checkpoint | from_scratch
-	Texts      int        `json:"texts"`
-	Sequences  int        `json:"sequences"`
-	Tokens     int        `json:"tokens"` // training tokens predicted per epoch
-	Steps      int        `json:"steps"`
-	LastLoss   float64    `json:"last_loss"`
-	BestStep   int        `json:"best_step"` // -1: no evaluation, last weights kept
-	DevPPL     *float64   `json:"best_dev_perplexity,omitempty"`
-	Evaluation []PPLPoint `json:"evaluation,omitempty"`
-	Stopped    bool       `json:"early_stopped,omitempty"`
-}
+// LMHistory is training.json of train.causal_lm (internal/clm's).
+type LMHistory = clm.History
 
-// PPLPoint is one dev evaluation.
-type PPLPoint struct {
-	Step       int     `json:"step"`
-	Perplexity float64 `json:"perplexity"`
-}
+// PPLPoint is one dev evaluation in LMHistory.
+type PPLPoint = clm.PPLPoint
 
 func runCausalLM(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*CausalLMParams)
@@ -282,94 +256,11 @@ func runCausalLM(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	c := &m.Config
-	if p.MaxLength > c.NPositions {
-		return fmt.Errorf("max_length: %d exceeds the model's context window of %d", p.MaxLength, c.NPositions)
-	}
-	saved := *c
-	c.ResidPdrop, c.EmbdPdrop, c.AttnPdrop = float32(p.Dropout), float32(p.Dropout), float32(p.Dropout)
-	eos := c.EOSTokenID
-	// Training windows: packed, or each text on its own. The dev texts
-	// are always framed one by one, as evaluate.perplexity frames them.
-	frame := func(ts []string, pack bool) ([][]int, int) {
-		ids := make([][]int, len(ts))
-		for i, t := range ts {
-			ids[i] = tok.IDs(t)
-		}
-		var seqs [][]int
-		if pack {
-			seqs = lm.Pack(ids, eos, p.MaxLength)
-		} else {
-			for _, x := range ids {
-				seqs = append(seqs, lm.Frame(x, eos, p.MaxLength)...)
-			}
-		}
-		n := 0
-		for _, s := range seqs {
-			n += len(s) - 1
-		}
-		return seqs, n
-	}
-	seqs, tokens := frame(texts, p.Pack)
-	devSeqs, _ := frame(devTexts, false)
-	log := env.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	log.Info("causal LM data", "texts", len(texts), "sequences", len(seqs), "tokens", tokens, "dev_sequences", len(devSeqs),
-		"source", source, "vocab", tok.Size(), "layers", c.NLayer, "width", c.NEmbd)
-
-	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
-		in := make([][]int, len(batch))
-		for i, j := range batch {
-			in[i] = seqs[j]
-		}
-		b, err := transformer.NewBatch(in, eos)
-		if err != nil {
-			return nil, err
-		}
-		return m.Loss(b, rng)
-	}
-	var eval trainer.EvalFunc
-	var history []PPLPoint
-	if len(devSeqs) > 0 {
-		eval = func(ctx context.Context) (float64, error) {
-			r, err := lm.Evaluate(ctx, m, devSeqs, p.DevBatch)
-			if err != nil {
-				return 0, fmt.Errorf("dev: %w", err)
-			}
-			return -r.Perplexity, nil // the trainer keeps the highest
-		}
-	}
-	loop := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps)
-	if loop.BatchSize > len(seqs) {
-		return fmt.Errorf("batch_size: %d is larger than the %d training sequences", loop.BatchSize, len(seqs))
-	}
-	rec := trainer.Recipe{Params: trainer.FromNamed(m.NamedParams()), N: len(seqs), Step: step, Eval: eval,
-		Show: func(metric, best float64) string { return fmt.Sprintf("dev ppl %.2f (best %.2f)", -metric, -best) }}
-	res, err := trainer.Drive(ctx, rec, loop.config(env), output(env))
+	t := &clm.Training{Model: m, Tokenizer: tok, Texts: texts, Dev: devTexts, MaxLength: p.MaxLength, Pack: p.Pack,
+		DevBatch: p.DevBatch, Dropout: p.Dropout, Source: source}
+	res, err := t.Train(ctx, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).config(env), output(env), "train.causal_lm")
 	if err != nil {
 		return err
 	}
-	for _, e := range res.History {
-		history = append(history, PPLPoint{Step: e.Step, Perplexity: -e.Metric})
-	}
-	h := LMHistory{Stage: "train.causal_lm", Source: source, Texts: len(texts), Sequences: len(seqs), Tokens: tokens,
-		Steps: res.Steps, LastLoss: res.LastLoss, BestStep: res.BestStep, Evaluation: history, Stopped: res.Stopped}
-	if !math.IsNaN(res.BestMetric) {
-		v := -res.BestMetric
-		h.DevPPL = &v
-	}
-	// Dropout is a training setting: the saved config keeps the source's
-	// values (GPT-2's for a new model).
-	c.ResidPdrop, c.EmbdPdrop, c.AttnPdrop = saved.ResidPdrop, saved.EmbdPdrop, saved.AttnPdrop
-	dir := env.Output("model")
-	if err := gpt2.Save(dir, m, tok, map[string]any{"trained_by": "train.causal_lm", "bos": true, "steps": res.Steps, "best_step": res.BestStep}); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(h, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, FileHistory), append(b, '\n'), 0o644)
+	return res.Save(env.Output("model"), m, tok)
 }

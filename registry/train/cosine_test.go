@@ -16,17 +16,20 @@ func cosineRun(t *testing.T, ps []rows.GeneratedPair, dev []rows.STSPair) stageR
 	if dev != nil {
 		in["dev"] = artifact(t, registry.KindSTS, registry.FilePairs, dev)
 	}
-	return stageRun{name: "train.cosine_mse", inputs: in, seed: 3, work: t.TempDir(), set: map[string]cty.Value{
+	return stageRun{name: "train.cosine_mse", inputs: in, seed: 3, work: t.TempDir(), set: cosineSet()}
+}
+
+// cosineSet is a tiny from-scratch train.cosine_mse.
+func cosineSet() map[string]cty.Value {
+	return map[string]cty.Value{
 		"from_scratch": cty.True, "layers": cty.NumberIntVal(1), "hidden": cty.NumberIntVal(16), "heads": cty.NumberIntVal(2),
 		"intermediate": cty.NumberIntVal(32), "max_position": cty.NumberIntVal(32), "vocab": cty.StringVal("train"),
 		"vocab_size": cty.NumberIntVal(120), "max_length": cty.NumberIntVal(16), "batch_size": cty.NumberIntVal(4),
-		"max_steps": cty.NumberIntVal(6), "eval_every": cty.NumberIntVal(3), "learning_rate": cty.NumberFloatVal(1e-3)}}
+		"max_steps": cty.NumberIntVal(6), "eval_every": cty.NumberIntVal(3), "learning_rate": cty.NumberFloatVal(1e-3)}
 }
 
-// TestCosineMSE trains the bi-encoder regression on generated pairs (with
-// provenance keys) and plain pairs, selects on an STS validation split,
-// and is deterministic; a label outside [-1, 1] is an error naming its row.
-func TestCosineMSE(t *testing.T) {
+// cosinePairs are labelled pairs and validation pairs of a few sentences.
+func cosinePairs() ([]rows.GeneratedPair, []rows.STSPair) {
 	var ps []rows.GeneratedPair
 	var dev []rows.STSPair
 	words := []string{"a man plays a flute", "a woman walks down the street", "two dogs run in a park", "the cat sleeps"}
@@ -37,6 +40,14 @@ func TestCosineMSE(t *testing.T) {
 		dev = append(dev, rows.STSPair{Task: "sts-l", Subset: "validation", Sentence1: w, Sentence2: w + " today", Score: 0.9},
 			rows.STSPair{Task: "sts-l", Subset: "validation", Sentence1: w, Sentence2: other, Score: 0.1})
 	}
+	return ps, dev
+}
+
+// TestCosineMSE trains the bi-encoder regression on generated pairs (with
+// provenance keys) and plain pairs, selects on an STS validation split,
+// and is deterministic; a label outside [-1, 1] is an error naming its row.
+func TestCosineMSE(t *testing.T) {
+	ps, dev := cosinePairs()
 	a, _, err := cosineRun(t, ps, dev).run(t)
 	if err != nil {
 		t.Fatal(err)

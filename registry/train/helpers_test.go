@@ -73,14 +73,21 @@ func (s stageRun) runCtx(t testing.TB, ctx context.Context, hook func(done int))
 	return err
 }
 
-func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (string, *progress, error) {
-	t.Helper()
+// allTypes is a registry of every train.* type.
+func allTypes() *registry.Registry {
 	r := registry.New()
 	Register(r)
+	RegisterPaSeR(r)
 	RegisterLM(r)
 	RegisterMLM(r)
 	RegisterT5(r)
 	RegisterCosine(r)
+	return r
+}
+
+func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (string, *progress, error) {
+	t.Helper()
+	r := allTypes()
 	st, ok := r.Lookup(s.name)
 	if !ok {
 		t.Fatalf("%s not registered", s.name)

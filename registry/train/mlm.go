@@ -2,14 +2,13 @@ package train
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"repro/internal/encoder/pooled"
 	"repro/internal/mlm"
 	"repro/internal/model/transformer"
+	"repro/internal/trainer"
 	"repro/registry"
 )
 
@@ -149,13 +148,8 @@ func buildMLM(env *registry.Env, p *MLMParams, pool transformer.Pooling, sentenc
 	return pm, m, nil
 }
 
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
+// writeJSON writes a metrics file as the histories are written.
+var writeJSON = trainer.WriteJSON
 
 func (p *MLMParams) masking() mlm.Masking {
 	return mlm.Masking{Prob: p.MaskProbability, MaskFrac: p.MaskToken, RandomFrac: p.RandomToken, WholeWord: p.WholeWord}

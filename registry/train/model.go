@@ -2,15 +2,13 @@ package train
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"repro/internal/contrastive"
 	"repro/internal/encoder"
 	"repro/internal/encoder/pooled"
 	"repro/internal/model/transformer"
@@ -390,6 +388,14 @@ func (l LoopSpec) check() error {
 	return c.Result()
 }
 
+// trainerConfig is config after check: what a recipe trains under.
+func (l LoopSpec) trainerConfig(env *registry.Env) (trainer.Config, error) {
+	if err := l.check(); err != nil {
+		return trainer.Config{}, err
+	}
+	return l.config(env), nil
+}
+
 // validate records every bad optimisation setting.
 func (l LoopSpec) validate(c *registry.Checks) {
 	c.Add(l.LearningRate > 0, "learning_rate", "%v must be positive", l.LearningRate)
@@ -419,11 +425,7 @@ func Fit(ctx context.Context, env *registry.Env, m *pooled.Model, n int, step tr
 // parameters follow the encoder's. enc is what dev evaluates; every
 // parameter in params is restored to its best-evaluated value.
 func FitParams(ctx context.Context, env *registry.Env, params []trainer.Param, enc encoder.Encoder, n int, step trainer.StepFunc, dev *pooled.DevSet, loop LoopSpec) (*trainer.Result, error) {
-	var eval trainer.EvalFunc
-	if dev != nil {
-		eval = func(ctx context.Context) (float64, error) { return dev.Spearman(ctx, enc) }
-	}
-	return FitEval(ctx, env, params, n, step, eval, loop)
+	return FitEval(ctx, env, params, n, step, contrastive.DevEval(dev, enc), loop)
 }
 
 // FitEval is FitParams with any model-selection metric (higher is better;
@@ -450,22 +452,12 @@ func output(env *registry.Env) trainer.Output {
 	return trainer.Output{Log: env.Logger(), Report: env.Report}
 }
 
-// History is training.json in a trained encoder artifact: how the weights
-// were chosen. It holds no timings, so identical runs write identical
-// bytes.
-type History struct {
-	Stage      string         `json:"stage"`
-	Examples   int            `json:"examples"`
-	Steps      int            `json:"steps"`
-	LastLoss   float64        `json:"last_loss"`
-	BestStep   int            `json:"best_step"`            // -1: no evaluation, last weights kept
-	BestDev    *float64       `json:"best_dev,omitempty"`   // STS-B dev Spearman x 100
-	Evaluation []trainer.Eval `json:"evaluation,omitempty"` // every evaluation
-	Stopped    bool           `json:"early_stopped,omitempty"`
-}
+// History is training.json in a trained encoder artifact
+// (internal/contrastive's).
+type History = contrastive.History
 
 // FileHistory is the name of the training history inside the artifact.
-const FileHistory = "training.json"
+const FileHistory = contrastive.FileHistory
 
 // SaveModel writes m (with evaluation pooling p) and the run's history to
 // the stage's `model` output.
@@ -481,18 +473,8 @@ func SaveModelLimit(env *registry.Env, m *pooled.Model, p transformer.Pooling, m
 	dir := env.Output("model")
 	m.Pooling = p
 	m.MaxLength = maxLength
-	h := History{Stage: stage, Examples: n, Steps: res.Steps, LastLoss: res.LastLoss, BestStep: res.BestStep,
-		Evaluation: res.History, Stopped: res.Stopped}
-	if !math.IsNaN(res.BestMetric) {
-		v := res.BestMetric
-		h.BestDev = &v
-	}
 	if err := m.Save(dir, map[string]any{"trained_by": stage, "steps": res.Steps, "best_step": res.BestStep}); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(h, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, FileHistory), append(b, '\n'), 0o644)
+	return contrastive.WriteHistory(dir, contrastive.HistoryOf(stage, n, res))
 }

@@ -6,11 +6,11 @@ import (
 
 	"github.com/nlpodyssey/spago/mat"
 
+	"repro/internal/contrastive"
 	"repro/internal/encoder/pooled"
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
 	"repro/internal/tensor/loss"
-	"repro/internal/trainer"
 	"repro/registry"
 )
 
@@ -193,43 +193,11 @@ func runSup(ctx context.Context, env *registry.Env) error {
 		neg = m.Tokenize(negatives, p.MaxLength)
 	}
 	temp := float32(p.Temperature)
-	step := tripletStep(a, pos, neg, temp, func(in [][]int, rng *rand.Rand) (mat.Tensor, error) { return m.Embed(in, pool, rng) })
+	step := contrastive.TripletStep(a, pos, neg, temp, func(in [][]int, rng *rand.Rand) (mat.Tensor, error) { return m.Embed(in, pool, rng) })
 	m.Pooling = evalPool
 	res, err := Fit(ctx, env, m, len(ts), step, dev, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
 	if err != nil {
 		return err
 	}
 	return SaveModel(env, m, evalPool, "train.simcse_sup", len(ts), res)
-}
-
-// tripletStep is supervised SimCSE's training step over tokenised
-// anchors, positives and negatives (nil: no hard negatives, the in-batch
-// objective of anchors against positives), for any sentence embedding:
-// anchors, positives and negatives go through one forward pass (SimCSE
-// flattens the (batch, 3, len) input likewise).
-func tripletStep(a, pos, neg [][]int, temp float32, embed func(in [][]int, rng *rand.Rand) (mat.Tensor, error)) trainer.StepFunc {
-	return func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
-		n := len(batch)
-		in := make([][]int, 0, 3*n)
-		for _, i := range batch {
-			in = append(in, a[i])
-		}
-		for _, i := range batch {
-			in = append(in, pos[i])
-		}
-		if neg != nil {
-			for _, i := range batch {
-				in = append(in, neg[i])
-			}
-		}
-		z, err := embed(in, rng)
-		if err != nil {
-			return nil, err
-		}
-		za, zp := tensor.SliceRows(z, 0, n), tensor.SliceRows(z, n, 2*n)
-		if neg == nil {
-			return loss.SimCSEUnsup(za, zp, temp)
-		}
-		return loss.SimCSESup(za, zp, tensor.SliceRows(z, 2*n, 3*n), temp)
-	}
 }

@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
-
-	"github.com/nlpodyssey/spago/mat"
 
 	"repro/internal/model/t5"
+	"repro/internal/seq2seq"
 	"repro/internal/text/spancorrupt"
-	"repro/internal/trainer"
 	"repro/registry"
 )
 
@@ -90,20 +87,9 @@ sentences plus the sentinels. With dev connected, the perplexity of its packed, 
 	}
 }
 
-// SpanHistory is training.json of train.span_corruption.
-type SpanHistory struct {
-	Stage      string         `json:"stage"`
-	Source     string         `json:"source"`
-	Sentences  int            `json:"sentences"` // sentences with at least one token
-	Sequences  int            `json:"sequences"` // packed sequences of max_length tokens (the last may be shorter)
-	Tokens     int            `json:"tokens"`
-	Steps      int            `json:"steps"`
-	LastLoss   float64        `json:"last_loss"`
-	BestStep   int            `json:"best_step"`
-	DevPPL     *float64       `json:"best_dev_perplexity,omitempty"`
-	Evaluation []trainer.Eval `json:"evaluation,omitempty"`
-	Stopped    bool           `json:"early_stopped,omitempty"`
-}
+// SpanHistory is training.json of train.span_corruption
+// (internal/seq2seq's).
+type SpanHistory = seq2seq.SpanHistory
 
 func runSpanCorruption(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*SpanCorruptionParams)
@@ -124,66 +110,16 @@ func runSpanCorruption(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	sentinels, err := t5.Sentinels(tok, p.Sentinels)
-	if err != nil {
-		return fmt.Errorf("sentinels: %w", err)
-	}
-	text := t5.NewText(tok, m.Config)
-	eos := m.Config.EOSTokenID
-	seqs, used := text.Packed(sents, p.MaxLength)
-	devSeqs, _ := text.Packed(devSents, p.MaxLength)
-	if len(seqs) == 0 {
-		return fmt.Errorf("data: no sentence has any token")
-	}
-	tokens := 0
-	for _, s := range seqs {
-		tokens += len(s)
-	}
-	o := spancorrupt.Options{NoiseDensity: p.NoiseDensity, MeanSpanLength: p.MeanSpanLength}
-	corrupt := func(ids []int, rng *rand.Rand) (t5.Example, error) {
-		return t5.SpanExample(SpanCorrupt, ids, o, sentinels, eos, rng)
-	}
-	stageLog(env).Info("span corruption data", "sentences", used, "sequences", len(seqs), "tokens", tokens, "dev_sequences", len(devSeqs),
-		"source", source, "vocab", m.Config.VocabSize)
-	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
-		part := make([]t5.Example, len(batch))
-		for i, j := range batch {
-			var err error
-			if part[i], err = corrupt(seqs[j], rng); err != nil {
-				return nil, err
-			}
-		}
-		loss, _, err := m.Loss(part, rng)
-		return loss, err
-	}
-	var eval trainer.EvalFunc
-	if len(devSeqs) > 0 {
-		// One fixed corruption of the dev sentences, so evaluations compare.
-		rng := rand.New(rand.NewPCG(uint64(env.Seed), 0xde5))
-		devEx := make([]t5.Example, len(devSeqs))
-		for i, ids := range devSeqs {
-			if devEx[i], err = corrupt(ids, rng); err != nil {
-				return fmt.Errorf("dev: %w", err)
-			}
-		}
-		eval = func(context.Context) (float64, error) {
-			s, err := m.Evaluate(devEx, p.DevBatch)
-			if err != nil {
-				return 0, fmt.Errorf("dev: %w", err)
-			}
-			return -s.Perplexity, nil
-		}
-	}
-	show := func(metric, best float64) string { return fmt.Sprintf("dev ppl %.2f (best %.2f)", -metric, -best) }
-	res, err := trainT5(ctx, env, m, p.Dropout, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps), len(seqs), step, eval, show)
+	cfg, err := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).trainerConfig(env)
 	if err != nil {
 		return err
 	}
-	h := SpanHistory{Stage: "train.span_corruption", Source: source, Sentences: used, Sequences: len(seqs), Tokens: tokens, Steps: res.Steps,
-		LastLoss: res.LastLoss, BestStep: res.BestStep, Evaluation: res.History, Stopped: res.Stopped}
-	if !math.IsNaN(res.BestMetric) {
-		v := -res.BestMetric
-		h.DevPPL = &v
+	s := &seq2seq.SpanCorruption{Model: m, Tokenizer: tok, Source: source, Corrupt: SpanCorrupt, Sentences: sents, Dev: devSents,
+		Sentinels: p.Sentinels, NoiseDensity: p.NoiseDensity, MeanSpanLength: p.MeanSpanLength, MaxLength: p.MaxLength,
+		DevBatch: p.DevBatch, Dropout: p.Dropout, Seed: uint64(env.Seed)}
+	res, err := s.Train(ctx, cfg, output(env), "train.span_corruption")
+	if err != nil {
+		return err
 	}
-	return saveT5(env, m, tok, "train.span_corruption", res, h)
+	return res.Save(env.Output("model"), m, tok, "train.span_corruption")
 }

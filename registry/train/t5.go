@@ -2,25 +2,20 @@ package train
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/nlpodyssey/spago/mat"
-
 	"repro/internal/encoder/t5enc"
 	"repro/internal/model/checkpoint"
 	"repro/internal/model/t5"
 	"repro/internal/model/tokenizer"
 	"repro/internal/rows"
-	"repro/internal/trainer"
+	"repro/internal/seq2seq"
 	"repro/registry"
 )
 
@@ -160,21 +155,14 @@ func buildT5(env *registry.Env, a T5Architecture, corpus func() []string) (*t5.M
 var tokenizerPort = registry.Port{Name: "tokenizer", Kind: registry.KindTokenizer, Optional: true,
 	Doc: "from scratch: the tokenizer to use (e.g. a SentencePiece model) instead of a WordPiece vocabulary trained on the data"}
 
-// Overflow policies for inputs longer than the stage's length limits.
+// Overflow policies and model-selection metrics of train.seq2seq
+// (internal/seq2seq's).
 const (
-	OverflowTruncate = "truncate" // cut (keeping EOS) and count in training.json
-	OverflowFail     = "fail"     // stop the stage naming the first such row
-)
-
-// Model-selection metrics of train.seq2seq.
-const (
-	SelectPerplexity    = "perplexity"     // lowest dev target perplexity
-	SelectTokenAccuracy = "token_accuracy" // highest dev teacher-forced token accuracy
-	// SelectAccMinusPPL is GenSE's model selection (Chen et al. 2022,
-	// section 3.1: "accuracy - 10 x ppl"): exact-match accuracy (%) on the
-	// dev discrimination instances minus ppl_weight times the perplexity
-	// of the dev generation instances; highest wins.
-	SelectAccMinusPPL = "acc_minus_ppl"
+	OverflowTruncate    = seq2seq.OverflowTruncate
+	OverflowFail        = seq2seq.OverflowFail
+	SelectPerplexity    = seq2seq.SelectPerplexity
+	SelectTokenAccuracy = seq2seq.SelectTokenAccuracy
+	SelectAccMinusPPL   = seq2seq.SelectAccMinusPPL
 )
 
 // Seq2SeqParams are train.seq2seq's parameters; the defaults are common
@@ -289,89 +277,13 @@ func ReadSeq2Seq(env *registry.Env, name string, max int) ([]rows.Seq2Seq, error
 	return xs, nil
 }
 
-// Overflowed counts the sources and targets cut to the length limits.
-type Overflowed struct {
-	Sources int `json:"sources"`
-	Targets int `json:"targets"`
-}
-
-// encodeInstances turns instances into token ids under the length limits
-// and the overflow policy; what names the input in errors.
-func encodeInstances(text *t5.Text, xs []rows.Seq2Seq, maxSrc, maxTgt int, overflow, what string) ([]t5.Example, Overflowed, error) {
-	var o Overflowed
-	ex := make([]t5.Example, len(xs))
-	for i, x := range xs {
-		src, cutS := text.Encode(x.Source, maxSrc)
-		tgt, cutT := text.Encode(x.Target, maxTgt)
-		if overflow == OverflowFail && (cutS || cutT) {
-			side, n, limit := "source", len(text.Pieces(x.Source))+1, maxSrc
-			if !cutS {
-				side, n, limit = "target", len(text.Pieces(x.Target))+1, maxTgt
-			}
-			return nil, o, fmt.Errorf("%s: row %d: the %s has %d tokens, more than max_%s_length %d (overflow = \"fail\"; set overflow = \"truncate\" to cut it)",
-				what, i+1, side, n, side, limit)
-		}
-		if cutS {
-			o.Sources++
-		}
-		if cutT {
-			o.Targets++
-		}
-		ex[i] = t5.Example{Source: src, Target: tgt}
-	}
-	return ex, o, nil
-}
-
-// Seq2SeqHistory is training.json in a trained text-to-text artifact. It
-// holds no timings, so identical runs write identical bytes.
-type Seq2SeqHistory struct {
-	Stage      string         `json:"stage"`
-	Source     string         `json:"source"` // init | hf_checkpoint | from_scratch
-	Instances  int            `json:"instances"`
-	Overflowed Overflowed     `json:"overflowed"`
-	Steps      int            `json:"steps"`
-	LastLoss   float64        `json:"last_loss"`
-	Select     string         `json:"select,omitempty"`
-	BestStep   int            `json:"best_step"` // -1: no evaluation, last weights kept
-	Best       *float64       `json:"best_dev,omitempty"`
-	Evaluation []trainer.Eval `json:"evaluation,omitempty"`
-	// Parts are acc_minus_ppl's two measures at each evaluation (those
-	// of this process: a resumed run lists the ones after the resume).
-	Parts   []DevParts `json:"evaluation_parts,omitempty"`
-	Stopped bool       `json:"early_stopped,omitempty"`
-}
-
-// DevParts is one acc_minus_ppl evaluation of train.seq2seq.
-type DevParts struct {
-	Step int `json:"step"`
-	// GenerationPerplexity is the target perplexity of the generation
-	// instances, DiscriminationAccuracy the exact-match accuracy (%) of
-	// the discrimination instances, Score the selection metric.
-	GenerationPerplexity   float64 `json:"generation_perplexity"`
-	DiscriminationAccuracy float64 `json:"discrimination_accuracy"`
-	Score                  float64 `json:"score"`
-}
-
-// AccMinusPPL is GenSE's selection score: accuracy (%) minus weight x
-// perplexity.
-func AccMinusPPL(accuracy, perplexity, weight float64) float64 { return accuracy - weight*perplexity }
-
-// splitDev separates the dev examples into generation and discrimination
-// instances by their targets.
-func splitDev(xs []rows.Seq2Seq, ex []t5.Example, discTargets []string) (gen, disc []t5.Example) {
-	isDisc := map[string]bool{}
-	for _, t := range discTargets {
-		isDisc[strings.TrimSpace(t)] = true
-	}
-	for i, x := range xs {
-		if isDisc[strings.TrimSpace(x.Target)] {
-			disc = append(disc, ex[i])
-		} else {
-			gen = append(gen, ex[i])
-		}
-	}
-	return gen, disc
-}
+// Overflowed, Seq2SeqHistory and DevParts are training.json's parts of
+// train.seq2seq (internal/seq2seq's).
+type (
+	Overflowed     = seq2seq.Overflowed
+	Seq2SeqHistory = seq2seq.History
+	DevParts       = seq2seq.DevParts
+)
 
 func runSeq2Seq(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*Seq2SeqParams)
@@ -395,146 +307,19 @@ func runSeq2Seq(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	text := t5.NewText(tok, m.Config)
-	ex, over, err := encodeInstances(text, xs, p.MaxSourceLength, p.MaxTargetLength, p.Overflow, "data")
+	cfg, err := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).trainerConfig(env)
 	if err != nil {
 		return err
 	}
-	devEx, _, err := encodeInstances(text, dev, p.MaxSourceLength, p.MaxTargetLength, p.Overflow, "dev")
+	t := &seq2seq.Training{Model: m, Tokenizer: tok, Source: source, Data: xs, Dev: dev, MaxSourceLength: p.MaxSourceLength,
+		MaxTargetLength: p.MaxTargetLength, Overflow: p.Overflow, Select: p.Select, PPLWeight: p.PPLWeight, DiscTargets: p.DiscTargets,
+		DevBatch: p.DevBatch, Dropout: p.Dropout}
+	res, err := t.Train(ctx, cfg, output(env), "train.seq2seq")
 	if err != nil {
 		return err
 	}
-	log := stageLog(env)
-	log.Info("seq2seq data", "instances", len(ex), "dev", len(devEx), "source", source, "vocab", m.Config.VocabSize,
-		"truncated_sources", over.Sources, "truncated_targets", over.Targets)
-	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
-		part := make([]t5.Example, len(batch))
-		for i, j := range batch {
-			part[i] = ex[j]
-		}
-		loss, _, err := m.Loss(part, rng)
-		return loss, err
-	}
-	var eval trainer.EvalFunc
-	var parts []DevParts
-	genDev, discDev := splitDev(dev, devEx, p.DiscTargets)
-	switch {
-	case len(devEx) > 0 && p.Select == SelectAccMinusPPL:
-		if len(genDev) == 0 || len(discDev) == 0 {
-			return fmt.Errorf("dev: select = %q needs both kinds of instance, but %d of the %d have a target in discrimination_targets %q",
-				p.Select, len(discDev), len(devEx), p.DiscTargets)
-		}
-		log.Info("dev split", "generation", len(genDev), "discrimination", len(discDev))
-		eval = func(context.Context) (float64, error) {
-			g, err := m.Evaluate(genDev, p.DevBatch)
-			if err != nil {
-				return 0, fmt.Errorf("dev generation instances: %w", err)
-			}
-			d, err := m.Evaluate(discDev, p.DevBatch)
-			if err != nil {
-				return 0, fmt.Errorf("dev discrimination instances: %w", err)
-			}
-			acc := 100 * d.ExactMatch
-			score := AccMinusPPL(acc, g.Perplexity, p.PPLWeight)
-			parts = append(parts, DevParts{GenerationPerplexity: g.Perplexity, DiscriminationAccuracy: acc, Score: score})
-			log.Info("dev", "generation_perplexity", g.Perplexity, "discrimination_accuracy", acc, "score", score)
-			return score, nil
-		}
-	case len(devEx) > 0:
-		eval = func(context.Context) (float64, error) {
-			s, err := m.Evaluate(devEx, p.DevBatch)
-			if err != nil {
-				return 0, fmt.Errorf("dev: %w", err)
-			}
-			if p.Select == SelectTokenAccuracy {
-				return 100 * s.TokenAccuracy, nil
-			}
-			return -s.Perplexity, nil // the trainer keeps the highest
-		}
-	}
-	show := func(metric, best float64) string {
-		switch p.Select {
-		case SelectTokenAccuracy:
-			return fmt.Sprintf("dev token accuracy %.2f (best %.2f)", metric, best)
-		case SelectAccMinusPPL:
-			return fmt.Sprintf("dev acc - %g ppl %.2f (best %.2f)", p.PPLWeight, metric, best)
-		}
-		return fmt.Sprintf("dev ppl %.2f (best %.2f)", -metric, -best)
-	}
-	res, err := trainT5(ctx, env, m, p.Dropout, p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps), len(ex), step, eval, show)
-	if err != nil {
+	if err := writeJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), res.Metrics); err != nil {
 		return err
 	}
-	// This process's evaluations are the last len(parts) of the history.
-	if off := len(res.History) - len(parts); off >= 0 {
-		for i := range parts {
-			parts[i].Step = res.History[off+i].Step
-		}
-	}
-	h := Seq2SeqHistory{Stage: "train.seq2seq", Source: source, Instances: len(ex), Overflowed: over, Steps: res.Steps,
-		LastLoss: res.LastLoss, BestStep: res.BestStep, Evaluation: res.History, Parts: parts, Stopped: res.Stopped}
-	metrics := map[string]any{"steps": res.Steps, "last_loss": res.LastLoss, "best_step": res.BestStep, "instances": len(ex)}
-	if eval != nil {
-		h.Select = p.Select
-		metrics["select"] = p.Select
-	}
-	if !math.IsNaN(res.BestMetric) {
-		v := res.BestMetric
-		if p.Select == SelectPerplexity {
-			v = -v
-		}
-		h.Best = &v
-		metrics["best_dev"] = v
-	}
-	for _, pt := range parts {
-		if pt.Step == res.BestStep {
-			metrics["dev_generation_perplexity"] = pt.GenerationPerplexity
-			metrics["dev_discrimination_accuracy"] = pt.DiscriminationAccuracy
-			metrics["dev_score"] = pt.Score
-			metrics["dev_generation_instances"] = len(genDev)
-			metrics["dev_discrimination_instances"] = len(discDev)
-		}
-	}
-	if err := writeJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), metrics); err != nil {
-		return err
-	}
-	return saveT5(env, m, tok, "train.seq2seq", res, h)
-}
-
-func stageLog(env *registry.Env) *slog.Logger {
-	if env.Log != nil {
-		return env.Log
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
-
-// trainT5 runs the shared trainer over every parameter of m with the
-// training dropout set, restoring the model's own dropout afterwards (it
-// is a training setting, not part of the saved model).
-func trainT5(ctx context.Context, env *registry.Env, m *t5.Model, dropout float64, loop LoopSpec, n int, step trainer.StepFunc,
-	eval trainer.EvalFunc, show func(metric, best float64) string) (*trainer.Result, error) {
-	if err := loop.check(); err != nil {
-		return nil, err
-	}
-	if loop.BatchSize > n {
-		return nil, fmt.Errorf("batch_size: %d is larger than the %d training instances", loop.BatchSize, n)
-	}
-	saved := m.Config.DropoutRate
-	m.Config.DropoutRate = float32(dropout)
-	defer func() { m.Config.DropoutRate = saved }()
-	rec := trainer.Recipe{Params: trainer.FromNamed(m.NamedParams()), N: n, Step: step, Eval: eval, Show: show}
-	return trainer.Drive(ctx, rec, loop.config(env), output(env))
-}
-
-// saveT5 writes the model (Hugging Face T5 directory) and its history.
-func saveT5(env *registry.Env, m *t5.Model, tok tokenizer.Tokenizer, stage string, res *trainer.Result, history any) error {
-	dir := env.Output("model")
-	if err := t5.Save(dir, m, tok, map[string]any{"trained_by": stage, "steps": res.Steps, "best_step": res.BestStep}); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(history, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, FileHistory), append(b, '\n'), 0o644)
+	return res.Save(env.Output("model"), m, tok, "train.seq2seq")
 }

@@ -2,16 +2,13 @@ package train
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
 
+	"repro/internal/contrastive"
 	"repro/internal/encoder/t5enc"
 	"repro/internal/model/t5"
 	"repro/internal/prompt"
-	"repro/internal/trainer"
+	"repro/internal/rows"
 	"repro/registry"
 )
 
@@ -103,75 +100,47 @@ func runT5Contrastive(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	var m *t5.Model
-	var source string
-	var enc *t5enc.Model
+	enc, source, err := buildT5Encoder(env, p, ts)
+	if err != nil {
+		return err
+	}
+	cfg, err := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).trainerConfig(env)
+	if err != nil {
+		return err
+	}
+	r := &contrastive.T5{Encoder: enc, Triplets: ts, HardNegatives: p.HardNegatives, Temperature: p.Temperature, Dropout: p.Dropout,
+		Dev: dev, Source: source}
+	res, err := r.Train(ctx, cfg, output(env), "train.t5_contrastive")
+	if err != nil {
+		return err
+	}
+	return res.Save(env.Output("model"), enc)
+}
+
+// buildT5Encoder returns the sentence encoder to train: the encoder input
+// (its mode and template replaced by p's), else buildT5's model.
+func buildT5Encoder(env *registry.Env, p *T5ContrastiveParams, ts []rows.Triplet) (*t5enc.Model, string, error) {
 	if a, ok := env.Inputs["encoder"]; ok {
-		m2, tok, err := t5.Load(a.Dir)
+		m, tok, err := t5.Load(a.Dir)
 		if err != nil {
-			return fmt.Errorf("encoder: %w (a T5 sentence encoder is a T5 directory)", err)
+			return nil, "", fmt.Errorf("encoder: %w (a T5 sentence encoder is a T5 directory)", err)
 		}
 		if tok == nil {
-			return fmt.Errorf("encoder: %s has no tokenizer files", a.Dir)
+			return nil, "", fmt.Errorf("encoder: %s has no tokenizer files", a.Dir)
 		}
-		if enc, err = t5enc.New(m2, tok, p.Mode, p.Template, p.MaxLength); err != nil {
-			return err
-		}
-		m, source = m2, "encoder"
-	} else {
-		m2, tok, src, err := buildT5(env, p.T5Architecture, func() []string {
-			var c []string
-			for _, t := range ts {
-				c = append(c, t.Anchor, t.Positive, t.Negative)
-			}
-			return c
-		})
-		if err != nil {
-			return err
-		}
-		if enc, err = t5enc.New(m2, tok, p.Mode, p.Template, p.MaxLength); err != nil {
-			return err
-		}
-		m, source = m2, src
+		enc, err := t5enc.New(m, tok, p.Mode, p.Template, p.MaxLength)
+		return enc, "encoder", err
 	}
-	anchors, positives, negatives := make([]string, len(ts)), make([]string, len(ts)), make([]string, len(ts))
-	for i, t := range ts {
-		anchors[i], positives[i], negatives[i] = t.Anchor, t.Positive, t.Negative
-	}
-	a, cutA := enc.Inputs(anchors)
-	pos, cutP := enc.Inputs(positives)
-	var neg [][]int
-	cutN := 0
-	if p.HardNegatives {
-		neg, cutN = enc.Inputs(negatives)
-	}
-	stageLog(env).Info("t5 contrastive data", "triplets", len(ts), "source", source, "mode", p.Mode, "truncated", cutA+cutP+cutN)
-	temp := float32(p.Temperature)
-	step := tripletStep(a, pos, neg, temp, enc.Embed)
-	// Dropout is a training setting (evaluation passes no generator, so
-	// none applies there); the saved config keeps the source's rate.
-	saved := m.Config.DropoutRate
-	m.Config.DropoutRate = float32(p.Dropout)
-	res, err := FitParams(ctx, env, trainer.FromNamed(m.NamedParams()), enc, len(ts), step, dev,
-		p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
-	m.Config.DropoutRate = saved
+	m, tok, source, err := buildT5(env, p.T5Architecture, func() []string {
+		var c []string
+		for _, t := range ts {
+			c = append(c, t.Anchor, t.Positive, t.Negative)
+		}
+		return c
+	})
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	h := History{Stage: "train.t5_contrastive", Examples: len(ts), Steps: res.Steps, LastLoss: res.LastLoss, BestStep: res.BestStep,
-		Evaluation: res.History, Stopped: res.Stopped}
-	if !math.IsNaN(res.BestMetric) {
-		v := res.BestMetric
-		h.BestDev = &v
-	}
-	dir := env.Output("model")
-	if err := enc.Save(dir, map[string]any{"trained_by": "train.t5_contrastive", "steps": res.Steps, "best_step": res.BestStep,
-		"source": source, "truncated_inputs": cutA + cutP + cutN}); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(h, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, FileHistory), append(b, '\n'), 0o644)
+	enc, err := t5enc.New(m, tok, p.Mode, p.Template, p.MaxLength)
+	return enc, source, err
 }
