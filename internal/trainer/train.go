@@ -25,6 +25,10 @@
 //     bit-identical to an uninterrupted run. A state from a different
 //     configuration (fingerprint mismatch) is an error, not a silent
 //     restart.
+//   - Drive (driver.go) runs a Recipe -- parameters, step, evaluation,
+//     per-update journal records -- with progress and log lines; the
+//     families' recipes (internal/mlm, clm, seq2seq, contrastive) build
+//     one, so a training stage is parameter decoding plus one call.
 //   - The loss of micro-batch i is its own graph; gradients of an
 //     accumulated step are summed across micro-batches and divided by their
 //     count, which equals the gradient of the mean loss over the combined

@@ -36,7 +36,11 @@
 // The helpers in model.go (ModelSpec/BuildModel, LoadDev, LoopSpec with
 // Fit/FitParams, ReadSentences, ReadTriplets, SaveModel) are what other
 // training types of this family (PaSeR's, DINO's bi-encoder, ...) reuse:
-// they hold no SimCSE logic.
+// they hold no SimCSE logic. The larger recipes live in internal/
+// (internal/mlm, internal/clm, internal/seq2seq, internal/contrastive) and
+// every type trains through trainer.Drive, which keeps the resumable state
+// and the run's journal in env.Work; the types here decode parameters,
+// read inputs, build the model and call a recipe.
 package train
 
 import (
