@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+
+	"repro/internal/tensor/tensortest"
 )
 
 // benchShape is one product of the reference training step (4 layers, width
@@ -49,11 +51,14 @@ func BenchmarkSgemm(b *testing.B) {
 	for _, s := range stepShapes {
 		b.Run(s.String(), func(b *testing.B) {
 			o := benchOperands(s)
+			var cpu tensortest.CPUTimer
 			b.ResetTimer()
+			cpu.Start()
 			for i := 0; i < b.N; i++ {
 				Sgemm(o.transA, o.transB, o.m, o.n, o.k, 1, o.a, o.lda, o.b, o.ldb, 0, o.c, o.ldc)
 			}
 			b.ReportMetric(2*float64(s.m*s.n*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			cpu.Report(b)
 		})
 	}
 }
@@ -77,7 +82,9 @@ func BenchmarkAttention(b *testing.B) {
 				ops[h] = newOperands(r, s.tA, s.tB, s.m, s.n, s.k, 0, false)
 			}
 			workers := Threads()
+			var cpu tensortest.CPUTimer
 			b.ResetTimer()
+			cpu.Start()
 			for i := 0; i < b.N; i++ {
 				var wg sync.WaitGroup
 				for w := 0; w < workers; w++ {
@@ -93,6 +100,7 @@ func BenchmarkAttention(b *testing.B) {
 				wg.Wait()
 			}
 			b.ReportMetric(2*float64(heads*s.m*s.n*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			cpu.Report(b)
 		})
 	}
 }

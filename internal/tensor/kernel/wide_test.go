@@ -14,8 +14,9 @@ func TestWideKernelBits(t *testing.T) {
 	if microWide == nil {
 		t.Skipf("no wide kernel on this CPU (%s)", MicroKernel())
 	}
-	saved := microWide
-	defer func() { microWide = saved }()
+	saved, savedK := microWide, wideMinK
+	defer func() { microWide, wideMinK = saved, savedK }()
+	wideMinK = 1 // every k slice through the wide kernel
 	r := rand.New(rand.NewPCG(9, 9))
 	shapes := []struct{ m, n, k int }{
 		{6, 32, 1}, {6, 32, 7}, {7, 33, 64}, {32, 32, 64}, {32, 64, 32}, {36, 96, 300},
