@@ -11,7 +11,8 @@ import (
 // Every stage type whose parameters refuse a run before it starts
 // (registry.StartChecker) asks only about input ports it declares, and
 // passes once every input is connected: the check is about a model that
-// comes from nowhere, never about one that is connected.
+// comes from nowhere, never about one that is connected (a type without
+// inputs, which loads a checkpoint it is given, may refuse at its defaults).
 func TestStartCheckers(t *testing.T) {
 	reg := Default()
 	checkers := 0
@@ -38,7 +39,10 @@ func TestStartCheckers(t *testing.T) {
 				t.Errorf("%s: CheckStart asks about input %q, which it does not declare (%v)", name, a, ports)
 			}
 		}
-		if err := c.CheckStart(func(string) bool { return true }); err != nil {
+		// A type with no input ports (model.hf_*: a checkpoint is its only
+		// source) may refuse at its defaults; the others must not once
+		// every input is connected.
+		if err := c.CheckStart(func(string) bool { return true }); err != nil && len(ports) > 0 {
 			t.Errorf("%s: refused with every input connected: %v", name, err)
 		}
 	}
