@@ -25,7 +25,7 @@ func (u *unaryFn) Operands() []mat.Tensor { return []mat.Tensor{u.x} }
 
 func (u *unaryFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(u.x)
-	out := Zeros(r, c)
+	out := zeroMatrix(r, c)
 	X, Y := Data(u.x), Data(out)
 	ParallelFor(len(X), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -41,7 +41,7 @@ func (u *unaryFn) Backward(gy mat.Tensor) error {
 		return nil
 	}
 	X, G := Data(u.x), Data(gy)
-	gx := make([]float32, len(X))
+	gx := alloc(len(X))
 	ParallelFor(len(X), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			gx[i] = G[i] * u.deriv(X[i], u.y[i])
@@ -69,9 +69,9 @@ func (f *geluFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *geluFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.x)
-	out := Zeros(r, c)
+	out := rawMatrix(r, c) // every element written below
 	X, Y := Data(f.x), Data(out)
-	f.cdf = make([]float32, len(X))
+	f.cdf = allocRaw(len(X))
 	if k, ok := kernels(); ok {
 		k.GELUForward(X, Y, f.cdf)
 		return wrap(out, f), nil
@@ -91,7 +91,7 @@ func (f *geluFn) Backward(gy mat.Tensor) error {
 		return nil
 	}
 	X, G := Data(f.x), Data(gy)
-	gx := make([]float32, len(X))
+	gx := allocRaw(len(X))
 	if k, ok := kernels(); ok {
 		k.GELUBackward(X, f.cdf, G, gx)
 		accGrad(f.x, gx)
@@ -152,7 +152,7 @@ func (f *rowSoftmaxFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *rowSoftmaxFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.x)
-	out := Zeros(r, c)
+	out := zeroMatrix(r, c)
 	X, Y := Data(f.x), Data(out)
 	ParallelFor(r, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -191,7 +191,7 @@ func (f *rowSoftmaxFn) Backward(gy mat.Tensor) error {
 	}
 	r, c := Dims(f.x)
 	G := Data(gy)
-	gx := make([]float32, r*c)
+	gx := alloc(r * c)
 	ParallelFor(r, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			y, g, d := f.y[i*c:(i+1)*c], G[i*c:(i+1)*c], gx[i*c:(i+1)*c]
@@ -221,7 +221,7 @@ func (f *rowSoftmaxFn) Backward(gy mat.Tensor) error {
 // dropoutMask draws n multipliers, each 0 with probability p and 1/(1-p)
 // otherwise, sequentially from rng.
 func dropoutMask(rng *rand.Rand, n int, p float32) []float32 {
-	m := make([]float32, n)
+	m := alloc(n)
 	keep := 1 / (1 - p)
 	// One 64-bit draw gives two 32-bit uniforms: half the generator calls.
 	thr := uint32(float64(p) * (1 << 32))
@@ -259,7 +259,7 @@ func (f *dropoutFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *dropoutFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.x)
-	out := Zeros(r, c)
+	out := zeroMatrix(r, c)
 	X, Y := Data(f.x), Data(out)
 	for i, m := range f.mask {
 		Y[i] = X[i] * m
@@ -272,7 +272,7 @@ func (f *dropoutFn) Backward(gy mat.Tensor) error {
 		return nil
 	}
 	G := Data(gy)
-	gx := make([]float32, len(G))
+	gx := alloc(len(G))
 	for i, m := range f.mask {
 		gx[i] = G[i] * m
 	}
@@ -301,9 +301,9 @@ func (f *geluTanhFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *geluTanhFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.x)
-	out := Zeros(r, c)
+	out := zeroMatrix(r, c)
 	X, Y := Data(f.x), Data(out)
-	f.t = make([]float32, len(X))
+	f.t = alloc(len(X))
 	if k, ok := kernels(); ok {
 		k.GELUTanhForward(X, Y, f.t)
 		return wrap(out, f), nil
@@ -324,7 +324,7 @@ func (f *geluTanhFn) Backward(gy mat.Tensor) error {
 		return nil
 	}
 	X, G := Data(f.x), Data(gy)
-	gx := make([]float32, len(X))
+	gx := alloc(len(X))
 	if k, ok := kernels(); ok {
 		k.GELUTanhBackward(X, f.t, G, gx)
 		accGrad(f.x, gx)
@@ -350,7 +350,7 @@ func (f *reluFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *reluFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.x)
-	out := Zeros(r, c)
+	out := zeroMatrix(r, c)
 	X, Y := Data(f.x), Data(out)
 	if k, ok := kernels(); ok {
 		k.ReLUForward(X, Y)
@@ -371,7 +371,7 @@ func (f *reluFn) Backward(gy mat.Tensor) error {
 		return nil
 	}
 	X, G := Data(f.x), Data(gy)
-	gx := make([]float32, len(X))
+	gx := alloc(len(X))
 	if k, ok := kernels(); ok {
 		k.ReLUBackward(X, G, gx)
 		accGrad(f.x, gx)

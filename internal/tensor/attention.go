@@ -120,9 +120,9 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 	if s.Bias != nil {
 		bias = Data(s.Bias)
 	}
-	out := Zeros(B*Tq, D)
+	out := zeroMatrix(B*Tq, D)
 	O := Data(out)
-	f.probs = make([]float32, B*H*Tq*Tk)
+	f.probs = alloc(B * H * Tq * Tk)
 	if s.Rng != nil && s.DropProb > 0 {
 		// Drawn sequentially, before the parallel part, so the mask does
 		// not depend on goroutine scheduling.
@@ -140,19 +140,35 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 		}
 		return vis
 	}
-	mix := func(bh int) { // O_h = dropout(P) V_h
+	// mix computes O_h = dropout(P) V_h; buf is the caller's Tq*Tk scratch
+	// for the dropped probabilities (one per goroutine, reused head after
+	// head).
+	mix := func(bh int, buf []float32) {
 		b, h := bh/H, bh%H
 		qo, ko := b*Tq*D+h*dh, b*Tk*D+h*dh
 		P := f.probs[bh*Tq*Tk : (bh+1)*Tq*Tk]
 		PV := P
 		if f.drop != nil {
-			PV = make([]float32, len(P))
+			PV = buf[:len(P)]
 			dm := f.drop[bh*Tq*Tk : (bh+1)*Tq*Tk]
 			for i, p := range P {
 				PV[i] = p * dm[i]
 			}
 		}
 		sgemm(false, false, Tq, dh, Tk, 1, PV, Tk, V[ko:], D, 0, O[qo:], D)
+	}
+	mixRange := func(lo, hi int, fused func(bh int)) {
+		var buf []float32
+		if f.drop != nil {
+			buf = allocRaw(Tq * Tk)
+			defer free(buf)
+		}
+		for bh := lo; bh < hi; bh++ {
+			if fused != nil {
+				fused(bh)
+			}
+			mix(bh, buf)
+		}
 	}
 	if k, ok := kernels(); ok {
 		// The backend's softmax kernel takes every row of every head in
@@ -173,11 +189,7 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 		} else {
 			k.MaskedSoftmaxRows(f.probs, B*H*Tq, Tk, vis)
 		}
-		ParallelFor(B*H, 1, func(lo, hi int) {
-			for bh := lo; bh < hi; bh++ {
-				mix(bh)
-			}
-		})
+		ParallelFor(B*H, 1, func(lo, hi int) { mixRange(lo, hi, nil) })
 		return wrap(out, f), nil
 	}
 	if Tq == 1 && f.drop == nil {
@@ -215,8 +227,10 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 		})
 		return wrap(out, f), nil
 	}
+	// One (sequence, head) block at a time: its scores, bias, mask and
+	// softmax stay in cache for the value product.
 	ParallelFor(B*H, 1, func(lo, hi int) {
-		for bh := lo; bh < hi; bh++ {
+		mixRange(lo, hi, func(bh int) {
 			scores(bh)
 			P := f.probs[bh*Tq*Tk : (bh+1)*Tq*Tk]
 			for i := 0; i < Tq; i++ {
@@ -226,8 +240,7 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 				}
 				maskedSoftmaxRow(row, vis)
 			}
-			mix(bh)
-		}
+		})
 	})
 	return wrap(out, f), nil
 }
@@ -324,22 +337,24 @@ func (f *attentionFn) Backward(gy mat.Tensor) error {
 	if needB {
 		// The score gradients of every (sequence, head), kept so the
 		// shared bias's gradient can be summed over sequences in order.
-		dsAll = make([]float32, B*H*Tq*Tk)
+		dsAll = alloc(B * H * Tq * Tk)
 	}
 	if needQ {
-		gq = make([]float32, B*Tq*D)
+		gq = alloc(B * Tq * D)
 	}
 	if needK {
-		gk = make([]float32, B*Tk*D)
+		gk = alloc(B * Tk * D)
 	}
 	if needV {
-		gv = make([]float32, B*Tk*D)
+		gv = alloc(B * Tk * D)
 	}
 	ParallelFor(B*H, 1, func(lo, hi int) {
-		dP := make([]float32, Tq*Tk)
+		dP := allocRaw(Tq * Tk) // written whole by sgemm for each head
+		defer free(dP)
 		var PV []float32
 		if f.drop != nil {
-			PV = make([]float32, Tq*Tk)
+			PV = allocRaw(Tq * Tk)
+			defer free(PV)
 		}
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/H, bh%H
@@ -414,7 +429,7 @@ func (f *attentionFn) biasGrad(ds []float32) []float32 {
 	if rowLen == len(ds) {
 		return ds
 	}
-	g := make([]float32, rowLen)
+	g := alloc(rowLen)
 	ParallelFor(rowLen, 4096, func(lo, hi int) {
 		for b := 0; b < f.s.Batch; b++ {
 			src := ds[b*rowLen+lo : b*rowLen+hi]

@@ -41,7 +41,7 @@ func (f *binaryFn) Operands() []mat.Tensor { return []mat.Tensor{f.a, f.b} }
 
 func (f *binaryFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.a)
-	out := Zeros(r, c)
+	out := zeroMatrix(r, c)
 	A, B, Y := Data(f.a), Data(f.b), Data(out)
 	ParallelFor(len(Y), 8192, func(lo, hi int) {
 		switch f.kind {
@@ -65,7 +65,7 @@ func (f *binaryFn) Forward() (mat.Tensor, error) {
 func (f *binaryFn) Backward(gy mat.Tensor) error {
 	G := Data(gy)
 	if f.a.RequiresGrad() {
-		ga := make([]float32, len(G))
+		ga := alloc(len(G))
 		if f.kind == opMul {
 			B := Data(f.b)
 			for i, g := range G {
@@ -77,7 +77,7 @@ func (f *binaryFn) Backward(gy mat.Tensor) error {
 		accGrad(f.a, ga)
 	}
 	if f.b.RequiresGrad() {
-		gb := make([]float32, len(G))
+		gb := alloc(len(G))
 		switch f.kind {
 		case opMul:
 			A := Data(f.a)
@@ -140,7 +140,7 @@ func (f *concatFn) Forward() (mat.Tensor, error) {
 			r += xr
 		}
 	}
-	out := Zeros(r, c)
+	out := zeroMatrix(r, c)
 	Y := Data(out)
 	off := 0
 	for _, x := range f.xs {
@@ -166,7 +166,7 @@ func (f *concatFn) Backward(gy mat.Tensor) error {
 	for _, x := range f.xs {
 		xr, xc := Dims(x)
 		if x.RequiresGrad() {
-			gx := make([]float32, xr*xc)
+			gx := alloc(xr * xc)
 			if f.cols {
 				for i := 0; i < xr; i++ {
 					copy(gx[i*xc:(i+1)*xc], G[i*c+off:i*c+off+xc])
@@ -204,7 +204,7 @@ func (f *sliceColsFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 func (f *sliceColsFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.x)
 	w := f.hi - f.lo
-	out := Zeros(r, w)
+	out := zeroMatrix(r, w)
 	X, Y := Data(f.x), Data(out)
 	for i := 0; i < r; i++ {
 		copy(Y[i*w:(i+1)*w], X[i*c+f.lo:i*c+f.hi])
@@ -219,7 +219,7 @@ func (f *sliceColsFn) Backward(gy mat.Tensor) error {
 	r, c := Dims(f.x)
 	w := f.hi - f.lo
 	G := Data(gy)
-	gx := make([]float32, r*c)
+	gx := alloc(r * c)
 	for i := 0; i < r; i++ {
 		copy(gx[i*c+f.lo:i*c+f.hi], G[i*w:(i+1)*w])
 	}
@@ -259,7 +259,7 @@ func (f *gatherFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *gatherFn) Forward() (mat.Tensor, error) {
 	_, c := Dims(f.x)
-	out := Zeros(len(f.idx), c)
+	out := zeroMatrix(len(f.idx), c)
 	X, Y := Data(f.x), Data(out)
 	for p, i := range f.idx {
 		copy(Y[p*c:(p+1)*c], X[i*c:(i+1)*c])
@@ -273,7 +273,7 @@ func (f *gatherFn) Backward(gy mat.Tensor) error {
 	}
 	r, c := Dims(f.x)
 	G := Data(gy)
-	gx := make([]float32, r*c)
+	gx := alloc(r * c)
 	for p, i := range f.idx {
 		dst, src := gx[i*c:(i+1)*c], G[p*c:(p+1)*c]
 		for j, v := range src {
@@ -296,7 +296,7 @@ func (f *rowDotFn) Operands() []mat.Tensor { return []mat.Tensor{f.a, f.b} }
 
 func (f *rowDotFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.a)
-	out := Zeros(r, 1)
+	out := zeroMatrix(r, 1)
 	A, B, Y := Data(f.a), Data(f.b), Data(out)
 	for i := 0; i < r; i++ {
 		var s float32
@@ -312,7 +312,7 @@ func (f *rowDotFn) Backward(gy mat.Tensor) error {
 	r, c := Dims(f.a)
 	G := Data(gy)
 	scaled := func(src []float32) []float32 {
-		d := make([]float32, r*c)
+		d := alloc(r * c)
 		for i := 0; i < r; i++ {
 			for j := i * c; j < (i+1)*c; j++ {
 				d[j] = G[i] * src[j]

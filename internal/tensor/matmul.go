@@ -55,7 +55,7 @@ func MatMul(a, b mat.Tensor, transA, transB bool) mat.Tensor {
 func (f *matMulFn) Operands() []mat.Tensor { return []mat.Tensor{f.a, f.b} }
 
 func (f *matMulFn) Forward() (mat.Tensor, error) {
-	out := Zeros(f.m, f.n)
+	out := rawMatrix(f.m, f.n) // written whole by sgemm (beta 0)
 	_, ac := Dims(f.a)
 	_, bc := Dims(f.b)
 	sgemm(f.transA, f.transB, f.m, f.n, f.k, 1, Data(f.a), ac, Data(f.b), bc, 0, Data(out), f.n)
@@ -69,7 +69,7 @@ func (f *matMulFn) Backward(gy mat.Tensor) error {
 	_, lda := Dims(f.a)
 	_, ldb := Dims(f.b)
 	if f.a.RequiresGrad() {
-		ga := make([]float32, m*k)
+		ga := allocRaw(m * k)
 		switch {
 		case !f.transA && !f.transB: // dA = G B^T
 			sgemm(false, true, m, k, n, 1, g, n, B, ldb, 0, ga, k)
@@ -83,7 +83,7 @@ func (f *matMulFn) Backward(gy mat.Tensor) error {
 		accGrad(f.a, ga)
 	}
 	if f.b.RequiresGrad() {
-		gb := make([]float32, k*n)
+		gb := allocRaw(k * n)
 		switch {
 		case !f.transA && !f.transB: // dB = A^T G
 			sgemm(true, false, k, n, m, 1, A, lda, g, n, 0, gb, n)
@@ -146,7 +146,7 @@ func (f *linearFn) Operands() []mat.Tensor {
 }
 
 func (f *linearFn) Forward() (mat.Tensor, error) {
-	y := Zeros(f.n, f.out)
+	y := rawMatrix(f.n, f.out) // bias rows copied in, or sgemm with beta 0
 	yd := Data(y)
 	var beta float32
 	if f.b != nil {
@@ -167,7 +167,7 @@ func (f *linearFn) Forward() (mat.Tensor, error) {
 func (f *linearFn) Backward(gy mat.Tensor) error {
 	g := Data(gy)
 	if f.x.RequiresGrad() {
-		gx := make([]float32, f.n*f.in)
+		gx := allocRaw(f.n * f.in)
 		if f.io { // dX = G W^T
 			sgemm(false, true, f.n, f.in, f.out, 1, g, f.out, Data(f.w), f.out, 0, gx, f.in)
 		} else {
@@ -176,7 +176,7 @@ func (f *linearFn) Backward(gy mat.Tensor) error {
 		accGrad(f.x, gx)
 	}
 	if f.w.RequiresGrad() {
-		gw := make([]float32, f.out*f.in)
+		gw := allocRaw(f.out * f.in)
 		if f.io { // dW = X^T G, [in, out]
 			sgemm(true, false, f.in, f.out, f.n, 1, Data(f.x), f.in, g, f.out, 0, gw, f.out)
 		} else {

@@ -45,6 +45,9 @@ func (n *node) AccGrad(g mat.Tensor) {
 		return
 	}
 	n.grad.AddInPlace(g.(mat.Matrix))
+	if o, ok := g.(ownedGrad); ok {
+		free(mat.Data[float32](o.Matrix)) // added in: its buffer is free again
+	}
 }
 
 // Grad returns the accumulated gradient, nil when there is none.
@@ -136,6 +139,9 @@ func Dims(t mat.Tensor) (rows, cols int) {
 // caller, which must not touch it afterwards) to x's gradient.
 func accGrad(x mat.Tensor, g []float32) {
 	x.AccGrad(ownedGrad{mat.NewDense[float32](mat.WithShape(x.Shape()...), mat.WithBacking(g))})
+	if isLeafParam(x) {
+		free(g) // a parameter copies or adds its gradient
+	}
 }
 
 // Backward back-propagates from root: a scalar root gets gradient 1, any
@@ -169,10 +175,12 @@ func Backward(root mat.Tensor) error {
 		if !ok {
 			return fmt.Errorf("tensor.Backward: operator with value %T was not built by package tensor; use tensor's operators throughout a graph", op.Value())
 		}
-		if err := n.fn.Backward(op.Grad()); err != nil {
+		g := op.Grad()
+		if err := n.fn.Backward(g); err != nil {
 			return err
 		}
 		op.ZeroGrad()
+		recycleGrad(g) // propagated: no operator keeps its output gradient
 	}
 	return nil
 }
@@ -241,7 +249,7 @@ func ParallelFor(n, grain int, f func(lo, hi int)) {
 // colSums returns the sum over rows of each column of the rows x cols
 // matrix g, each column summed in row order (parallel over columns).
 func colSums(g []float32, rows, cols int) []float32 {
-	out := make([]float32, cols)
+	out := alloc(cols)
 	ParallelFor(cols, 64, func(lo, hi int) {
 		acc := out[lo:hi]
 		for i := 0; i < rows; i++ {

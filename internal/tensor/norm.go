@@ -29,10 +29,10 @@ func (f *layerNormFn) Operands() []mat.Tensor { return []mat.Tensor{f.x, f.g, f.
 
 func (f *layerNormFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.x)
-	out := Zeros(r, c)
+	out := rawMatrix(r, c) // every row written below
 	X, Y, G, B := Data(f.x), Data(out), Data(f.g), Data(f.b)
-	f.xhat = make([]float32, r*c)
-	f.rstd = make([]float32, r)
+	f.xhat = allocRaw(r * c)
+	f.rstd = allocRaw(r)
 	if k, ok := kernels(); ok {
 		k.LayerNormForward(X, G, B, r, c, f.eps, Y, f.xhat, f.rstd)
 		return wrap(out, f), nil
@@ -67,7 +67,7 @@ func (f *layerNormFn) Backward(gy mat.Tensor) error {
 	r, c := Dims(f.x)
 	Gy, G := Data(gy), Data(f.g)
 	if f.x.RequiresGrad() {
-		gx := make([]float32, r*c)
+		gx := alloc(r * c)
 		if k, ok := kernels(); ok {
 			k.LayerNormBackward(Gy, G, f.xhat, f.rstd, r, c, gx)
 		} else {
@@ -87,7 +87,7 @@ func (f *layerNormFn) Backward(gy mat.Tensor) error {
 // gainGrad is a normalisation's gain gradient: the column sums of
 // gy * xhat (rows x cols).
 func gainGrad(gy, xhat []float32, r, c int) []float32 {
-	prod := make([]float32, r*c)
+	prod := alloc(r * c)
 	ParallelFor(r*c, 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			prod[i] = gy[i] * xhat[i]
@@ -131,9 +131,9 @@ func (f *l2NormFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *l2NormFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.x)
-	out := Zeros(r, c)
+	out := zeroMatrix(r, c)
 	X, Y := Data(f.x), Data(out)
-	f.norm = make([]float32, r)
+	f.norm = alloc(r)
 	ParallelFor(r, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := X[i*c : (i+1)*c]
@@ -158,7 +158,7 @@ func (f *l2NormFn) Backward(gy mat.Tensor) error {
 	}
 	r, c := Dims(f.x)
 	G := Data(gy)
-	gx := make([]float32, r*c)
+	gx := alloc(r * c)
 	ParallelFor(r, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			y, g, d := f.y[i*c:(i+1)*c], G[i*c:(i+1)*c], gx[i*c:(i+1)*c]
@@ -205,10 +205,10 @@ func (f *rmsNormFn) Operands() []mat.Tensor { return []mat.Tensor{f.x, f.g} }
 
 func (f *rmsNormFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.x)
-	out := Zeros(r, c)
+	out := zeroMatrix(r, c)
 	X, Y, G := Data(f.x), Data(out), Data(f.g)
-	f.xhat = make([]float32, r*c)
-	f.rstd = make([]float32, r)
+	f.xhat = alloc(r * c)
+	f.rstd = alloc(r)
 	if k, ok := kernels(); ok {
 		k.RMSNormForward(X, G, r, c, f.eps, Y, f.xhat, f.rstd)
 		return wrap(out, f), nil
@@ -237,7 +237,7 @@ func (f *rmsNormFn) Backward(gy mat.Tensor) error {
 	r, c := Dims(f.x)
 	Gy, G := Data(gy), Data(f.g)
 	if f.x.RequiresGrad() {
-		gx := make([]float32, r*c)
+		gx := alloc(r * c)
 		if k, ok := kernels(); ok {
 			k.RMSNormBackward(Gy, G, f.xhat, f.rstd, r, c, gx)
 		} else {

@@ -32,7 +32,7 @@ func (f *meanPoolFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *meanPoolFn) Forward() (mat.Tensor, error) {
 	_, c := Dims(f.x)
-	out := Zeros(f.b, c)
+	out := zeroMatrix(f.b, c)
 	X, Y := Data(f.x), Data(out)
 	ParallelFor(f.b, 1, func(lo, hi int) {
 		acc := make([]float64, c)
@@ -62,7 +62,7 @@ func (f *meanPoolFn) Backward(gy mat.Tensor) error {
 	}
 	_, c := Dims(f.x)
 	G := Data(gy)
-	gx := make([]float32, f.b*f.t*c)
+	gx := alloc(f.b * f.t * c)
 	for s := 0; s < f.b; s++ {
 		n := f.lens[s]
 		for i := 0; i < n; i++ {

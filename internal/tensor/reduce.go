@@ -43,7 +43,7 @@ func (f *sumFn) Backward(gy mat.Tensor) error {
 	if f.mean {
 		g /= float32(f.x.Size())
 	}
-	gx := make([]float32, f.x.Size())
+	gx := alloc(f.x.Size())
 	for i := range gx {
 		gx[i] = g
 	}
@@ -81,7 +81,7 @@ func (f *crossEntropyFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 func (f *crossEntropyFn) Forward() (mat.Tensor, error) {
 	r, c := Dims(f.x)
 	X := Data(f.x)
-	f.probs = make([]float32, r*c)
+	f.probs = alloc(r * c)
 	losses := make([]float64, r)
 	ParallelFor(r, 4, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -115,7 +115,7 @@ func (f *crossEntropyFn) Backward(gy mat.Tensor) error {
 	}
 	r, c := Dims(f.x)
 	g := Data(gy)[0] / float32(f.count)
-	gx := make([]float32, r*c)
+	gx := alloc(r * c)
 	ParallelFor(r, 4, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			t := f.targets[i]
@@ -164,7 +164,7 @@ func (f *mseFn) Backward(gy mat.Tensor) error {
 	}
 	g := Data(gy)[0] * 2 / float32(len(f.target))
 	X := Data(f.x)
-	gx := make([]float32, len(X))
+	gx := alloc(len(X))
 	for i, v := range X {
 		gx[i] = g * (v - f.target[i])
 	}

@@ -36,7 +36,7 @@ func (f *bucketBiasFn) Operands() []mat.Tensor { return []mat.Tensor{f.w} }
 func (f *bucketBiasFn) Forward() (mat.Tensor, error) {
 	_, H := Dims(f.w)
 	W := Data(f.w)
-	out := Zeros(H*f.q, f.k)
+	out := zeroMatrix(H*f.q, f.k)
 	Y := Data(out)
 	n := f.q * f.k
 	for h := 0; h < H; h++ {
@@ -54,7 +54,7 @@ func (f *bucketBiasFn) Backward(gy mat.Tensor) error {
 	}
 	nb, H := Dims(f.w)
 	G := Data(gy)
-	gw := make([]float32, nb*H)
+	gw := alloc(nb * H)
 	n := f.q * f.k
 	for h := 0; h < H; h++ {
 		g := G[h*n : (h+1)*n]

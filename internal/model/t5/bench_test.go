@@ -9,6 +9,7 @@ import (
 	"repro/internal/generate"
 	"repro/internal/tensor"
 	"repro/internal/tensor/optim"
+	"repro/internal/tensor/tensortest"
 )
 
 // smallConfig is t5-small's shape (v1.0: ReLU, tied output, vocabulary
@@ -30,11 +31,15 @@ func randomSeqs(rng *rand.Rand, n, length, vocab int) [][]int {
 	return out
 }
 
-// BenchmarkTrainStep is one T5-small training step: batch 32, sources of
-// 64 and targets of 32 tokens (no padding, as the torch script), forward,
-// backward (dropout 0.1) and AdamW. Compare with
-// `/usr/bin/python3 bench/torch_t5.py step` on the same machine.
-func BenchmarkTrainStep(b *testing.B) {
+// trainRun is BenchmarkTrainStep's setup: T5-small, batch 32, sources of
+// 64 and targets of 32 tokens, AdamW; step makes one update and returns the
+// loss.
+type trainRun struct {
+	m    *Model
+	step func(tb testing.TB) float32
+}
+
+func newTrainRun(b testing.TB) trainRun {
 	const B, S, T = 32, 64, 32
 	rng := rand.New(rand.NewPCG(1, 2))
 	m, err := New(smallConfig(), rng)
@@ -50,7 +55,7 @@ func BenchmarkTrainStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	step := func() {
+	step := func(b testing.TB) float32 {
 		l, _, err := m.Loss(ex, rng)
 		if err != nil {
 			b.Fatal(err)
@@ -59,13 +64,30 @@ func BenchmarkTrainStep(b *testing.B) {
 			b.Fatal(err)
 		}
 		opt.Step()
+		v := tensor.Data(l)[0]
+		tensor.Release(l) // the step's buffers serve the next step
+		return v
 	}
-	step() // warm-up
+	return trainRun{m: m, step: step}
+}
+
+// BenchmarkTrainStep is one T5-small training step: batch 32, sources of
+// 64 and targets of 32 tokens (no padding, as the torch script), forward,
+// backward (dropout 0.1) and AdamW. Compare with
+// `/usr/bin/python3 bench/torch_t5.py step` on the same machine.
+func BenchmarkTrainStep(b *testing.B) {
+	r := newTrainRun(b)
+	r.step(b) // warm-up
 	runtime.GC()
+	b.ReportAllocs()
+	var cpu tensortest.CPUTimer
 	b.ResetTimer()
+	cpu.Start()
 	for i := 0; i < b.N; i++ {
-		step()
+		r.step(b)
 	}
+	b.StopTimer()
+	cpu.Report(b)
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/step")
 	b.Logf("GOMAXPROCS %d", runtime.GOMAXPROCS(0))
 }

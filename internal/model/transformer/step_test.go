@@ -12,6 +12,7 @@ import (
 	"repro/internal/tensor/backend"
 	"repro/internal/tensor/loss"
 	"repro/internal/tensor/optim"
+	"repro/internal/tensor/tensortest"
 )
 
 // simcseRun trains an encoder for steps SimCSE-unsup steps (mean pooling,
@@ -79,7 +80,9 @@ func (r *simcseRun) step(tb testing.TB) float32 {
 		tb.Fatal(err)
 	}
 	r.opt.Step()
-	return tensor.Data(l)[0]
+	v := tensor.Data(l)[0]
+	tensor.Release(l) // the step's buffers serve the next step
+	return v
 }
 
 // TestDeterministicTraining trains the small encoder twice with the same
@@ -152,6 +155,7 @@ func BenchmarkSimCSEStep(b *testing.B) {
 	}
 	r.step(b) // warm-up
 	runtime.GC()
+	b.ReportAllocs() // bytes per step: steady state, buffers reused
 	var peak uint64
 	done := make(chan struct{})
 	go func() { // sample the heap: MemStats has no peak of its own
@@ -166,11 +170,14 @@ func BenchmarkSimCSEStep(b *testing.B) {
 			}
 		}
 	}()
+	var cpu tensortest.CPUTimer
 	b.ResetTimer()
+	cpu.Start()
 	for i := 0; i < b.N; i++ {
 		r.step(b)
 	}
 	b.StopTimer()
+	cpu.Report(b)
 	close(done)
 	flop := 3.0 * L * (2*B*T*D*D*4 + 2*B*T*D*4*D*2 + 4*B*H*T*T*(D/H))
 	sec := b.Elapsed().Seconds() / float64(b.N)
