@@ -174,7 +174,7 @@ func (e *evaluator) modules() {
 			}
 			ovrs = append(ovrs, override{
 				target: target{kind: targetVar, name: a.Name, path: "var." + a.Name},
-				expr:   hcl.StaticExpr(v, a.Expr.Range()), rng: a.NameRange,
+				expr:   hcl.StaticExpr(v, e.valueRange(a.Expr)), rng: a.NameRange,
 			})
 		}
 		child := evaluate(c.child, ovrs, e.profile, e.prefix+"module."+name+".")

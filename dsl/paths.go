@@ -60,6 +60,21 @@ func (e *evaluator) pathBase(expr hcl.Expression) (string, string) {
 	return fileBase(expr.Range().Filename)
 }
 
+// valueRange is where the value of expr is written: for var.NAME set by
+// an override (-var, a profile, a module argument) the override's value,
+// else expr itself. A module argument passes it on, so a relative -var
+// path handed to a module still resolves against the working directory.
+func (e *evaluator) valueRange(expr hcl.Expression) hcl.Range {
+	if t, ok := expr.(*hclsyntax.ScopeTraversalExpr); ok && t.Traversal.RootName() == "var" && len(t.Traversal) == 2 {
+		if a, ok := t.Traversal[1].(hcl.TraverseAttr); ok {
+			if o, ok := e.ovr["var."+a.Name]; ok {
+				return e.valueRange(o.expr)
+			}
+		}
+	}
+	return expr.Range()
+}
+
 // fileBase is the directory of an HCL file, or the working directory for
 // the synthetic files that hold command-line values.
 func fileBase(filename string) (string, string) {

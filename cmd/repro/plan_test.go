@@ -203,3 +203,39 @@ func TestDataBesideTheRepository(t *testing.T) {
 		t.Errorf("run without REPRO_DATA_DIR: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// A relative -var path that a file passes on to a module resolves against
+// the working directory, as the same -var does in the file itself.
+func TestModulePathFromVar(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "exp", "modules"), 0o755)
+	os.WriteFile(filepath.Join(root, "exp", "main.hcl"), []byte(`experiment "main" {}
+
+variable "bert" {
+  default = ""
+}
+
+module "m" {
+  source = "./modules/enc.hcl"
+  bert   = var.bert
+}
+`), 0o644)
+	os.WriteFile(filepath.Join(root, "exp", "modules", "enc.hcl"), []byte(`experiment "enc" {}
+
+variable "bert" {
+  default = ""
+}
+
+stage "bert" {
+  uses          = "encode.pooling"
+  hf_checkpoint = var.bert
+}
+`), 0o644)
+	work := filepath.Join(root, "work")
+	os.MkdirAll(filepath.Join(work, "ckpt"), 0o755)
+	os.WriteFile(filepath.Join(work, "ckpt", "config.json"), []byte("{}"), 0o644)
+	t.Chdir(work)
+	if code, _, errs := repro(t, "validate", filepath.Join(root, "exp", "main.hcl"), "-var", "bert=ckpt"); code != 0 {
+		t.Errorf("a relative -var passed to a module: exit %d\n%s", code, errs)
+	}
+}
