@@ -1,7 +1,7 @@
 # The two commands the README promises (both work on a fresh Debian machine
 # with Go; `make setup` installs the system packages they need, as root):
-#   make mini   build repro and run the PaSeR experiment in the mini profile
-#               (pretrains the mini BERT first, four phases: about 2 h 20 min on 2 cores)
+#   make mini   build repro and run the GenSE experiment in the mini profile
+#               (the mini T5's pretraining first; about 40 minutes cold on 2 cores)
 #   make test   vet, unit tests, every experiment's `ci` profile and `repro check` against results/
 # and, longer:
 #   make reproduce   every experiment's `mini` profile, checked against results/
@@ -19,7 +19,7 @@ build:
 	go build -o repro ./cmd/repro
 
 mini: setup build
-	./repro run experiments/paser.hcl --profile mini
+	./repro run experiments/gense.hcl --profile mini
 
 unit:
 	go vet ./...

@@ -4,7 +4,7 @@
 #
 # The papers' GloVe row uses the 840B 300d vectors; the data here has the 6B
 # 100d vectors (top 100k words), so our row is expected to fall short of the
-# paper's: the difference is recorded, not hidden (README, results/).
+# paper's: the difference is recorded, not hidden (docs/papers/baselines.md, results/).
 
 experiment "baselines" {
   title = "Non-neural baselines: average GloVe embeddings and TF-IDF"

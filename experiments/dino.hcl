@@ -27,7 +27,7 @@
 # tokens does not follow an instruction it has never seen (measured: it
 # almost never closes the quote). The NLI pairs are SNLI/MNLI dev/test
 # sentences, never STS data. What the mini profile can and cannot show is in
-# the README's DINO section.
+# docs/papers/dino.md.
 
 experiment "dino" {
   title = "DINO: Generating Datasets with Pretrained Language Models"
@@ -401,8 +401,8 @@ ablation "table2" {
 # phase (pretrained.hcl's bert_long, 4 layers, width 128), mean pooling, lr
 # 1e-4 (a small model), batch 32, one epoch, evaluated every 20 updates on
 # the validation split. The other mini profiles start from the fourth phase
-# (bert_4); this one moves when its generation half is re-run (README).
-# What it shows (seed 42, README): the whole pipeline on real data -- 2,400
+# (bert_4); this one moves when its generation half is re-run (docs/papers/dino.md).
+# What it shows (seed 42, docs/papers/dino.md): the whole pipeline on real data -- 2,400
 # and 1,600 labelled pairs, every label present, quotes closed in >99% of
 # draws -- and DINO above every baseline row as in Table 1 (Avg: x2 56.33,
 # x1x2 54.44, Avg. BERT 50.39, BERT CLS 49.33, GloVe 45.00). What it cannot: the

@@ -1010,7 +1010,7 @@ ablation "negatives" {
 # stage.filter.metrics). Every contrastive model starts from the
 # generator/discriminator's weights (the paper starts all from T5-base; from
 # the span-corruption model itself the first decoder output is the same
-# vector for every input, see the README). Sizes were cut to fit the budget
+# vector for every input, see docs/papers/gense.md). Sizes were cut to fit the budget
 # (from 4+4 x 128, 1,000 generator updates, 2,500 sentences, 200 contrastive
 # updates of 64): 26 min 28 s beyond the cached pretraining at load 5-11 on
 # the shared 2-core machine (a quiet machine is not available to measure).

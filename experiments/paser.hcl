@@ -38,7 +38,7 @@ variable "seed" {
 # BERT's pooler was never trained (masked-LM only), so the mini profile
 # takes "directly the [CLS] token" (the paper's words, appendix B) without
 # it: through the untrained pooler the row measures the random layer, not
-# [CLS] (README: 37.75 STS12-16 with it, 48.16 without).
+# [CLS] (docs/papers/paser.md: 37.75 STS12-16 with it, 48.16 without).
 variable "cls_pooling" {
   default = "cls"
 }
@@ -320,7 +320,7 @@ ablation "augmentation" {
   }
   # The mini profile (fourth phase, mean pooling) keeps 33 of these 44
   # orderings at seed 42 (75%), 32 on the means of seeds 42, 1 and 2
-  # (README); below 65% is a regression.
+  # (docs/papers/paser.md); below 65% is a regression.
   min_agreement = 0.65
 }
 
@@ -359,7 +359,7 @@ ablation "phrases" {
   }
   # The mini profile (fourth phase, mean pooling) keeps 66 of these 83
   # orderings at seed 42 (80%), 67 on the means of seeds 42, 1 and 2
-  # (README); below 60% is a regression.
+  # (docs/papers/paser.md); below 60% is a regression.
   min_agreement = 0.60
 }
 
@@ -433,7 +433,7 @@ ablation "decoder_layers" {
 # settings otherwise -- [CLS] pooling, a 6-layer decoder sharing the word
 # embeddings, m = 10, MLM at 15%, RAKE top-3 masks, synonym replacement 0.1,
 # lr 3e-5, batch 64 -- with these deltas, each measured on STS-B dev
-# (README): mean pooling instead of [CLS] (from the fourth phase, best dev
+# (docs/papers/paser.md): mean pooling instead of [CLS] (from the fourth phase, best dev
 # at seeds 42 / 1 / 2: mean 66.17 / 64.16 / 65.47, first-last 64.92 /
 # 62.98 / 64.31, top-2 64.83 / 62.64 / 64.18, the raw [CLS] token 57.10 /
 # 53.57 / 54.03; the pooling is
@@ -442,7 +442,7 @@ ablation "decoder_layers" {
 # 63.11), a tie from the third (65.98 against 65.88). The mini BERT's pooler
 # was never trained -- masked-LM only -- so Table 9's "[CLS]" row is the raw
 # token, var.cls_pooling. The fifth phase, with next-sentence
-# prediction, was measured and not adopted: README);
+# prediction, was measured and not adopted: docs/papers/paser.md);
 # n = 1 instead of 10 (on the first phase, with n = 10 dev was best at the
 # first evaluation and fell after, at every lr tried: the weight on the
 # decoder's reconstruction eroded the pretrained encoder; with n = 1 it

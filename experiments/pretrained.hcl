@@ -7,7 +7,7 @@
 # The BERT is pretrained in five phases, five stages: "bert", then
 # "bert_long", "bert_3", "bert_4" (masked-LM) and "bert_5" (masked-LM with
 # next-sentence prediction), each continuing from the one before. Mini
-# profiles start from a late phase (README says which); ci profiles from the
+# profiles start from a late phase (docs/papers/pretrained.md says which); ci profiles from the
 # ci "bert" (its first phase only: the ci later phases are 50 updates each,
 # here so that ci runs this file's whole DAG).
 #
@@ -27,7 +27,7 @@
 # and RoBERTa-base shapes -- days of CPU on this text, and pointless: the
 # experiments' paper profiles load the real checkpoints instead and never
 # reference this file. The mini profile is the one that matters (its recipe,
-# cost and curves are in the README); the ci profile is a much smaller model
+# cost and curves are in docs/papers/pretrained.md); the ci profile is a much smaller model
 # so that a cold CI run stays within its budget.
 #
 # Run on its own, this file shows the pretrained encoders' dev perplexity and
@@ -396,7 +396,7 @@ expect "sts_roberta" {
 # 32.9%), and what the experiments gain from it is large: STS without
 # fine-tuning 45.92 -> 49.63, unsupervised SimCSE 55.47 -> 57.83 (above
 # TF-IDF's 57.42), and PaSeR's [CLS] pooling from third to first, as in the
-# paper (README). 46 minutes on the 2-core machine, as long as the first.
+# paper (docs/papers/pretrained.md). 46 minutes on the 2-core machine, as long as the first.
 #
 # The third and fourth phases (bert_3, bert_4) are 4 more epochs each of the
 # same recipe (masking seeds 44 and 45), run because the perplexity was
@@ -406,7 +406,7 @@ expect "sts_roberta" {
 # the held-out perplexity, not by agreement with a paper: fitting the
 # pretraining to the findings it is meant to test would prove nothing.
 # (PaSeR's grids kept 61%, 73% and 70% of the paper's orderings from the
-# second, third and fourth phases; README.)
+# second, third and fourth phases; docs/papers/pretrained.md.)
 #
 # The fifth phase (bert_5) adds BERT's next-sentence prediction: 2 epochs
 # of pairs (each sentence once as A: as many tokens as 4 epochs of single
@@ -419,7 +419,7 @@ expect "sts_roberta" {
 # 55.71 (BERT-base: 56.70). Measured on PaSeR and not adopted yet: its
 # supervised stage, which pools through the pooler, falls from STS-B dev
 # 71.16 (fourth phase) to 50.45 through the next-sentence-trained pooler
-# (README).
+# (docs/papers/pretrained.md).
 profile "mini" {
   stage "bert" {
     params = [local.mini, local.glove]

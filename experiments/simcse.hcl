@@ -273,7 +273,7 @@ expect "geometry_sup_bert" {
 # pretraining): the BERT rows from the WordPiece BERT after its fourth
 # phase (bert_4), the RoBERTa rows from the byte-level-BPE RoBERTa. The
 # papers' recipes otherwise, with these deltas, each measured on STS-B dev
-# (README; on the BERT's first phase, kept for its later ones): mean pooling instead of [CLS]
+# (docs/papers/simcse.md; on the BERT's first phase, kept for its later ones): mean pooling instead of [CLS]
 # (on the mini BERT [CLS] reaches STS-B dev 49.6 unsupervised, mean 58.8;
 # re-checked on the second phase with this recipe: mean 63.74, [CLS] with the
 # MLP in training 60.57, raw [CLS] 56.03);

@@ -34,7 +34,7 @@
 # span-corruption perplexity and token accuracy (a uniform guess has
 # perplexity = the vocabulary size; the sentinels, one in every target span,
 # are the easy tokens). What it cannot show: anything about T5-base's
-# quality, or whether this pretraining helps GenSE (the README's GenSE
+# quality, or whether this pretraining helps GenSE (docs/papers/gense.md's GenSE
 # section compares).
 
 experiment "t5" {

@@ -36,7 +36,7 @@ for f in experiments/*.hcl; do
   name=$(basename "$f" .hcl)
   if [ "$want" = mini ] && [ ! -f "results/$name.$p.json" ]; then
     # make reproduce: a mini profile declared before its baseline was ever
-    # recorded (README, Profiles) runs and is reported, not checked. In CI
+    # recorded (README, profiles table) runs and is reported, not checked. In CI
     # (ci) a missing baseline stays an error.
     echo "== $f ($p): no results/$name.$p.json recorded yet: ran, not checked"
     continue
