@@ -23,44 +23,53 @@ func newCacheCmd() *cobra.Command {
 (repro run puts it beside the experiment file; name the file, as in
 ` + "`repro cache verify experiments/simcse.hcl`" + `, to use that one).`,
 	}
-	// With an experiment file argument, its cache; else --cache-dir,
-	// $REPRO_CACHE or ./.repro.
-	// open opens the cache for writing (gc, forget, verify --repair);
-	// read opens it read-only and creates nothing: a mistyped --cache-dir
-	// is an error, not a new empty cache.
-	dirOf := func(args []string) string {
-		file := "x.hcl"
-		if len(args) == 1 {
-			file = args[0]
-		}
-		return experiment.CacheDir(file, global.cacheDir)
+	cmd.AddCommand(newCacheLsCmd(), newCacheVerifyCmd(), newCacheGCCmd(), newCacheScopesCmd(),
+		newCacheForgetCmd(), newCacheImportCmd(), newCacheRequestsCmd())
+	return cmd
+}
+
+// cacheDirOf is the cache a cache subcommand works on: with an experiment
+// file argument, that file's; else --cache-dir, $REPRO_CACHE or ./.repro.
+func cacheDirOf(args []string) string {
+	file := "x.hcl"
+	if len(args) == 1 {
+		file = args[0]
 	}
-	open := func(args []string) (*store.Store, error) {
-		dir := dirOf(args)
-		if _, err := os.Stat(dir); err != nil {
-			return nil, exitCode(1, "repro cache: %s: no cache there (%v)", dir, err)
-		}
-		c, err := store.Open(dir)
-		if err != nil {
-			return nil, exitCode(1, "repro cache: %s: %v", dir, err)
-		}
-		return c, nil
+	return experiment.CacheDir(file, global.cacheDir)
+}
+
+// openCache opens the cache for writing (gc, forget, verify --repair); it
+// must exist already.
+func openCache(args []string) (*store.Store, error) {
+	dir := cacheDirOf(args)
+	if _, err := os.Stat(dir); err != nil {
+		return nil, exitCode(1, "repro cache: %s: no cache there (%v)", dir, err)
 	}
-	read := func(args []string) (*store.Store, error) {
-		dir := dirOf(args)
-		c, err := store.OpenReadOnly(dir)
-		if err != nil {
-			return nil, exitCode(1, "repro cache: %v", err)
-		}
-		return c, nil
+	c, err := store.Open(dir)
+	if err != nil {
+		return nil, exitCode(1, "repro cache: %s: %v", dir, err)
 	}
+	return c, nil
+}
+
+// readCache opens the cache read-only and creates nothing: a mistyped
+// --cache-dir is an error, not a new empty cache.
+func readCache(args []string) (*store.Store, error) {
+	c, err := store.OpenReadOnly(cacheDirOf(args))
+	if err != nil {
+		return nil, exitCode(1, "repro cache: %v", err)
+	}
+	return c, nil
+}
+
+func newCacheLsCmd() *cobra.Command {
 	var lsJSON bool
 	ls := &cobra.Command{
 		Use:   "ls [FILE.hcl]",
 		Short: "List recorded stage runs with their provenance",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := read(args)
+			c, err := readCache(args)
 			if err != nil {
 				return err
 			}
@@ -86,15 +95,19 @@ func newCacheCmd() *cobra.Command {
 		},
 	}
 	ls.Flags().BoolVar(&lsJSON, "json", false, "print the runs as JSON, with their parameters, inputs, outputs and provenance")
+	return ls
+}
+
+func newCacheVerifyCmd() *cobra.Command {
 	var repair bool
 	verify := &cobra.Command{
 		Use:   "verify [FILE.hcl]",
 		Short: "Check the index and re-hash every stored artifact; --repair drops what is damaged so the next run recomputes it",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opener := read
+			opener := readCache
 			if repair {
-				opener = open
+				opener = openCache
 			}
 			c, err := opener(args)
 			if err != nil {
@@ -128,13 +141,17 @@ func newCacheCmd() *cobra.Command {
 		},
 	}
 	verify.Flags().BoolVar(&repair, "repair", false, "quarantine damaged objects, forget runs whose objects are gone, replace a damaged index")
+	return verify
+}
+
+func newCacheGCCmd() *cobra.Command {
 	var opts store.GCOptions
 	gc := &cobra.Command{
 		Use:   "gc [FILE.hcl]",
 		Short: "Remove runs and objects no experiment's latest state needs, and leftovers of interrupted runs (language-model answers are kept: repro cache requests --drop)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := open(args)
+			c, err := openCache(args)
 			if err != nil {
 				return err
 			}
@@ -155,12 +172,16 @@ func newCacheCmd() *cobra.Command {
 	gc.Flags().DurationVar(&opts.KeepNewer, "keep-newer", 0, "also keep every run younger than this (default 168h; negative: none by age)")
 	gc.Flags().BoolVar(&opts.DropLastRuns, "all", false, "do not keep the runs that experiments' latest states reference")
 	gc.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would be removed, remove nothing")
-	scopes := &cobra.Command{
+	return gc
+}
+
+func newCacheScopesCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "scopes [FILE.hcl]",
 		Short: "List the experiment variants (file, profile, ablation, --set, -var) whose state the cache keeps",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := read(args)
+			c, err := readCache(args)
 			if err != nil {
 				return err
 			}
@@ -177,6 +198,9 @@ func newCacheCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
+}
+
+func newCacheForgetCmd() *cobra.Command {
 	var lf loadFlags
 	forget := &cobra.Command{
 		Use:   "forget FILE.hcl [--profile P] [--set ...] [-var ...] [--ablation A]",
@@ -187,7 +211,7 @@ func newCacheCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := open(args)
+			c, err := openCache(args)
 			if err != nil {
 				return err
 			}
@@ -204,6 +228,10 @@ func newCacheCmd() *cobra.Command {
 		},
 	}
 	lf.register(forget)
+	return forget
+}
+
+func newCacheImportCmd() *cobra.Command {
 	var stages, keys []string
 	imp := &cobra.Command{
 		Use:   "import SRC_CACHE_DIR [--stage NODE]... [--key PREFIX]...",
@@ -216,64 +244,69 @@ re-hashed on the way and a run whose artifact does not match its digest is
 refused; runs this cache has already are left alone. The source is only read.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src, err := store.OpenReadOnly(args[0])
-			if errors.Is(err, store.ErrNoCache) {
-				return exitCode(1, "repro cache import: %s is not a cache directory (it has no index.db)", args[0])
-			}
-			if err != nil {
-				return exitCode(1, "repro cache import: %s: %v", args[0], err)
-			}
-			defer src.Close()
-			dir := dirOf(nil)
-			dst, err := store.Open(dir)
-			if err != nil {
-				return exitCode(1, "repro cache import: %s: %v", dir, err)
-			}
-			defer dst.Close()
-			match := func(r *store.RunInfo) bool {
-				if len(stages) == 0 && len(keys) == 0 {
-					return true
-				}
-				for _, s := range stages {
-					if r.NodeID == s {
-						return true
-					}
-				}
-				for _, k := range keys {
-					if strings.HasPrefix(r.Key, k) {
-						return true
-					}
-				}
-				return false
-			}
-			out := cmd.OutOrStdout()
-			matched := 0
-			st, err := dst.Import(cmd.Context(), src, match, func(r *store.RunInfo, imported bool) {
-				matched++
-				verb := "imported"
-				if !imported {
-					verb = "present "
-				}
-				fmt.Fprintf(out, "%s  %s  %s  %s v%d  %s\n", verb, r.Key[:12], r.NodeID, r.Type, r.Version, humanBytes(r.Size))
-			})
-			if err != nil {
-				return exitCode(1, "repro cache import: %v", err)
-			}
-			if matched == 0 && len(stages)+len(keys) == 0 {
-				return exitCode(1, "repro cache import: %s records no run", src.Dir())
-			}
-			if matched == 0 {
-				return exitCode(1, "repro cache import: no recorded run in %s matches %s", src.Dir(), describeMatch(stages, keys))
-			}
-			fmt.Fprintf(out, "\n%d run(s) imported into %s (%d object(s), %s copied); %d present already\n",
-				st.Runs, dst.Dir(), st.Objects, humanBytes(st.Bytes), st.Present)
-			return nil
+			return importRuns(cmd, args[0], stages, keys)
 		},
 	}
 	imp.Flags().StringArrayVar(&stages, "stage", nil, "import the runs of this stage (node ID as repro plan prints it; repeatable)")
 	imp.Flags().StringArrayVar(&keys, "key", nil, "import the runs whose key starts with this (repeatable)")
-	cmd.AddCommand(ls, verify, gc, scopes, forget, imp, newCacheRequestsCmd())
-	return cmd
+	return imp
+}
+
+// importRuns copies the runs of srcDir's cache that the stages and keys
+// select (all when none is given) into this cache.
+func importRuns(cmd *cobra.Command, srcDir string, stages, keys []string) error {
+	src, err := store.OpenReadOnly(srcDir)
+	if errors.Is(err, store.ErrNoCache) {
+		return exitCode(1, "repro cache import: %s is not a cache directory (it has no index.db)", srcDir)
+	}
+	if err != nil {
+		return exitCode(1, "repro cache import: %s: %v", srcDir, err)
+	}
+	defer src.Close()
+	dir := cacheDirOf(nil)
+	dst, err := store.Open(dir)
+	if err != nil {
+		return exitCode(1, "repro cache import: %s: %v", dir, err)
+	}
+	defer dst.Close()
+	match := func(r *store.RunInfo) bool {
+		if len(stages) == 0 && len(keys) == 0 {
+			return true
+		}
+		for _, s := range stages {
+			if r.NodeID == s {
+				return true
+			}
+		}
+		for _, k := range keys {
+			if strings.HasPrefix(r.Key, k) {
+				return true
+			}
+		}
+		return false
+	}
+	out := cmd.OutOrStdout()
+	matched := 0
+	st, err := dst.Import(cmd.Context(), src, match, func(r *store.RunInfo, imported bool) {
+		matched++
+		verb := "imported"
+		if !imported {
+			verb = "present "
+		}
+		fmt.Fprintf(out, "%s  %s  %s  %s v%d  %s\n", verb, r.Key[:12], r.NodeID, r.Type, r.Version, humanBytes(r.Size))
+	})
+	if err != nil {
+		return exitCode(1, "repro cache import: %v", err)
+	}
+	if matched == 0 && len(stages)+len(keys) == 0 {
+		return exitCode(1, "repro cache import: %s records no run", src.Dir())
+	}
+	if matched == 0 {
+		return exitCode(1, "repro cache import: no recorded run in %s matches %s", src.Dir(), describeMatch(stages, keys))
+	}
+	fmt.Fprintf(out, "\n%d run(s) imported into %s (%d object(s), %s copied); %d present already\n",
+		st.Runs, dst.Dir(), st.Objects, humanBytes(st.Bytes), st.Present)
+	return nil
 }
 
 // describeMatch says what a cache import was asked for.
