@@ -84,15 +84,7 @@ type axis struct {
 // the load (a broken parse tree only yields confusing follow-up errors);
 // past that point every error in the file is collected in one pass.
 func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config, hcl.Diagnostics) {
-	if diags := checkNesting(filename, src, hcl.InitialPos); diags.HasErrors() {
-		l.files[filename] = &hcl.File{Bytes: src, Body: hcl.EmptyBody()}
-		return nil, diags
-	}
-	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
-	diags = unterminatedFirst(diags)
-	if f != nil {
-		l.files[filename] = f
-	}
+	f, diags := l.parse(filename, src)
 	if diags.HasErrors() || f == nil {
 		return nil, diags
 	}
@@ -107,8 +99,63 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		rng := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
 		dec.errorf(rng, "Missing experiment block", `A file declares its experiment: experiment "name" { title = "..." }.`)
 	}
+	base := l.baseOverrides(dec, filename, opts)
+	axes, ablation := l.ablationAxes(dec, filename, opts)
+	axes, fixed := l.setOverrides(dec, opts, axes)
+	diags = append(diags, dec.diags...)
+	if !gridFits(dec, filename, axes, ablation) {
+		diags = append(diags, dec.diags[len(dec.diags)-1])
+		axes = nil
+	}
 
-	var base []override // profile, then -var
+	cfg := &Config{File: filename, Profiles: m.profOrder, Ablations: m.ablOrder}
+	var evals []*evaluator
+	var cellList [][]int
+	for _, cell := range product(axes) {
+		ovrs := append([]override(nil), base...)
+		for i, a := range axes {
+			ovrs = append(ovrs, a.choices[cell[i]].overrides...)
+		}
+		ovrs = append(ovrs, fixed...)
+		e := evaluate(m, ovrs, opts.Profile, "")
+		v := &Variant{Label: e.labels, Name: cellName(m, axes, cell, e.labels)}
+		cfg.Variants = append(cfg.Variants, v)
+		evals = append(evals, e)
+		cellList = append(cellList, cell)
+	}
+	describe(cfg, m, evals[0], opts.Profile)
+	cfg.Varied = varied(axes, ablation)
+	if ablation != nil {
+		cfg.Ablation = describeAblation(ablation, axes, evals, cellList, cfg.Experiment.MinAgreement)
+	}
+	diags = append(diags, finishVariants(cfg, evals, opts.Profile)...)
+	diags = dedupe(diags)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return cfg, diags
+}
+
+// parse checks src's nesting and parses it, keeping the file for
+// diagnostics' snippets.
+func (l *Loader) parse(filename string, src []byte) (*hcl.File, hcl.Diagnostics) {
+	if diags := checkNesting(filename, src, hcl.InitialPos); diags.HasErrors() {
+		l.files[filename] = &hcl.File{Bytes: src, Body: hcl.EmptyBody()}
+		return nil, diags
+	}
+	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	diags = unterminatedFirst(diags)
+	if f != nil {
+		l.files[filename] = f
+	}
+	return f, diags
+}
+
+// baseOverrides are the overrides every variant starts from: the
+// profile's, then -var's.
+func (l *Loader) baseOverrides(dec *decoder, filename string, opts Options) []override {
+	m := dec.m
+	var base []override
 	if opts.Profile != "" {
 		ff := &flagFile{name: "--profile"}
 		pos := ff.add(opts.Profile)
@@ -133,80 +180,96 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		}
 		l.files[ff.name] = ff.file()
 	}
+	return base
+}
 
+// ablationAxes are the grid axes of the --ablation block: one per varied
+// path, then one of its explicit variants.
+func (l *Loader) ablationAxes(dec *decoder, filename string, opts Options) ([]axis, *ablationBlock) {
+	if opts.Ablation == "" {
+		return nil, nil
+	}
+	m := dec.m
+	ff := &flagFile{name: "--ablation"}
+	pos := ff.add(opts.Ablation)
+	l.files[ff.name] = ff.file()
+	ab, ok := m.ablations[opts.Ablation]
+	if !ok {
+		dec.errorf(span(ff.name, pos, opts.Ablation, 0, len(opts.Ablation)), "Unknown ablation",
+			"%s declares no ablation %q.%s Declared: %s.", filename, opts.Ablation,
+			Suggest(opts.Ablation, m.ablOrder), listOrNone(m.ablOrder))
+		return nil, nil
+	}
 	var axes []axis
-	var ablation *ablationBlock
-	if opts.Ablation != "" {
-		ff := &flagFile{name: "--ablation"}
-		pos := ff.add(opts.Ablation)
-		l.files[ff.name] = ff.file()
-		ab, ok := m.ablations[opts.Ablation]
+	for _, ad := range ab.axes {
+		a := axis{path: ad.target.path}
+		for _, v := range ad.values {
+			a.choices = append(a.choices, choice{overrides: []override{{target: ad.target, expr: v, rng: v.Range(), label: true}}})
+		}
+		axes = append(axes, a)
+	}
+	if len(ab.variants) > 0 {
+		a := axis{explicit: true}
+		for _, v := range ab.variants {
+			c := choice{name: v.name}
+			for _, o := range v.sets {
+				o.label = true
+				c.overrides = append(c.overrides, o)
+			}
+			a.choices = append(a.choices, c)
+		}
+		axes = append(axes, a)
+	}
+	return axes, ab
+}
+
+// setOverrides applies --set: a list of values replaces the ablation's
+// axis of that path or adds an axis; a single value is a fixed override,
+// applied last to every variant.
+func (l *Loader) setOverrides(dec *decoder, opts Options, axes []axis) ([]axis, []override) {
+	if len(opts.Sets) == 0 {
+		return axes, nil
+	}
+	var fixed []override
+	ff := &flagFile{name: "--set"}
+	for _, text := range opts.Sets {
+		ps, d := parseSet(ff, text)
+		dec.diags = append(dec.diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		t, ok := dec.target(ps.path, ps.pathRng)
 		if !ok {
-			dec.errorf(span(ff.name, pos, opts.Ablation, 0, len(opts.Ablation)), "Unknown ablation",
-				"%s declares no ablation %q.%s Declared: %s.", filename, opts.Ablation,
-				Suggest(opts.Ablation, m.ablOrder), listOrNone(m.ablOrder))
-		} else {
-			ablation = ab
-			for _, ad := range ab.axes {
-				a := axis{path: ad.target.path}
-				for _, v := range ad.values {
-					a.choices = append(a.choices, choice{overrides: []override{{target: ad.target, expr: v, rng: v.Range(), label: true}}})
-				}
-				axes = append(axes, a)
-			}
-			if len(ab.variants) > 0 {
-				a := axis{explicit: true}
-				for _, v := range ab.variants {
-					c := choice{name: v.name}
-					for _, o := range v.sets {
-						o.label = true
-						c.overrides = append(c.overrides, o)
-					}
-					a.choices = append(a.choices, c)
-				}
-				axes = append(axes, a)
+			continue
+		}
+		var cs []choice
+		for _, v := range ps.values {
+			cs = append(cs, choice{overrides: []override{{target: t, expr: v, rng: v.Range(), label: true}}})
+		}
+		replaced := false
+		for i := range axes {
+			if axes[i].path == t.path {
+				axes[i].choices = cs // the flag wins over the ablation's values
+				replaced = true
 			}
 		}
-	}
-
-	var fixed []override // single-valued --set: applied last, to every variant
-	if len(opts.Sets) > 0 {
-		ff := &flagFile{name: "--set"}
-		for _, text := range opts.Sets {
-			ps, d := parseSet(ff, text)
-			dec.diags = append(dec.diags, d...)
-			if d.HasErrors() {
-				continue
-			}
-			t, ok := dec.target(ps.path, ps.pathRng)
-			if !ok {
-				continue
-			}
-			var cs []choice
-			for _, v := range ps.values {
-				cs = append(cs, choice{overrides: []override{{target: t, expr: v, rng: v.Range(), label: true}}})
-			}
-			replaced := false
-			for i := range axes {
-				if axes[i].path == t.path {
-					axes[i].choices = cs // the flag wins over the ablation's values
-					replaced = true
-				}
-			}
-			switch {
-			case replaced:
-			case len(cs) > 1:
-				axes = append(axes, axis{path: t.path, choices: cs})
-			default:
-				o := cs[0].overrides[0]
-				o.label = false
-				fixed = append(fixed, o)
-			}
+		switch {
+		case replaced:
+		case len(cs) > 1:
+			axes = append(axes, axis{path: t.path, choices: cs})
+		default:
+			o := cs[0].overrides[0]
+			o.label = false
+			fixed = append(fixed, o)
 		}
-		l.files[ff.name] = ff.file()
 	}
-	diags = append(diags, dec.diags...)
+	l.files[ff.name] = ff.file()
+	return axes, fixed
+}
 
+// gridFits reports whether the axes expand into at most MaxVariants
+// cells; if not, it records the error last in dec.diags.
+func gridFits(dec *decoder, filename string, axes []axis, ablation *ablationBlock) bool {
 	cells := 1
 	for _, a := range axes {
 		cells *= len(a.choices)
@@ -217,30 +280,18 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 			}
 			dec.errorf(rng, "Too many variants",
 				"The ablation and --set lists expand into more than %d variants; split the grid.", MaxVariants)
-			diags = append(diags, dec.diags[len(dec.diags)-1])
-			axes = nil
-			break
+			return false
 		}
 	}
+	return true
+}
 
-	cfg := &Config{File: filename, Profiles: m.profOrder, Ablations: m.ablOrder}
-	var evals []*evaluator
-	var cellList [][]int
-	for _, cell := range product(axes) {
-		ovrs := append([]override(nil), base...)
-		for i, a := range axes {
-			ovrs = append(ovrs, a.choices[cell[i]].overrides...)
-		}
-		ovrs = append(ovrs, fixed...)
-		e := evaluate(m, ovrs, opts.Profile, "")
-		v := &Variant{Label: e.labels, Name: cellName(m, axes, cell, e.labels)}
-		cfg.Variants = append(cfg.Variants, v)
-		evals = append(evals, e)
-		cellList = append(cellList, cell)
-	}
-	e0 := evals[0]
+// describe fills what every variant shares from the first one's
+// evaluation: variables, slurm settings, repeats, the experiment block,
+// expectations and deviations.
+func describe(cfg *Config, m *module, e0 *evaluator, profile string) {
 	cfg.Variables = e0.vars
-	cfg.Slurm = e0.slurm(m, opts.Profile)
+	cfg.Slurm = e0.slurm(m, profile)
 	for _, it := range m.items {
 		if r := it.repeat; r != nil {
 			cfg.Repeats = append(cfg.Repeats, &Repeat{Name: r.name, Rounds: e0.rounds[r], Outputs: r.nextOrder, Range: r.defRange})
@@ -262,38 +313,46 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 			cfg.Expects = append(cfg.Expects, ex)
 		}
 	}
-	cfg.Deviations = e0.deviations(m.deviations, m.profiles[opts.Profile])
-	cfg.Varied = varied(axes, ablation)
-	if ablation != nil {
-		cfg.Ablation = &Ablation{Name: ablation.name, Range: ablation.rng}
-		if ablation.title != nil {
-			cfg.Ablation.Title = e0.str(hcl.Attributes{"title": {Name: "title", Expr: ablation.title}}, "title")
+	cfg.Deviations = e0.deviations(m.deviations, m.profiles[profile])
+}
+
+// describeAblation is the ablation's table: its title, reported metrics,
+// and each varied path's values in grid order.
+func describeAblation(ablation *ablationBlock, axes []axis, evals []*evaluator, cellList [][]int, minAgreement float64) *Ablation {
+	e0 := evals[0]
+	out := &Ablation{Name: ablation.name, Range: ablation.rng}
+	if ablation.title != nil {
+		out.Title = e0.str(hcl.Attributes{"title": {Name: "title", Expr: ablation.title}}, "title")
+	}
+	for _, r := range ablation.report {
+		if ref, ok := e0.metric(r); ok {
+			out.Report = append(out.Report, ref)
 		}
-		for _, r := range ablation.report {
-			if ref, ok := e0.metric(r); ok {
-				cfg.Ablation.Report = append(cfg.Ablation.Report, ref)
-			}
+	}
+	for i, a := range axes {
+		if a.explicit {
+			continue
 		}
-		for i, a := range axes {
-			if a.explicit {
-				continue
-			}
-			ax := Axis{Path: a.path}
-			for j := range a.choices {
-				for k, cell := range cellList {
-					if cell[i] == j {
-						ax.Values = append(ax.Values, evals[k].labels[a.path])
-						break
-					}
+		ax := Axis{Path: a.path}
+		for j := range a.choices {
+			for k, cell := range cellList {
+				if cell[i] == j {
+					ax.Values = append(ax.Values, evals[k].labels[a.path])
+					break
 				}
 			}
-			cfg.Ablation.Vary = append(cfg.Ablation.Vary, ax)
 		}
-		e0.ablationExtras(ablation, cfg.Ablation)
-		e0.minAgreement(ablation, cfg.Ablation, cfg.Experiment.MinAgreement)
+		out.Vary = append(out.Vary, ax)
 	}
-	// Module stages reached only from the table (expect values, ablation
-	// reports) run too; then each variant's stages are ordered.
+	e0.ablationExtras(ablation, out)
+	e0.minAgreement(ablation, out, minAgreement)
+	return out
+}
+
+// finishVariants orders each variant's stages into its graph. Module
+// stages reached only from the table (expect values, ablation reports)
+// run too.
+func finishVariants(cfg *Config, evals []*evaluator, profile string) hcl.Diagnostics {
 	var extra []string
 	for _, x := range cfg.Expects {
 		extra = append(extra, x.Value.Stage)
@@ -303,20 +362,17 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 			extra = append(extra, r.Stage)
 		}
 	}
+	var diags hcl.Diagnostics
 	for i, e := range evals {
 		e.finish(extra)
-		if opts.Profile == "" {
+		if profile == "" {
 			e.checkStandIns(cfg.Deviations)
 		}
 		cfg.Variants[i].Stages = e.stages
 		cfg.Variants[i].Graph = e.graph() // stages and until loops (until.go)
 		diags = append(diags, e.diags...)
 	}
-	diags = dedupe(diags)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	return cfg, diags
+	return diags
 }
 
 func listOrNone(names []string) string {
