@@ -34,22 +34,51 @@ type ScratchConfig struct {
 	Seed     int64
 }
 
+// ConfigError is a configuration error that names the parameter at fault
+// by its field's role ("prompts", "genres"), so that a stage type can map
+// it to its own parameter without reading the message.
+type ConfigError struct {
+	Param string
+	Index int // the entry of a list at fault; -1 for the list as a whole
+	Msg   string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Index >= 0 {
+		return e.Param + e.Detail()
+	}
+	return e.Param + ": " + e.Detail()
+}
+
+// Detail is the message after the parameter's name: "[2]: ..." for an
+// entry, the message alone for the whole list.
+func (e *ConfigError) Detail() string {
+	if e.Index >= 0 {
+		return fmt.Sprintf("[%d]: %s", e.Index, e.Msg)
+	}
+	return e.Msg
+}
+
+func configErrorf(param string, index int, format string, args ...any) *ConfigError {
+	return &ConfigError{Param: param, Index: index, Msg: fmt.Sprintf(format, args...)}
+}
+
 // Check reports a configuration that cannot produce calls, naming the
 // parameter at fault by its field's role.
 func (c *ScratchConfig) Check() error {
 	switch {
 	case len(c.Genres) == 0:
-		return fmt.Errorf("genres: empty list")
+		return &ConfigError{Param: "genres", Index: -1, Msg: "empty list"}
 	case len(c.Prompts) == 0:
-		return fmt.Errorf("prompts: empty pool")
+		return &ConfigError{Param: "prompts", Index: -1, Msg: "empty pool"}
 	case c.TopicsPerCall < 0 || c.TopicsPerCall > len(c.Topics):
-		return fmt.Errorf("topics_per_call: %d, but there are %d topics", c.TopicsPerCall, len(c.Topics))
+		return configErrorf("topics_per_call", -1, "%d, but there are %d topics", c.TopicsPerCall, len(c.Topics))
 	case c.CallsPerGenre <= 0:
-		return fmt.Errorf("calls_per_genre: %d must be positive", c.CallsPerGenre)
+		return configErrorf("calls_per_genre", -1, "%d must be positive", c.CallsPerGenre)
 	case c.Count <= 0 || c.ExampleCount <= 0 || c.ExamplesPerGenre <= 0:
 		return fmt.Errorf("sentences_per_call, example_sentences and examples_per_genre must be positive")
 	case c.MaxWords <= 0:
-		return fmt.Errorf("max_words: %d must be positive", c.MaxWords)
+		return configErrorf("max_words", -1, "%d must be positive", c.MaxWords)
 	}
 	if err := distinct("genres", c.Genres); err != nil {
 		return err
@@ -70,12 +99,12 @@ func (c *ScratchConfig) Check() error {
 					ok = err == nil && k >= 1 && k <= 4
 				}
 				if !ok {
-					return fmt.Errorf("%s[%d]: placeholder {%s} cannot be filled (known: {genre}, {count}, {topic1}..{topic%d}%s)",
-						pool, i, ph, c.TopicsPerCall, map[bool]string{true: ", {caption1}..{caption4}"}[captions])
+					return configErrorf(pool, i, "placeholder {%s} cannot be filled (known: {genre}, {count}, {topic1}..{topic%d}%s)",
+						ph, c.TopicsPerCall, map[bool]string{true: ", {caption1}..{caption4}"}[captions])
 				}
 			}
 			if !strings.Contains(p, "{count}") {
-				return fmt.Errorf("%s[%d]: the prompt never says how many sentences ({count})", pool, i)
+				return configErrorf(pool, i, "the prompt never says how many sentences ({count})")
 			}
 		}
 		return nil
@@ -90,10 +119,10 @@ func distinct(name string, xs []string) error {
 	seen := map[string]bool{}
 	for _, x := range xs {
 		if strings.TrimSpace(x) == "" {
-			return fmt.Errorf("%s: an empty entry", name)
+			return configErrorf(name, -1, "an empty entry")
 		}
 		if seen[x] {
-			return fmt.Errorf("%s: %q listed twice", name, x)
+			return configErrorf(name, -1, "%q listed twice", x)
 		}
 		seen[x] = true
 	}

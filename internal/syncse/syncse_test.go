@@ -1,6 +1,7 @@
 package syncse
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -368,5 +369,34 @@ func BenchmarkAnnotateCall(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		a.Call("A man is playing a guitar on stage.", i)
+	}
+}
+
+// TestCheckNamesParam: a configuration error names its parameter by type,
+// so a stage maps it to its own parameter without reading the message.
+func TestCheckNamesParam(t *testing.T) {
+	ok := ScratchConfig{Genres: []string{"news"}, Prompts: []string{"Write {count} {genre} sentences."},
+		CallsPerGenre: 1, Count: 5, ExampleCount: 2, ExamplesPerGenre: 3, MaxWords: 20}
+	for _, tc := range []struct {
+		param string
+		index int
+		edit  func(c *ScratchConfig)
+		text  string
+	}{
+		{"genres", -1, func(c *ScratchConfig) { c.Genres = nil }, "genres: empty list"},
+		{"prompts", -1, func(c *ScratchConfig) { c.Prompts = nil }, "prompts: empty pool"},
+		{"prompts", 0, func(c *ScratchConfig) { c.Prompts = []string{"Write {genre}."} }, "prompts[0]: the prompt never says how many sentences ({count})"},
+		{"topics", -1, func(c *ScratchConfig) { c.Topics = []string{"a", "a"} }, `topics: "a" listed twice`},
+	} {
+		c := ok
+		tc.edit(&c)
+		err := c.Check()
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Param != tc.param || ce.Index != tc.index || err.Error() != tc.text {
+			t.Errorf("%s: got %#v (%v), want %s[%d] %q", tc.param, ce, err, tc.param, tc.index, tc.text)
+		}
+	}
+	if err := ok.Check(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"strings"
 
 	"repro/internal/llm"
 	"repro/internal/llm/local"
@@ -110,144 +109,20 @@ func runChatCorpus(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	excluded := map[string]bool{}
-	if _, ok := env.Inputs["exclude"]; ok {
-		ex, err := readSentences(env, "exclude")
-		if err != nil {
-			return err
-		}
-		if p.MaxExclude > 0 && len(ex) > p.MaxExclude {
-			ex = ex[:p.MaxExclude]
-		}
-		for _, s := range ex {
-			excluded[syncse.DedupeKey(s)] = true
-		}
+	excluded, err := p.excluded(env)
+	if err != nil {
+		return err
 	}
-	m := map[string]float64{}
-	var out []rows.Sentence
-	// add fits one call and appends it with its answer, when it fits whole.
-	add := func(kind string, msgs []llm.Message, answer string, maxTokens int) error {
-		f, err := local.Prompt(l, msgs, maxTokens)
-		if err != nil {
-			return err
-		}
-		if f.Truncated {
-			m[kind+"_skipped_prompt_too_long"]++
-			return nil
-		}
-		ans := l.Encode(" " + answer)
-		if len(ans) > maxTokens || len(f.IDs)+len(ans)+1 > l.Model.MaxLength() {
-			m[kind+"_skipped_answer_too_long"]++
-			return nil
-		}
-		out = append(out, rows.Sentence{Text: local.Conversation(f.Text, answer)})
-		m[kind+"_conversations"]++
-		head := 0
-		if msgs[0].Role == "system" {
-			head = 1
-		}
-		m[kind+"_exemplars_shown"] += float64(len(msgs)-1-head-f.Dropped) / 2
-		return nil
+	cc := &chatCorpus{l: l, m: map[string]float64{}}
+	if err := cc.labels(ctx, p, env.Seed, ts, excluded); err != nil {
+		return err
 	}
-
-	// Label conversations.
-	var pos, neg []syncse.Exemplar
-	for _, t := range ts {
-		pos = append(pos, syncse.Exemplar{Input: t.Anchor, Output: t.Positive})
-		if t.Negative != "" {
-			neg = append(neg, syncse.Exemplar{Input: t.Anchor, Output: t.Negative})
-		}
-	}
-	anns := make([]*syncse.Annotator, 2)
-	for i, lb := range []struct {
-		name    string
-		prompts []string
-		ex      []syncse.Exemplar
-	}{{"positive", p.PositivePrompts, pos}, {"negative", p.NegativePrompts, neg}} {
-		if anns[i], err = syncse.NewAnnotator(syncse.AnnotateConfig{Name: lb.name, Prompts: lb.prompts, PoolSize: p.PoolSize,
-			Shots: p.Shots, MaxWords: p.MaxWords, Seed: env.Seed}, lb.ex); err != nil {
-			return err
-		}
-	}
-	used := 0
-	for _, t := range ts {
-		if p.MaxTriplets > 0 && used >= p.MaxTriplets {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if excluded[syncse.DedupeKey(t.Anchor)] {
-			m["excluded"]++
-			continue
-		}
-		if t.Negative == "" || syncse.Words(t.Anchor) > p.MaxWords || syncse.Words(t.Positive) > p.MaxWords || syncse.Words(t.Negative) > p.MaxWords {
-			m["unusable_triplets"]++
-			continue
-		}
-		used++
-		for i, answer := range []string{t.Positive, t.Negative} {
-			if err := add("label", anns[i].Call(t.Anchor, 0).Messages, answer, p.LabelMaxTokens); err != nil {
-				return err
-			}
-		}
-	}
-	m["triplets_used"] = float64(used)
-
-	// List conversations: synth.sentences' calls (lists of them, and
-	// fixed_lists of Table 8's fixed naive calls), each answered with
-	// sentences_per_call corpus sentences.
 	if p.Lists > 0 || p.FixedLists > 0 {
-		if _, ok := env.Inputs["sentences"]; !ok {
-			return fmt.Errorf("lists = %d and fixed_lists = %d need the sentences input (corpus sentences for the answers)", p.Lists, p.FixedLists)
-		}
-		corpus, err := readSentences(env, "sentences")
-		if err != nil {
+		if err := cc.lists(env, p); err != nil {
 			return err
 		}
-		pool := syncse.ExamplePool(corpus, p.MaxWords)
-		// Answers drawn from the corpus apart from the examples' draws.
-		answers := syncse.ExamplePool(corpus, p.ListMaxWords)
-		if len(answers) < p.SentencesPerCall {
-			return fmt.Errorf("sentences: %d sentences of 3 to list_max_words = %d words, fewer than sentences_per_call", len(answers), p.ListMaxWords)
-		}
-		rng := rand.New(rand.NewPCG(uint64(env.Seed), 0x636861))
-		for _, kind := range []struct {
-			n   int
-			cfg syncse.ScratchConfig
-		}{
-			{p.Lists, syncse.ScratchConfig{Genres: p.Genres, Topics: p.Topics, TopicsPerCall: p.TopicsPerCall, Prompts: p.SentencePrompts,
-				CallsPerGenre: (p.Lists + len(p.Genres) - 1) / max(1, len(p.Genres))}},
-			{p.FixedLists, syncse.ScratchConfig{Genres: []string{"any"}, Prompts: p.FixedPrompts, Fixed: true, CallsPerGenre: p.FixedLists}},
-		} {
-			if kind.n == 0 {
-				continue
-			}
-			cfg := kind.cfg
-			cfg.Count, cfg.ExampleCount, cfg.ExamplesPerGenre, cfg.MaxWords, cfg.Seed = p.SentencesPerCall, p.ExampleSentences, p.ExamplesPerGenre, p.MaxWords, env.Seed
-			cs, err := cfg.Calls(pool, nil)
-			if err != nil {
-				// The plan's "prompts" are this stage's sentence_prompts or fixed_prompts.
-				prompts := map[bool]string{false: "sentence_prompts", true: "fixed_prompts"}[cfg.Fixed]
-				if rest, ok := strings.CutPrefix(err.Error(), "prompts"); ok {
-					return registry.Paramf(prompts, "%s", strings.TrimLeft(rest, ": "))
-				}
-				return paramOf(err, "genres", "topics_per_call", "topics", "max_words")
-			}
-			for i, c := range cs {
-				if i >= kind.n {
-					break
-				}
-				items := make([]string, p.SentencesPerCall)
-				for k := range items {
-					items[k] = answers[rng.IntN(len(answers))]
-				}
-				if err := add("list", c.Messages, syncse.FormatList(items), p.ListMaxTokens); err != nil {
-					return err
-				}
-			}
-		}
 	}
+	out, m := cc.out, cc.m
 	if len(out) == 0 {
 		return fmt.Errorf("no conversation fits the model's context window of %d tokens (%v)", l.Model.MaxLength(), m)
 	}
@@ -262,4 +137,159 @@ func runChatCorpus(ctx context.Context, env *registry.Env) error {
 		return err
 	}
 	return writeMetrics(env, m)
+}
+
+// excluded is the set (by syncse.DedupeKey) of the exclude input's first
+// max_exclude sentences; empty without the input.
+func (p *ChatCorpusParams) excluded(env *registry.Env) (map[string]bool, error) {
+	excluded := map[string]bool{}
+	if _, ok := env.Inputs["exclude"]; !ok {
+		return excluded, nil
+	}
+	ex, err := readSentences(env, "exclude")
+	if err != nil {
+		return nil, err
+	}
+	if p.MaxExclude > 0 && len(ex) > p.MaxExclude {
+		ex = ex[:p.MaxExclude]
+	}
+	for _, s := range ex {
+		excluded[syncse.DedupeKey(s)] = true
+	}
+	return excluded, nil
+}
+
+// chatCorpus collects the conversations and their counts.
+type chatCorpus struct {
+	l   *lm.LM
+	m   map[string]float64
+	out []rows.Sentence
+}
+
+// add fits one call and appends it with its answer, when it fits whole.
+func (cc *chatCorpus) add(kind string, msgs []llm.Message, answer string, maxTokens int) error {
+	f, err := local.Prompt(cc.l, msgs, maxTokens)
+	if err != nil {
+		return err
+	}
+	if f.Truncated {
+		cc.m[kind+"_skipped_prompt_too_long"]++
+		return nil
+	}
+	ans := cc.l.Encode(" " + answer)
+	if len(ans) > maxTokens || len(f.IDs)+len(ans)+1 > cc.l.Model.MaxLength() {
+		cc.m[kind+"_skipped_answer_too_long"]++
+		return nil
+	}
+	cc.out = append(cc.out, rows.Sentence{Text: local.Conversation(f.Text, answer)})
+	cc.m[kind+"_conversations"]++
+	head := 0
+	if msgs[0].Role == "system" {
+		head = 1
+	}
+	cc.m[kind+"_exemplars_shown"] += float64(len(msgs)-1-head-f.Dropped) / 2
+	return nil
+}
+
+// labels adds the label conversations: for each usable triplet, the
+// positive and the negative call synth.annotate would make for its anchor,
+// answered with the triplet's own positive and negative.
+func (cc *chatCorpus) labels(ctx context.Context, p *ChatCorpusParams, seed int64, ts []rows.Triplet, excluded map[string]bool) error {
+	var pos, neg []syncse.Exemplar
+	for _, t := range ts {
+		pos = append(pos, syncse.Exemplar{Input: t.Anchor, Output: t.Positive})
+		if t.Negative != "" {
+			neg = append(neg, syncse.Exemplar{Input: t.Anchor, Output: t.Negative})
+		}
+	}
+	anns := make([]*syncse.Annotator, 2)
+	for i, lb := range []struct {
+		name    string
+		prompts []string
+		ex      []syncse.Exemplar
+	}{{"positive", p.PositivePrompts, pos}, {"negative", p.NegativePrompts, neg}} {
+		var err error
+		if anns[i], err = syncse.NewAnnotator(syncse.AnnotateConfig{Name: lb.name, Prompts: lb.prompts, PoolSize: p.PoolSize,
+			Shots: p.Shots, MaxWords: p.MaxWords, Seed: seed}, lb.ex); err != nil {
+			return err
+		}
+	}
+	used := 0
+	for _, t := range ts {
+		if p.MaxTriplets > 0 && used >= p.MaxTriplets {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if excluded[syncse.DedupeKey(t.Anchor)] {
+			cc.m["excluded"]++
+			continue
+		}
+		if t.Negative == "" || syncse.Words(t.Anchor) > p.MaxWords || syncse.Words(t.Positive) > p.MaxWords || syncse.Words(t.Negative) > p.MaxWords {
+			cc.m["unusable_triplets"]++
+			continue
+		}
+		used++
+		for i, answer := range []string{t.Positive, t.Negative} {
+			if err := cc.add("label", anns[i].Call(t.Anchor, 0).Messages, answer, p.LabelMaxTokens); err != nil {
+				return err
+			}
+		}
+	}
+	cc.m["triplets_used"] = float64(used)
+	return nil
+}
+
+// lists adds the list conversations: synth.sentences' calls (lists of
+// them, and fixed_lists of Table 8's fixed naive calls), each answered
+// with sentences_per_call corpus sentences.
+func (cc *chatCorpus) lists(env *registry.Env, p *ChatCorpusParams) error {
+	if _, ok := env.Inputs["sentences"]; !ok {
+		return fmt.Errorf("lists = %d and fixed_lists = %d need the sentences input (corpus sentences for the answers)", p.Lists, p.FixedLists)
+	}
+	corpus, err := readSentences(env, "sentences")
+	if err != nil {
+		return err
+	}
+	pool := syncse.ExamplePool(corpus, p.MaxWords)
+	// Answers drawn from the corpus apart from the examples' draws.
+	answers := syncse.ExamplePool(corpus, p.ListMaxWords)
+	if len(answers) < p.SentencesPerCall {
+		return fmt.Errorf("sentences: %d sentences of 3 to list_max_words = %d words, fewer than sentences_per_call", len(answers), p.ListMaxWords)
+	}
+	rng := rand.New(rand.NewPCG(uint64(env.Seed), 0x636861))
+	for _, kind := range []struct {
+		n   int
+		cfg syncse.ScratchConfig
+	}{
+		{p.Lists, syncse.ScratchConfig{Genres: p.Genres, Topics: p.Topics, TopicsPerCall: p.TopicsPerCall, Prompts: p.SentencePrompts,
+			CallsPerGenre: (p.Lists + len(p.Genres) - 1) / max(1, len(p.Genres))}},
+		{p.FixedLists, syncse.ScratchConfig{Genres: []string{"any"}, Prompts: p.FixedPrompts, Fixed: true, CallsPerGenre: p.FixedLists}},
+	} {
+		if kind.n == 0 {
+			continue
+		}
+		cfg := kind.cfg
+		cfg.Count, cfg.ExampleCount, cfg.ExamplesPerGenre, cfg.MaxWords, cfg.Seed = p.SentencesPerCall, p.ExampleSentences, p.ExamplesPerGenre, p.MaxWords, env.Seed
+		cs, err := cfg.Calls(pool, nil)
+		if err != nil {
+			// The plan's "prompts" are this stage's sentence_prompts or fixed_prompts.
+			prompts := map[bool]string{false: "sentence_prompts", true: "fixed_prompts"}[cfg.Fixed]
+			return paramOf(err, map[string]string{"prompts": prompts}, "genres", "topics_per_call", "topics", "max_words")
+		}
+		for i, c := range cs {
+			if i >= kind.n {
+				break
+			}
+			items := make([]string, p.SentencesPerCall)
+			for k := range items {
+				items[k] = answers[rng.IntN(len(answers))]
+			}
+			if err := cc.add("list", c.Messages, syncse.FormatList(items), p.ListMaxTokens); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

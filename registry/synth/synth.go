@@ -113,7 +113,7 @@ func (p *LLM) check() error {
 		}
 	}
 	if _, err := chatapi.New(chatapi.Config{BaseURL: p.BaseURL}); err != nil {
-		return fmt.Errorf("base_url: %v", err)
+		return registry.Paramf("base_url", "%v", err)
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package synth
 
 import (
+	"errors"
 	"regexp"
+	"slices"
 	"strings"
 
 	"repro/internal/syncse"
@@ -29,8 +31,9 @@ func (p *LLM) checkLLM(c *registry.Checks) {
 	for m, pr := range p.Prices {
 		c.Add(pr.InputPer1K >= 0 && pr.OutputPer1K >= 0, "prices", "%q has a negative price", m)
 	}
-	if err := p.check(); err != nil && strings.HasPrefix(err.Error(), "base_url: ") {
-		c.Add(false, "base_url", "%s", strings.TrimPrefix(err.Error(), "base_url: "))
+	var pe *registry.ParamError
+	if err := p.check(); errors.As(err, &pe) && pe.Param == "base_url" {
+		c.Err(pe)
 	}
 }
 
@@ -40,14 +43,19 @@ func checkSampling(c *registry.Checks, prefix string, t, topP float64) {
 	c.Add(topP > 0 && topP <= 1, prefix+"top_p", "%v is outside (0, 1]", topP)
 }
 
-// paramOf turns a syncse configuration error that starts with a parameter
-// name ("prompts[2]: ...", "genres: ...") into a ParamError for it.
-func paramOf(err error, names ...string) error {
-	msg := err.Error()
-	for _, n := range names {
-		if rest, ok := strings.CutPrefix(msg, n); ok && (strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "[")) {
-			return registry.Paramf(n, "%s", strings.TrimLeft(strings.TrimPrefix(rest, ":"), " "))
-		}
+// paramOf turns a syncse configuration error naming one of names into a
+// ParamError for it; rename maps syncse's role name to this stage's
+// parameter where they differ.
+func paramOf(err error, rename map[string]string, names ...string) error {
+	var ce *syncse.ConfigError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if n, ok := rename[ce.Param]; ok {
+		return registry.Paramf(n, "%s", ce.Detail())
+	}
+	if slices.Contains(names, ce.Param) {
+		return registry.Paramf(ce.Param, "%s", ce.Detail())
 	}
 	return err
 }
@@ -71,7 +79,7 @@ func (p *SentencesParams) Validate() error {
 	}
 	if p.SentencesPerCall > 0 && p.ExampleSentences > 0 && p.ExamplesPerGenre > 0 {
 		if err := cfg.Check(); err != nil {
-			c.Err(paramOf(err, "genres", "topics_per_call", "topics", "caption_prompts", "prompts", "calls_per_genre", "max_words"))
+			c.Err(paramOf(err, nil, "genres", "topics_per_call", "topics", "caption_prompts", "prompts", "calls_per_genre", "max_words"))
 		}
 	}
 	return c.Result()
