@@ -261,8 +261,50 @@ func groupPrompts(n int, declared [][]int) ([][]int, error) {
 	return groups, nil
 }
 
+// chunk is one batch of prompt groups being decoded: the session, its
+// (group, sample) units and the sequences still running, in session order.
+type chunk struct {
+	o        *Options
+	sess     Session
+	units    []*unit
+	seqs     []*seq
+	maxLen   int
+	V        int
+	samplers []sampler
+	chosen   []int
+}
+
 func generateChunk(m Model, prompts [][]int, groups [][]int, firstGroup int, o Options, outs []Output) error {
-	// Read each prompt of the chunk once.
+	c, err := startChunk(m, prompts, groups, firstGroup, &o, outs)
+	if err != nil {
+		return err
+	}
+	for step := 0; len(c.seqs) > 0; step++ {
+		logits := c.sess.Logits()
+		if len(logits) != len(c.seqs)*c.V {
+			return fmt.Errorf("generate: the model returned %d logits for %d sequences of %d", len(logits), len(c.seqs), c.V)
+		}
+		at := map[*seq]int{}
+		for i, sq := range c.seqs {
+			at[sq] = i
+			o.penalize(c.row(logits, i), sq.out.Tokens)
+		}
+		if err := c.process(step, logits, at); err != nil {
+			return err
+		}
+		if err := c.draw(step, logits, at); err != nil {
+			return err
+		}
+		if done, err := c.advance(); done || err != nil {
+			return c.finish(err)
+		}
+	}
+	return c.finish(nil)
+}
+
+// startChunk reads each prompt of the chunk once, then forks the session
+// into the samples: sequence order is group, sample, member.
+func startChunk(m Model, prompts [][]int, groups [][]int, firstGroup int, o *Options, outs []Output) (*chunk, error) {
 	var read [][]int
 	row := map[int]int{} // prompt index -> row of the started session
 	capacity := 0
@@ -273,17 +315,14 @@ func generateChunk(m Model, prompts [][]int, groups [][]int, firstGroup int, o O
 			capacity = max(capacity, len(prompts[p])+o.MaxNewTokens)
 		}
 	}
-	maxLen := m.MaxLength()
-	if maxLen > 0 {
-		capacity = min(capacity, maxLen)
+	c := &chunk{o: o, maxLen: m.MaxLength(), V: m.VocabSize()}
+	if c.maxLen > 0 {
+		capacity = min(capacity, c.maxLen)
 	}
-	sess, err := m.Start(read, capacity)
-	if err != nil {
-		return err
+	var err error
+	if c.sess, err = m.Start(read, capacity); err != nil {
+		return nil, err
 	}
-	// Fork into the samples: sequence order is group, sample, member.
-	var units []*unit
-	var seqs []*seq
 	var fork []int
 	for gi, g := range groups {
 		for s := 0; s < o.Samples; s++ {
@@ -291,129 +330,141 @@ func generateChunk(m Model, prompts [][]int, groups [][]int, firstGroup int, o O
 			for mi, p := range g {
 				out := &outs[p*o.Samples+s]
 				*out = Output{Prompt: p, Sample: s}
-				sq := &seq{out: out, group: len(units), member: mi, rng: o.streamOf(p, s), plen: len(prompts[p])}
+				sq := &seq{out: out, group: len(c.units), member: mi, rng: o.streamOf(p, s), plen: len(prompts[p])}
 				u.seqs = append(u.seqs, sq)
-				seqs = append(seqs, sq)
+				c.seqs = append(c.seqs, sq)
 				fork = append(fork, row[p])
 			}
-			units = append(units, u)
+			c.units = append(c.units, u)
 		}
 	}
-	if err := sess.Select(fork); err != nil {
-		return err
+	if err := c.sess.Select(fork); err != nil {
+		return nil, err
 	}
-	V := m.VocabSize()
-	samplers := make([]sampler, runtime.GOMAXPROCS(0))
-	for i := range samplers {
-		samplers[i] = sampler{s: o.Sampling}
+	c.samplers = make([]sampler, runtime.GOMAXPROCS(0))
+	for i := range c.samplers {
+		c.samplers[i] = sampler{s: o.Sampling}
 	}
-	chosen := make([]int, len(seqs))
-	for step := 0; len(seqs) > 0; step++ {
-		logits := sess.Logits()
-		if len(logits) != len(seqs)*V {
-			return fmt.Errorf("generate: the model returned %d logits for %d sequences of %d", len(logits), len(seqs), V)
+	c.chosen = make([]int, len(c.seqs))
+	return c, nil
+}
+
+// row is sequence i's logits.
+func (c *chunk) row(logits []float32, i int) []float32 { return logits[i*c.V : (i+1)*c.V] }
+
+// process runs the logits processors over each unit's running sequences.
+func (c *chunk) process(step int, logits []float32, at map[*seq]int) error {
+	if len(c.o.Processors) == 0 {
+		return nil
+	}
+	for _, u := range c.units {
+		st := &Step{Index: step, Group: u.group, Sample: u.sample}
+		for mi, sq := range u.seqs {
+			if sq.done {
+				continue
+			}
+			st.Prompts = append(st.Prompts, u.prompts[mi])
+			st.Logits = append(st.Logits, c.row(logits, at[sq]))
+			st.Tokens = append(st.Tokens, sq.out.Tokens)
 		}
-		rowOf := func(i int) []float32 { return logits[i*V : (i+1)*V] }
-		at := map[*seq]int{}
-		for i, sq := range seqs {
-			at[sq] = i
-			o.penalize(rowOf(i), sq.out.Tokens)
+		if len(st.Logits) == 0 {
+			continue
 		}
-		if len(o.Processors) > 0 {
-			for _, u := range units {
-				st := &Step{Index: step, Group: u.group, Sample: u.sample}
-				for mi, sq := range u.seqs {
-					if sq.done {
-						continue
-					}
-					st.Prompts = append(st.Prompts, u.prompts[mi])
-					st.Logits = append(st.Logits, rowOf(at[sq]))
-					st.Tokens = append(st.Tokens, sq.out.Tokens)
-				}
-				if len(st.Logits) == 0 {
-					continue
-				}
-				for _, p := range o.Processors {
-					if err := p.Process(st); err != nil {
-						return fmt.Errorf("step %d, group %d, sample %d: %w", step, u.group, u.sample, err)
-					}
-				}
+		for _, p := range c.o.Processors {
+			if err := p.Process(st); err != nil {
+				return fmt.Errorf("step %d, group %d, sample %d: %w", step, u.group, u.sample, err)
 			}
 		}
-		// Draw every leader's (or free sequence's) token, rows in parallel:
-		// each row uses only its own stream.
-		chosen = chosen[:len(seqs)]
-		var bad error
-		var badMu sync.Mutex
-		parallelRows(len(seqs), len(samplers), func(w, i int) {
-			sq := seqs[i]
-			if o.Lockstep && sq.member > 0 {
+	}
+	return nil
+}
+
+// draw chooses every leader's (or free sequence's) token, rows in
+// parallel: each row uses only its own stream. In lockstep the followers
+// take their leader's.
+func (c *chunk) draw(step int, logits []float32, at map[*seq]int) error {
+	seqs := c.seqs
+	c.chosen = c.chosen[:len(seqs)]
+	var bad error
+	var badMu sync.Mutex
+	parallelRows(len(seqs), len(c.samplers), func(w, i int) {
+		sq := seqs[i]
+		if c.o.Lockstep && sq.member > 0 {
+			return
+		}
+		r := c.row(logits, i)
+		for _, v := range r {
+			if v != v {
+				badMu.Lock()
+				bad = fmt.Errorf("step %d: the logits of prompt %d, sample %d are NaN", step, sq.out.Prompt, sq.out.Sample)
+				badMu.Unlock()
 				return
 			}
-			r := rowOf(i)
-			for _, v := range r {
-				if v != v {
-					badMu.Lock()
-					bad = fmt.Errorf("step %d: the logits of prompt %d, sample %d are NaN", step, sq.out.Prompt, sq.out.Sample)
-					badMu.Unlock()
-					return
-				}
-			}
-			chosen[i] = samplers[w].choose(r, sq.rng)
-		})
-		if bad != nil {
-			return bad
 		}
-		if o.Lockstep {
-			for i, sq := range seqs {
-				if sq.member > 0 {
-					chosen[i] = chosen[at[units[sq.group].seqs[0]]]
-				}
-			}
-		}
-		// Record, and decide who continues.
-		var keep, next []int
+		c.chosen[i] = c.samplers[w].choose(r, sq.rng)
+	})
+	if bad != nil {
+		return bad
+	}
+	if c.o.Lockstep {
 		for i, sq := range seqs {
-			if o.Lockstep && sq.member > 0 {
-				continue // decided with its leader below
+			if sq.member > 0 {
+				c.chosen[i] = c.chosen[at[c.units[sq.group].seqs[0]]]
 			}
-			o.advance(sq, chosen[i], maxLen)
-			if o.Lockstep {
-				for _, f := range units[sq.group].seqs[1:] {
-					if sq.out.Stop != StopEOS {
-						f.out.Tokens = append(f.out.Tokens, chosen[i])
-					}
-					f.done, f.out.Stop, f.out.StopString, f.out.Text = sq.done, sq.out.Stop, sq.out.StopString, sq.out.Text
-				}
-			}
-		}
-		var live []*seq
-		for i, sq := range seqs {
-			if !sq.done {
-				keep = append(keep, i)
-				next = append(next, chosen[i])
-				live = append(live, sq)
-			}
-		}
-		if len(live) == 0 {
-			break
-		}
-		if len(live) < len(seqs) {
-			if err := sess.Select(keep); err != nil {
-				return err
-			}
-		}
-		seqs = live
-		if err := sess.Append(next); err != nil {
-			return err
 		}
 	}
-	if o.Decode != nil {
-		for _, u := range units {
-			for _, sq := range u.seqs {
-				if sq.out.Stop != StopString {
-					sq.out.Text = o.Decode(sq.out.Tokens)
+	return nil
+}
+
+// advance records the chosen tokens, decides who continues, and narrows
+// the session to them and appends their tokens; done when none is left.
+func (c *chunk) advance() (done bool, err error) {
+	o := c.o
+	for i, sq := range c.seqs {
+		if o.Lockstep && sq.member > 0 {
+			continue // decided with its leader below
+		}
+		o.advance(sq, c.chosen[i], c.maxLen)
+		if o.Lockstep {
+			for _, f := range c.units[sq.group].seqs[1:] {
+				if sq.out.Stop != StopEOS {
+					f.out.Tokens = append(f.out.Tokens, c.chosen[i])
 				}
+				f.done, f.out.Stop, f.out.StopString, f.out.Text = sq.done, sq.out.Stop, sq.out.StopString, sq.out.Text
+			}
+		}
+	}
+	var keep, next []int
+	var live []*seq
+	for i, sq := range c.seqs {
+		if !sq.done {
+			keep = append(keep, i)
+			next = append(next, c.chosen[i])
+			live = append(live, sq)
+		}
+	}
+	if len(live) == 0 {
+		return true, nil
+	}
+	if len(live) < len(c.seqs) {
+		if err := c.sess.Select(keep); err != nil {
+			return false, err
+		}
+	}
+	c.seqs = live
+	return false, c.sess.Append(next)
+}
+
+// finish decodes each output's text (a string stop has set it already),
+// unless err.
+func (c *chunk) finish(err error) error {
+	if err != nil || c.o.Decode == nil {
+		return err
+	}
+	for _, u := range c.units {
+		for _, sq := range u.seqs {
+			if sq.out.Stop != StopString {
+				sq.out.Text = c.o.Decode(sq.out.Tokens)
 			}
 		}
 	}
