@@ -204,39 +204,51 @@ func (c *Store) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
 	if keepNewer < 0 {
 		cutoff = time.Now().Add(time.Hour).UnixNano()
 	}
-
 	runs, err := c.List(ctx)
 	if err != nil {
 		return nil, err
 	}
+	keep, err := c.gcRoots(ctx, runs, cutoff, opts.DropLastRuns)
+	if err != nil {
+		return nil, err
+	}
+	closeOverInputs(runs, keep)
+	return c.sweep(ctx, runs, keep, cutoff, opts)
+}
+
+// gcRoots are the runs GC keeps for their own sake: those recorded since
+// cutoff and, unless dropLastRuns, those a scope's last-run record names.
+func (c *Store) gcRoots(ctx context.Context, runs []*RunInfo, cutoff int64, dropLastRuns bool) (map[string]bool, error) {
 	keep := map[string]bool{}
 	for _, r := range runs {
 		if r.Time.UnixNano() >= cutoff {
 			keep[r.Key] = true
 		}
 	}
-	if !opts.DropLastRuns {
-		rows, err := c.db.QueryContext(ctx, "SELECT DISTINCT key FROM last_runs")
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			keep[k] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+	if dropLastRuns {
+		return keep, nil
 	}
-	// Close over inputs: every input digest of a kept run must stay
-	// resolvable to a kept run that produced it. One producer is enough:
-	// an input already produced by a kept run pins nothing more, and
-	// otherwise the newest producer (runs are listed newest first) is kept.
+	rows, err := c.db.QueryContext(ctx, "SELECT DISTINCT key FROM last_runs")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		keep[k] = true
+	}
+	return keep, rows.Err()
+}
+
+// closeOverInputs adds to keep what its runs' inputs need: every input
+// digest of a kept run must stay resolvable to a kept run that produced
+// it. One producer is enough: an input already produced by a kept run pins
+// nothing more, and otherwise the newest producer (runs are listed newest
+// first) is kept.
+func closeOverInputs(runs []*RunInfo, keep map[string]bool) {
 	producers := map[string][]string{} // digest -> keys, newest first
 	for _, r := range runs {
 		for _, a := range r.Outputs {
@@ -275,7 +287,11 @@ func (c *Store) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
 			}
 		}
 	}
+}
 
+// sweep removes (or, in a dry run, counts) the runs outside keep, the
+// objects no kept run references, and the leftovers of interrupted runs.
+func (c *Store) sweep(ctx context.Context, runs []*RunInfo, keep map[string]bool, cutoff int64, opts GCOptions) (*GCStats, error) {
 	st := &GCStats{}
 	var drop []string
 	live := map[string]bool{}
@@ -305,31 +321,7 @@ func (c *Store) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
 		c.leftovers(runs, keep, cutoff, true, st)
 		return st, nil
 	}
-
-	// Forget the runs first: an object must never be referenced by the
-	// index after it is gone, whatever moment a crash picks.
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	for _, k := range drop {
-		if _, err := tx.Exec("DELETE FROM outputs WHERE key = ?", k); err != nil {
-			return nil, err
-		}
-		if _, err := tx.Exec("DELETE FROM runs WHERE key = ?", k); err != nil {
-			return nil, err
-		}
-	}
-	if opts.DropLastRuns {
-		if _, err := tx.Exec("DELETE FROM last_runs"); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := tx.Exec("DELETE FROM objects WHERE digest NOT IN (SELECT digest FROM outputs)"); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
+	if err := c.forgetRuns(ctx, drop, opts.DropLastRuns); err != nil {
 		return nil, err
 	}
 	for _, d := range deadObjects {
@@ -337,9 +329,37 @@ func (c *Store) GC(ctx context.Context, opts GCOptions) (*GCStats, error) {
 			return st, err
 		}
 	}
-
 	c.leftovers(runs, keep, cutoff, false, st)
 	return st, nil
+}
+
+// forgetRuns deletes the dropped runs' index rows (and with lastRuns every
+// last-run record) and the objects' rows nothing references any more. It
+// runs before any object is removed: an object must never be referenced
+// by the index after it is gone, whatever moment a crash picks.
+func (c *Store) forgetRuns(ctx context.Context, drop []string, lastRuns bool) error {
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, k := range drop {
+		if _, err := tx.Exec("DELETE FROM outputs WHERE key = ?", k); err != nil {
+			return err
+		}
+		if _, err := tx.Exec("DELETE FROM runs WHERE key = ?", k); err != nil {
+			return err
+		}
+	}
+	if lastRuns {
+		if _, err := tx.Exec("DELETE FROM last_runs"); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec("DELETE FROM objects WHERE digest NOT IN (SELECT digest FROM outputs)"); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 func sortedValues(m map[string]string) []string {
