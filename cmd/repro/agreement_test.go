@@ -52,7 +52,7 @@ func TestCheckAgreement(t *testing.T) {
 		}
 	}
 	for ab, want := range map[string]struct {
-		code int
+		code exitStatus
 		line string
 	}{
 		"features": {0, "ablation features: 2 of 3 orderings agree with the paper (67%), Kendall tau-b 0.33; minimum 50%: ok"},
@@ -119,7 +119,7 @@ func TestCheckAgreementMinimumFromFile(t *testing.T) {
 	want2 := "beyond the paper's resolution (10): 1 of 1 orderings agree (100%); 2 near-ties, 2 of them further apart in ours\n"
 	for _, cmd := range []string{"check", "results"} {
 		code, out, _ = repro(t, cmd, file, "--ablation", "features")
-		if !strings.Contains(out, want) || !strings.Contains(out, want2) || code != map[string]int{"check": 2, "results": 0}[cmd] {
+		if !strings.Contains(out, want) || !strings.Contains(out, want2) || code != map[string]exitStatus{"check": 2, "results": 0}[cmd] {
 			t.Errorf("%s after declaring the resolution: exit %d\n%s\nwant %q and %q", cmd, code, out, want, want2)
 		}
 	}

@@ -38,10 +38,10 @@ is not in this cache, say); the baseline must exist and have the same seeds.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if lf.profile == "" {
-				return exitCode(1, "repro baseline: --profile is required (the paper profile is judged against the paper)")
+				return exitCode(exitFailure, "repro baseline: --profile is required (the paper profile is judged against the paper)")
 			}
 			if len(seeds) == 0 {
-				return exitCode(1, "repro baseline: --seeds is empty")
+				return exitCode(exitFailure, "repro baseline: --seeds is empty")
 			}
 			file := args[0]
 			if err := checkBackend(ro.backend, nil); err != nil {
@@ -57,7 +57,7 @@ is not in this cache, say); the baseline must exist and have the same seeds.`,
 			var recorded *report.Baseline
 			if x.Targeted {
 				if recorded, err = recordedFor(path, seeds); err != nil {
-					return exitCode(1, "repro baseline --target: %v", err)
+					return exitCode(exitFailure, "repro baseline --target: %v", err)
 				}
 			}
 			var reps []*report.Report
@@ -71,7 +71,7 @@ is not in this cache, say); the baseline must exist and have the same seeds.`,
 			}
 			bl, err := report.BaselineFromRuns(reps, seeds, report.RecordOptions{Floor: floor, Backend: ro.backend, ExactOnly: exactOnly})
 			if err != nil {
-				return exitCode(1, "repro baseline: %s not recorded: %v", path, err)
+				return exitCode(exitFailure, "repro baseline: %s not recorded: %v", path, err)
 			}
 			bl.Note = note
 			var kept []string
@@ -79,7 +79,7 @@ is not in this cache, say); the baseline must exist and have the same seeds.`,
 				kept = keepRecorded(bl, recorded)
 			}
 			if err := bl.Write(path); err != nil {
-				return exitCode(1, "repro baseline: %v", err)
+				return exitCode(exitFailure, "repro baseline: %v", err)
 			}
 			var spread []string
 			for _, name := range slices.Sorted(maps.Keys(bl.Cells)) {

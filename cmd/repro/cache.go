@@ -43,11 +43,11 @@ func cacheDirOf(args []string) string {
 func openCache(args []string) (*store.Store, error) {
 	dir := cacheDirOf(args)
 	if _, err := os.Stat(dir); err != nil {
-		return nil, exitCode(1, "repro cache: %s: no cache there (%v)", dir, err)
+		return nil, exitCode(exitFailure, "repro cache: %s: no cache there (%v)", dir, err)
 	}
 	c, err := store.Open(dir)
 	if err != nil {
-		return nil, exitCode(1, "repro cache: %s: %v", dir, err)
+		return nil, exitCode(exitFailure, "repro cache: %s: %v", dir, err)
 	}
 	return c, nil
 }
@@ -57,7 +57,7 @@ func openCache(args []string) (*store.Store, error) {
 func readCache(args []string) (*store.Store, error) {
 	c, err := store.OpenReadOnly(cacheDirOf(args))
 	if err != nil {
-		return nil, exitCode(1, "repro cache: %v", err)
+		return nil, exitCode(exitFailure, "repro cache: %v", err)
 	}
 	return c, nil
 }
@@ -76,7 +76,7 @@ func newCacheLsCmd() *cobra.Command {
 			defer c.Close()
 			runs, err := c.List(cmd.Context())
 			if err != nil {
-				return exitCode(1, "repro cache ls: %v", err)
+				return exitCode(exitFailure, "repro cache ls: %v", err)
 			}
 			if lsJSON {
 				return view.WriteJSON(cmd.OutOrStdout(), view.NewCacheRuns(c.Dir(), runs))
@@ -116,7 +116,7 @@ func newCacheVerifyCmd() *cobra.Command {
 			defer c.Close()
 			probs, err := c.Verify(cmd.Context())
 			if err != nil {
-				return exitCode(1, "repro cache verify: %v", err)
+				return exitCode(exitFailure, "repro cache verify: %v", err)
 			}
 			out := cmd.OutOrStdout()
 			for _, p := range probs {
@@ -127,14 +127,14 @@ func newCacheVerifyCmd() *cobra.Command {
 				return nil
 			}
 			if !repair {
-				return exitCode(1, "repro cache verify: %d problem(s) in %s; `repro cache verify --repair` drops the damaged parts so the next run recomputes them", len(probs), c.Dir())
+				return exitCode(exitFailure, "repro cache verify: %d problem(s) in %s; `repro cache verify --repair` drops the damaged parts so the next run recomputes them", len(probs), c.Dir())
 			}
 			done, err := c.Repair(cmd.Context(), probs)
 			for _, d := range done {
 				fmt.Fprintln(out, "repaired:", d)
 			}
 			if err != nil {
-				return exitCode(1, "repro cache verify --repair: %v", err)
+				return exitCode(exitFailure, "repro cache verify --repair: %v", err)
 			}
 			fmt.Fprintf(out, "%d problem(s) repaired; the next run recomputes what was dropped\n", len(probs))
 			return nil
@@ -158,7 +158,7 @@ func newCacheGCCmd() *cobra.Command {
 			defer c.Close()
 			st, err := c.GC(cmd.Context(), opts)
 			if err != nil {
-				return exitCode(1, "repro cache gc: %v", err)
+				return exitCode(exitFailure, "repro cache gc: %v", err)
 			}
 			verb := "removed"
 			if opts.DryRun {
@@ -188,7 +188,7 @@ func newCacheScopesCmd() *cobra.Command {
 			defer c.Close()
 			ss, err := c.Scopes(cmd.Context())
 			if err != nil {
-				return exitCode(1, "repro cache scopes: %v", err)
+				return exitCode(exitFailure, "repro cache scopes: %v", err)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "STAGES\tREPORTS\tUPDATED\tSCOPE")
@@ -218,10 +218,10 @@ func newCacheForgetCmd() *cobra.Command {
 			defer c.Close()
 			recs, reps, err := c.ForgetScope(cmd.Context(), x.Scope)
 			if err != nil {
-				return exitCode(1, "repro cache forget: %v", err)
+				return exitCode(exitFailure, "repro cache forget: %v", err)
 			}
 			if recs == 0 && reps == 0 {
-				return exitCode(1, "repro cache forget: the cache keeps no state for %s", x.Scope)
+				return exitCode(exitFailure, "repro cache forget: the cache keeps no state for %s", x.Scope)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "forgot %s: %d stage record(s), %d report(s); `repro cache gc` frees what nothing else keeps\n", x.Scope, recs, reps)
 			return nil
@@ -257,16 +257,16 @@ refused; runs this cache has already are left alone. The source is only read.`,
 func importRuns(cmd *cobra.Command, srcDir string, stages, keys []string) error {
 	src, err := store.OpenReadOnly(srcDir)
 	if errors.Is(err, store.ErrNoCache) {
-		return exitCode(1, "repro cache import: %s is not a cache directory (it has no index.db)", srcDir)
+		return exitCode(exitFailure, "repro cache import: %s is not a cache directory (it has no index.db)", srcDir)
 	}
 	if err != nil {
-		return exitCode(1, "repro cache import: %s: %v", srcDir, err)
+		return exitCode(exitFailure, "repro cache import: %s: %v", srcDir, err)
 	}
 	defer src.Close()
 	dir := cacheDirOf(nil)
 	dst, err := store.Open(dir)
 	if err != nil {
-		return exitCode(1, "repro cache import: %s: %v", dir, err)
+		return exitCode(exitFailure, "repro cache import: %s: %v", dir, err)
 	}
 	defer dst.Close()
 	match := func(r *store.RunInfo) bool {
@@ -296,13 +296,13 @@ func importRuns(cmd *cobra.Command, srcDir string, stages, keys []string) error 
 		fmt.Fprintf(out, "%s  %s  %s  %s v%d  %s\n", verb, r.Key[:12], r.NodeID, r.Type, r.Version, humanBytes(r.Size))
 	})
 	if err != nil {
-		return exitCode(1, "repro cache import: %v", err)
+		return exitCode(exitFailure, "repro cache import: %v", err)
 	}
 	if matched == 0 && len(stages)+len(keys) == 0 {
-		return exitCode(1, "repro cache import: %s records no run", src.Dir())
+		return exitCode(exitFailure, "repro cache import: %s records no run", src.Dir())
 	}
 	if matched == 0 {
-		return exitCode(1, "repro cache import: no recorded run in %s matches %s", src.Dir(), describeMatch(stages, keys))
+		return exitCode(exitFailure, "repro cache import: no recorded run in %s matches %s", src.Dir(), describeMatch(stages, keys))
 	}
 	fmt.Fprintf(out, "\n%d run(s) imported into %s (%d object(s), %s copied); %d present already\n",
 		st.Runs, dst.Dir(), st.Objects, humanBytes(st.Bytes), st.Present)

@@ -13,14 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes of check.
-const (
-	checkOK          = 0
-	checkError       = 1
-	checkRegression  = 2
-	checkImprovement = 3
-)
-
 // checkFlags are check's own flags.
 type checkFlags struct {
 	reportFile       string
@@ -66,13 +58,13 @@ regression or error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cf.reportFile != "" && len(args) != 1 {
-				return exitCode(checkError, "repro check: --report takes exactly one experiment file")
+				return exitCode(exitFailure, "repro check: --report takes exactly one experiment file")
 			}
 			if err := checkSeedFlags("check", &lf, cf.seeds, cf.ablations); err != nil {
 				return err
 			}
 			if len(cf.seeds) > 0 && cf.reportFile != "" {
-				return exitCode(checkError, "repro check: --seeds combines recorded grids; --report judges one file: give one")
+				return exitCode(exitFailure, "repro check: --seeds combines recorded grids; --report judges one file: give one")
 			}
 			var res view.Check
 			for _, file := range args {
@@ -93,10 +85,10 @@ regression or error.`,
 			}
 			if cf.junit != "" {
 				if err := writeJUnit(cf.junit, &res); err != nil {
-					return exitCode(checkError, "repro check: --junit: %v", err)
+					return exitCode(exitFailure, "repro check: --junit: %v", err)
 				}
 			}
-			if code := checkExit(res.Files); code != checkOK {
+			if code := checkExit(res.Files); code != exitOK {
 				return &exitError{code: code}
 			}
 			return nil
@@ -114,20 +106,20 @@ regression or error.`,
 
 // checkExit is the exit status over the files: a regression first, then an
 // error, then an improvement beyond tolerance.
-func checkExit(files []view.CheckFile) int {
+func checkExit(files []view.CheckFile) exitStatus {
 	var seen [5]bool
 	for _, f := range files {
 		seen[f.Class()] = true
 	}
 	switch {
 	case seen[report.Regression]:
-		return checkRegression
+		return exitRegression
 	case seen[report.Error]:
-		return checkError
+		return exitFailure
 	case seen[report.Improvement]:
-		return checkImprovement
+		return exitImprovement
 	}
-	return checkOK
+	return exitOK
 }
 
 func writeJUnit(path string, res *view.Check) error {

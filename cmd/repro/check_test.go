@@ -78,21 +78,21 @@ func TestCheckGate(t *testing.T) {
 		name string
 		edit func(r *report.Report, c *report.Cell)
 		args []string
-		code int
+		code exitStatus
 		want string
 	}{
 		{"last bit up", func(_ *report.Report, c *report.Cell) { c.Ours = math.Nextafter(c.Ours, 100) }, nil,
-			checkImprovement, "TF-IDF / STS-B: improved: ours "},
-		{"far up", func(_ *report.Report, c *report.Cell) { c.Ours += 40 }, nil, checkImprovement, "+40.00, exact"},
-		{"far up, allowed", func(_ *report.Report, c *report.Cell) { c.Ours += 40 }, []string{"--allow-improvement"}, checkOK, "ok (2 checked"},
+			exitImprovement, "TF-IDF / STS-B: improved: ours "},
+		{"far up", func(_ *report.Report, c *report.Cell) { c.Ours += 40 }, nil, exitImprovement, "+40.00, exact"},
+		{"far up, allowed", func(_ *report.Report, c *report.Cell) { c.Ours += 40 }, []string{"--allow-improvement"}, exitOK, "ok (2 checked"},
 		{"last bit down", func(_ *report.Report, c *report.Cell) { c.Ours = math.Nextafter(c.Ours, 0) }, nil,
-			checkRegression, "TF-IDF / STS-B: regressed: ours "},
+			exitRegression, "TF-IDF / STS-B: regressed: ours "},
 		{"another backend, inside the tolerance", func(r *report.Report, c *report.Cell) { r.Backend = "cuda"; c.Ours += 0.3 }, nil,
-			checkOK, "tolerance: baseline recorded on cpu, this run on cuda"},
+			exitOK, "tolerance: baseline recorded on cpu, this run on cuda"},
 		{"another backend, beyond it", func(r *report.Report, c *report.Cell) { r.Backend = "cuda"; c.Ours += 3 }, nil,
-			checkImprovement, "+3.00, tolerance 0.5"},
+			exitImprovement, "+3.00, tolerance 0.5"},
 		{"another seed", func(r *report.Report, c *report.Cell) { s := int64(7); r.Seed = &s; c.Ours -= 0.2 }, nil,
-			checkOK, "baseline recorded at seed 42, this run at seed 7"},
+			exitOK, "baseline recorded at seed 42, this run at seed 7"},
 	} {
 		code, out, _ := repro(t, append([]string{"check", file, "--profile", "mini", "--report", edited(t, rep, c.edit)}, c.args...)...)
 		if code != c.code || !strings.Contains(out, c.want) {
@@ -108,7 +108,7 @@ func TestCheckGate(t *testing.T) {
 			}
 		}
 	})
-	if code, out, _ := repro(t, "check", file, "--profile", "mini", "--report", path); code != checkImprovement ||
+	if code, out, _ := repro(t, "check", file, "--profile", "mini", "--report", path); code != exitImprovement ||
 		!strings.Contains(out, "TF-IDF / pairs: improved: ours 1380, baseline 1379, diff +1, exact (a count)") {
 		t.Errorf("a count one up on cuda: exit %d\n%s", code, out)
 	}
@@ -121,7 +121,7 @@ func TestCheckJSONAndJUnit(t *testing.T) {
 	worse := edited(t, rep, func(_ *report.Report, c *report.Cell) { c.Ours -= 3 })
 	junit := filepath.Join(t.TempDir(), "check.xml")
 	code, out, _ := repro(t, "check", file, "--profile", "mini", "--report", worse, "--json", "--junit", junit)
-	if code != checkRegression {
+	if code != exitRegression {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	var res struct {
@@ -195,7 +195,7 @@ func TestCheckJSONAndJUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ = repro(t, "check", file, other, "--profile", "mini")
-	if code != checkError {
+	if code != exitFailure {
 		t.Errorf("two files, one never run: exit %d\n%s", code, out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")

@@ -17,10 +17,10 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // repro runs the CLI in-process and returns its exit code and output.
-func repro(t *testing.T, args ...string) (int, string, string) {
+func repro(t *testing.T, args ...string) (exitStatus, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
+	code := exitStatus(run(args, &out, &errb))
 	return code, out.String(), errb.String()
 }
 

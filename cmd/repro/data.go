@@ -53,7 +53,7 @@ func newDataCmd() *cobra.Command {
 			if corrupt > 0 {
 				// A file that fails its checksum is an error (a missing one
 				// is not: other machines may hold a subset of the data).
-				return exitCode(1, "repro data ls: %d dataset(s) fail verification", corrupt)
+				return exitCode(exitFailure, "repro data ls: %d dataset(s) fail verification", corrupt)
 			}
 			return nil
 		},
@@ -66,10 +66,10 @@ func newDataCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, ok := dataset.Lookup(args[0]); !ok {
-				return exitCode(1, "repro data pull: unknown dataset %q.%s", args[0], dsl.Suggest(args[0], dataset.Names()))
+				return exitCode(exitFailure, "repro data pull: unknown dataset %q.%s", args[0], dsl.Suggest(args[0], dataset.Names()))
 			}
 			if err := dataset.Pull(cmd.Context(), args[0], dir); err != nil {
-				return exitCode(1, "repro data pull %s: %v", args[0], err)
+				return exitCode(exitFailure, "repro data pull %s: %v", args[0], err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: pulled and verified\n", args[0])
 			return nil

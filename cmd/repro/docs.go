@@ -47,7 +47,7 @@ recorded baseline).`,
 				if check {
 					old, err := os.ReadFile(path)
 					if err != nil && !errors.Is(err, fs.ErrNotExist) {
-						return exitCode(1, "repro docs: %v", err)
+						return exitCode(exitFailure, "repro docs: %v", err)
 					}
 					if !bytes.Equal(old, page) {
 						stale = append(stale, path)
@@ -55,15 +55,15 @@ recorded baseline).`,
 					continue
 				}
 				if err := os.MkdirAll(out, 0o755); err != nil {
-					return exitCode(1, "repro docs: %v", err)
+					return exitCode(exitFailure, "repro docs: %v", err)
 				}
 				if err := os.WriteFile(path, page, 0o644); err != nil {
-					return exitCode(1, "repro docs: %v", err)
+					return exitCode(exitFailure, "repro docs: %v", err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", path)
 			}
 			if len(stale) > 0 {
-				return exitCode(1, "repro docs --check: %d page(s) differ from the recorded results: %s (run repro docs %s --out %s)",
+				return exitCode(exitFailure, "repro docs --check: %d page(s) differ from the recorded results: %s (run repro docs %s --out %s)",
 					len(stale), strings.Join(stale, ", "), strings.Join(args, " "), out)
 			}
 			return nil
@@ -96,7 +96,7 @@ func docsPage(cmd *cobra.Command, file string) (string, []byte, error) {
 			continue
 		}
 		if err != nil {
-			return "", nil, exitCode(1, "repro docs: %v", err)
+			return "", nil, exitCode(exitFailure, "repro docs: %v", err)
 		}
 		any = true
 		rep := xp.RecordedReport(bl)

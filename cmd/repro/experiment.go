@@ -36,7 +36,7 @@ func (f *loadFlags) options() (experiment.Options, error) {
 	for _, v := range f.vars {
 		name, val, ok := strings.Cut(v, "=")
 		if !ok || strings.TrimSpace(name) == "" {
-			return o, exitCode(1, "repro: -var %q: want name=value", v)
+			return o, exitCode(exitFailure, "repro: -var %q: want name=value", v)
 		}
 		o.Vars[strings.TrimSpace(name)] = val
 	}
@@ -57,9 +57,9 @@ func loadExperiment(file string, lf *loadFlags, reg *registry.Registry, stderr i
 	if err != nil {
 		var le *experiment.LoadError
 		if errors.As(err, &le) {
-			return nil, exitCode(1, "%v", le)
+			return nil, exitCode(exitFailure, "%v", le)
 		}
-		return nil, exitCode(1, "repro: %v", err)
+		return nil, exitCode(exitFailure, "repro: %v", err)
 	}
 	return x, nil
 }
@@ -74,7 +74,7 @@ func openStoreRead(file string) (*store.Store, error) {
 		if errors.Is(err, store.ErrNoCache) {
 			return nil, err
 		}
-		return nil, exitCode(1, "repro: cache %s: %v", dir, err)
+		return nil, exitCode(exitFailure, "repro: cache %s: %v", dir, err)
 	}
 	return st, nil
 }
@@ -85,7 +85,7 @@ func openStore(file string) (*store.Store, error) {
 	dir := experiment.CacheDir(file, global.cacheDir)
 	st, err := store.Open(dir)
 	if err != nil {
-		return nil, exitCode(1, "repro: cache %s: %v", dir, err)
+		return nil, exitCode(exitFailure, "repro: cache %s: %v", dir, err)
 	}
 	return st, nil
 }

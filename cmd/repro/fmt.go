@@ -24,12 +24,12 @@ func newFmtCmd() *cobra.Command {
 			for _, file := range args {
 				src, err := os.ReadFile(file)
 				if err != nil {
-					return exitCode(1, "repro fmt: %v", err)
+					return exitCode(exitFailure, "repro fmt: %v", err)
 				}
 				// Never rewrite a file that does not parse: say where it breaks.
 				if _, diags := hclsyntax.ParseConfig(src, file, hcl.InitialPos); diags.HasErrors() {
 					_ = dsl.Render(cmd.ErrOrStderr(), nil, diags)
-					return exitCode(1, "repro fmt: %s has syntax errors; nothing rewritten", file)
+					return exitCode(exitFailure, "repro fmt: %s has syntax errors; nothing rewritten", file)
 				}
 				out := hclwrite.Format(src)
 				if bytes.Equal(src, out) {
@@ -39,12 +39,12 @@ func newFmtCmd() *cobra.Command {
 				fmt.Fprintln(cmd.OutOrStdout(), file)
 				if !check {
 					if err := os.WriteFile(file, out, 0o644); err != nil {
-						return exitCode(1, "repro fmt: %v", err)
+						return exitCode(exitFailure, "repro fmt: %v", err)
 					}
 				}
 			}
 			if check && differ > 0 {
-				return exitCode(1, "repro fmt: %d file(s) not formatted", differ)
+				return exitCode(exitFailure, "repro fmt: %d file(s) not formatted", differ)
 			}
 			return nil
 		},

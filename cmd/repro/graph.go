@@ -15,7 +15,7 @@ func newGraphCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "dot" && format != "mermaid" {
-				return exitCode(1, "repro graph: --format %q: want dot or mermaid", format)
+				return exitCode(exitFailure, "repro graph: --format %q: want dot or mermaid", format)
 			}
 			x, err := loadExperiment(args[0], &lf, defaultRegistry(), cmd.ErrOrStderr())
 			if err != nil {

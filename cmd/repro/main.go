@@ -4,8 +4,8 @@
 // One file per subcommand; each parses its flags and calls into dsl/, runner/
 // and internal/report, which do the work and the rendering.
 //
-// Exit codes: 0 success; 1 an error (bad input, a failed stage, a missing
-// value); 2 a regression found by `repro check`.
+// Exit codes: exit.go lists them (0 success; 1 an error; 2 a regression
+// found by `repro check`, ...).
 package main
 
 import (
@@ -38,26 +38,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if ee.msg != "" {
 			fmt.Fprintln(stderr, ee.msg)
 		}
-		return ee.code
+		return int(ee.code)
 	}
 	fmt.Fprintln(stderr, "repro:", err)
-	return 1
-}
-
-// exitError carries an exit code chosen by a subcommand; msg (possibly empty
-// when the command already printed its explanation) goes to stderr.
-type exitError struct {
-	code  int
-	msg   string
-	cause error // for errors.Is; nil for most
-}
-
-func (e *exitError) Error() string { return e.msg }
-
-func (e *exitError) Unwrap() error { return e.cause }
-
-func exitCode(code int, format string, args ...any) error {
-	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+	return int(exitFailure)
 }
 
 // terraformStyle accepts Terraform's single-dash -var (pflag would read it

@@ -14,8 +14,6 @@ import (
 // Exit codes of plan with --detailed-exitcode (Terraform's): 0 nothing
 // would run, 2 stages would run; 1 an error, or run would refuse to start
 // (with or without the flag).
-const planChanges = 2
-
 func newPlanCmd() *cobra.Command {
 	var lf loadFlags
 	var backendName string
@@ -68,7 +66,7 @@ Exit status: 0 success; 1 an error, or run would refuse to start; with --detaile
 			}
 			detailedPlan, err := x.PlanDetailed(cmd.Context(), st, backendName)
 			if err != nil {
-				return exitCode(1, "repro plan: %v", err)
+				return exitCode(exitFailure, "repro plan: %v", err)
 			}
 			entries := detailedPlan.Entries
 			p := view.NewPlan(file, x.Profile, backendName, entries)
@@ -83,7 +81,7 @@ Exit status: 0 success; 1 an error, or run would refuse to start; with --detaile
 			if asJSON {
 				rps, err := x.PlanRequests(cmd.Context(), st, entries)
 				if err != nil {
-					return exitCode(1, "repro plan: %v", err)
+					return exitCode(exitFailure, "repro plan: %v", err)
 				}
 				p.AddRequests(rps)
 				if err := view.WriteJSON(out, p); err != nil {
@@ -92,7 +90,7 @@ Exit status: 0 success; 1 an error, or run would refuse to start; with --detaile
 			} else {
 				p.Human(out)
 				if err := printRequestPlan(cmd.Context(), out, st, x, entries); err != nil {
-					return exitCode(1, "repro plan: %v", err)
+					return exitCode(exitFailure, "repro plan: %v", err)
 				}
 				if onSlurm {
 					printJobs(out, x, entries, backendName, slurmCfg)
@@ -100,9 +98,9 @@ Exit status: 0 success; 1 an error, or run would refuse to start; with --detaile
 			}
 			switch {
 			case p.Refused != nil:
-				return exitCode(1, "")
+				return exitCode(exitFailure, "")
 			case detailed && p.Summary.Run > 0:
-				return &exitError{code: planChanges}
+				return &exitError{code: exitPlanChanges}
 			}
 			return nil
 		},

@@ -16,7 +16,7 @@ import (
 // stages would run, 0 once everything is cached, 1 for a refusal.
 func TestPlanDetailedExitCode(t *testing.T) {
 	file := workspace(t)
-	if code, out, errs := repro(t, "plan", file, "--detailed-exitcode"); code != planChanges {
+	if code, out, errs := repro(t, "plan", file, "--detailed-exitcode"); code != exitPlanChanges {
 		t.Errorf("plan before any run: exit %d, want 2\n%s%s", code, out, errs)
 	}
 	if code, out, _ := repro(t, "plan", file); code != 0 {
@@ -28,7 +28,7 @@ func TestPlanDetailedExitCode(t *testing.T) {
 	if code, out, _ := repro(t, "plan", file, "--detailed-exitcode"); code != 0 {
 		t.Errorf("plan after the run: exit %d, want 0\n%s", code, out)
 	}
-	if code, out, _ := repro(t, "plan", file, "--detailed-exitcode", "--set", "stage.tfidf.max_features=1500"); code != planChanges {
+	if code, out, _ := repro(t, "plan", file, "--detailed-exitcode", "--set", "stage.tfidf.max_features=1500"); code != exitPlanChanges {
 		t.Errorf("plan with a changed parameter: exit %d, want 2\n%s", code, out)
 	}
 	if code, out, _ := repro(t, "plan", "testdata/weights.hcl", "--detailed-exitcode"); code != 1 {

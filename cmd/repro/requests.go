@@ -118,7 +118,7 @@ be paid for again.`,
 			}
 			c, err := open(file)
 			if errors.Is(err, store.ErrNoCache) {
-				return exitCode(1, "repro cache requests: %v", err)
+				return exitCode(exitFailure, "repro cache requests: %v", err)
 			}
 			if err != nil {
 				return err
@@ -129,7 +129,7 @@ be paid for again.`,
 			if drop {
 				n, err := c.DropRequests(ctx, f)
 				if err != nil {
-					return exitCode(1, "repro cache requests --drop: %v", err)
+					return exitCode(exitFailure, "repro cache requests --drop: %v", err)
 				}
 				fmt.Fprintf(out, "dropped %d answer(s) from %s\n", n, c.Dir())
 				return nil
@@ -137,13 +137,13 @@ be paid for again.`,
 			if failed {
 				fails, err := c.RequestFailures(ctx, f)
 				if err != nil {
-					return exitCode(1, "repro cache requests --failed: %v", err)
+					return exitCode(exitFailure, "repro cache requests --failed: %v", err)
 				}
 				writeRequestFailures(out, fails)
 				return nil
 			}
 			if f != (store.RequestFilter{}) {
-				return exitCode(1, "repro cache requests: --provider, --model, --stage and --key select what --drop deletes or --failed lists")
+				return exitCode(exitFailure, "repro cache requests: --provider, --model, --stage and --key select what --drop deletes or --failed lists")
 			}
 			prices := map[string]registry.RequestEstimate{}
 			if len(args) == 1 {
@@ -152,12 +152,12 @@ be paid for again.`,
 					return err
 				}
 				if prices, err = x.Prices(ctx, c); err != nil {
-					return exitCode(1, "repro cache requests: %v", err)
+					return exitCode(exitFailure, "repro cache requests: %v", err)
 				}
 			}
 			stats, err := c.RequestStats(ctx)
 			if err != nil {
-				return exitCode(1, "repro cache requests: %v", err)
+				return exitCode(exitFailure, "repro cache requests: %v", err)
 			}
 			writeRequestStats(out, stats, prices, len(args) == 1)
 			fmt.Fprintf(out, "in %s\n", c.Dir())

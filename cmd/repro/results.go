@@ -68,7 +68,7 @@ func newResultsCmd() *cobra.Command {
 // run of it prints, without a cache or a run: what a reviewer reads first.
 func showRecorded(cmd *cobra.Command, file string, lf *loadFlags, asJSON, markdown, verbose bool) error {
 	if lf.profile == "" {
-		return exitCode(1, "repro results --recorded: give --profile (the paper profile has no recorded baseline: its reference is the paper)")
+		return exitCode(exitFailure, "repro results --recorded: give --profile (the paper profile has no recorded baseline: its reference is the paper)")
 	}
 	x, err := loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
 	if err != nil {
@@ -76,7 +76,7 @@ func showRecorded(cmd *cobra.Command, file string, lf *loadFlags, asJSON, markdo
 	}
 	bl, err := x.LoadBaseline()
 	if err != nil {
-		return exitCode(1, "repro results --recorded: no baseline for profile %s: %v", lf.profile, err)
+		return exitCode(exitFailure, "repro results --recorded: no baseline for profile %s: %v", lf.profile, err)
 	}
 	rep := x.RecordedReport(bl)
 	out := cmd.OutOrStdout()
@@ -112,7 +112,7 @@ func latestReport(cmd *cobra.Command, file string, lf *loadFlags) (*experiment.E
 	}
 	st, err := openStoreRead(file)
 	if errors.Is(err, store.ErrNoCache) {
-		return nil, nil, &exitError{code: 1, msg: fmt.Sprintf("%s: no recorded results for profile %s: %v", file, x.ProfileName(), err), cause: errNoRecord}
+		return nil, nil, &exitError{code: exitFailure, msg: fmt.Sprintf("%s: no recorded results for profile %s: %v", file, x.ProfileName(), err), cause: errNoRecord}
 	}
 	if err != nil {
 		return nil, nil, err
@@ -120,10 +120,10 @@ func latestReport(cmd *cobra.Command, file string, lf *loadFlags) (*experiment.E
 	defer st.Close()
 	rep, err := x.LatestReport(cmd.Context(), st)
 	if errors.Is(err, experiment.ErrNoResults) {
-		return nil, nil, &exitError{code: 1, msg: fmt.Sprintf("%s: %v", file, err), cause: errNoRecord}
+		return nil, nil, &exitError{code: exitFailure, msg: fmt.Sprintf("%s: %v", file, err), cause: errNoRecord}
 	}
 	if err != nil {
-		return nil, nil, exitCode(1, "%s: %v", file, err)
+		return nil, nil, exitCode(exitFailure, "%s: %v", file, err)
 	}
 	// The minimum and resolution shown are the ones the file declares now,
 	// as check applies them, not the ones in force when the grid was recorded.

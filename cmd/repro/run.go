@@ -73,13 +73,13 @@ func runSeeds(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts, seeds 
 			return err
 		}
 		if rep.Ablation == nil {
-			return exitCode(1, "repro run: seed %d: no ablation grid", s)
+			return exitCode(exitFailure, "repro run: seed %d: no ablation grid", s)
 		}
 		grids = append(grids, rep.Ablation)
 	}
 	mean, err := report.MeanOverSeeds(grids, seeds)
 	if err != nil {
-		return exitCode(1, "repro run: %v", err)
+		return exitCode(exitFailure, "repro run: %v", err)
 	}
 	if ro.asJSON {
 		// After each seed's stream, the grid combined over them.
@@ -103,20 +103,20 @@ func checkBackend(name string, devices []string) error {
 		if err == nil {
 			err = fmt.Errorf("backend %q is not available", name)
 		}
-		return exitCode(1, "repro: --backend: %v", err)
+		return exitCode(exitFailure, "repro: --backend: %v", err)
 	}
 	for _, d := range devices {
 		family, ordinal, _ := strings.Cut(d, ":")
 		switch {
 		case d == "cpu":
 		case family == "cuda" && name != "cuda":
-			return exitCode(1, "repro: --device %s needs --backend cuda (this run's backend is %s, which has no devices: leave --device out, or pass --backend cuda)", d, name)
+			return exitCode(exitFailure, "repro: --device %s needs --backend cuda (this run's backend is %s, which has no devices: leave --device out, or pass --backend cuda)", d, name)
 		case family == "cuda":
 			if _, err := strconv.Atoi(ordinal); ordinal != "" && err != nil {
-				return exitCode(1, "repro: --device %s: want cuda:N, N the GPU's number", d)
+				return exitCode(exitFailure, "repro: --device %s: want cuda:N, N the GPU's number", d)
 			}
 		default:
-			return exitCode(1, "repro: --device %s: want cpu or cuda:N", d)
+			return exitCode(exitFailure, "repro: --device %s: want cpu or cuda:N", d)
 		}
 	}
 	return nil
@@ -185,7 +185,7 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 		disp.Close()
 	}
 	if err != nil {
-		return nil, exitCode(1, "repro run: %v", err)
+		return nil, exitCode(exitFailure, "repro run: %v", err)
 	}
 	if stream != nil {
 		return oc.Report, streamResult(stream, x, oc)
@@ -213,13 +213,13 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 		case errors.As(runErr, &re):
 			fmt.Fprintln(cmd.ErrOrStderr(), "\n"+re.Error())
 			if errors.Is(runErr, context.Canceled) {
-				return oc.Report, exitCode(130, "repro run: interrupted; finished stages are cached, run again to continue")
+				return oc.Report, exitCode(exitInterrupted, "repro run: interrupted; finished stages are cached, run again to continue")
 			}
-			return oc.Report, exitCode(1, "")
+			return oc.Report, exitCode(exitFailure, "")
 		case errors.As(runErr, &oe):
 			fmt.Fprintf(cmd.ErrOrStderr(), "repro run: %v\n", oe)
 		default:
-			return oc.Report, exitCode(1, "repro run: %v", runErr)
+			return oc.Report, exitCode(exitFailure, "repro run: %v", runErr)
 		}
 	}
 	return oc.Report, nil
@@ -246,9 +246,9 @@ func streamResult(stream *view.Events, x *experiment.Experiment, oc *experiment.
 		var oe *experiment.OutputError
 		switch {
 		case errors.Is(runErr, context.Canceled):
-			exit = exitCode(130, "")
+			exit = exitCode(exitInterrupted, "")
 		case !errors.As(runErr, &oe):
-			exit = exitCode(1, "")
+			exit = exitCode(exitFailure, "")
 		}
 	}
 	stream.Result(oc.Report, x.Judge(oc.Report, report.JudgeOptions{}), sum)

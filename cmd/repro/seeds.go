@@ -25,11 +25,11 @@ func checkSeedFlags(command string, lf *loadFlags, seeds []int64, ablations bool
 		return nil
 	}
 	if lf.ablation == "" && !ablations {
-		return exitCode(1, "repro %s: --seeds combines an ablation's grids over seeds: give --ablation NAME", command)
+		return exitCode(exitFailure, "repro %s: --seeds combines an ablation's grids over seeds: give --ablation NAME", command)
 	}
 	for _, v := range lf.vars {
 		if name, _, _ := strings.Cut(v, "="); strings.TrimSpace(name) == "seed" {
-			return exitCode(1, "repro %s: --seeds and -var %s both set the seed: give one", command, v)
+			return exitCode(exitFailure, "repro %s: --seeds and -var %s both set the seed: give one", command, v)
 		}
 	}
 	return nil
@@ -45,14 +45,14 @@ func seededReport(cmd *cobra.Command, file string, lf *loadFlags, seeds []int64)
 		one := withSeed(lf, s)
 		xs, rep, err := latestReport(cmd, file, one)
 		if errors.Is(err, errNoRecord) {
-			return nil, nil, exitCode(1, "%s: seed %d: no recorded grid of ablation %s (run `repro run %s%s --ablation %s`)",
+			return nil, nil, exitCode(exitFailure, "%s: seed %d: no recorded grid of ablation %s (run `repro run %s%s --ablation %s`)",
 				file, s, lf.ablation, file, rerunFlags(one), lf.ablation)
 		}
 		if err != nil {
 			return nil, nil, err
 		}
 		if rep.Ablation == nil {
-			return nil, nil, exitCode(1, "%s: seed %d: the recorded report has no ablation grid", file, s)
+			return nil, nil, exitCode(exitFailure, "%s: seed %d: the recorded report has no ablation grid", file, s)
 		}
 		if x == nil {
 			x, first = xs, rep
@@ -61,7 +61,7 @@ func seededReport(cmd *cobra.Command, file string, lf *loadFlags, seeds []int64)
 	}
 	mean, err := report.MeanOverSeeds(grids, seeds)
 	if err != nil {
-		return nil, nil, exitCode(1, "%s: %v", file, err)
+		return nil, nil, exitCode(exitFailure, "%s: %v", file, err)
 	}
 	out := *first
 	out.Ablation = mean

@@ -53,7 +53,7 @@ func (f *execFlags) slurm() (bool, error) {
 	case "slurm":
 		return true, nil
 	}
-	return false, exitCode(1, "repro: --executor %q: want local or slurm", f.executor)
+	return false, exitCode(exitFailure, "repro: --executor %q: want local or slurm", f.executor)
 }
 
 // config is the Slurm configuration of a run of x: the experiment's
@@ -62,10 +62,10 @@ func (f *execFlags) config(x *experiment.Experiment) (slurm.Config, error) {
 	s := x.Config.Slurm
 	cfg := slurm.Config{Partition: s.Partition, Account: s.Account, Poll: f.poll, Repro: f.repro, Version: version, Ahead: f.ahead}
 	if err := slurm.CheckFlags(s.Flags, s.Source+": slurm { flags }"); err != nil {
-		return cfg, exitCode(1, "repro: %v", err)
+		return cfg, exitCode(exitFailure, "repro: %v", err)
 	}
 	if err := slurm.CheckFlags(f.flags, "--slurm-flag"); err != nil {
-		return cfg, exitCode(1, "repro: %v", err)
+		return cfg, exitCode(exitFailure, "repro: %v", err)
 	}
 	cfg.Flags = append(append([]string(nil), s.Flags...), f.flags...)
 	if f.partition != "" {
@@ -75,7 +75,7 @@ func (f *execFlags) config(x *experiment.Experiment) (slurm.Config, error) {
 		cfg.Account = f.account
 	}
 	if f.poll <= 0 {
-		return cfg, exitCode(1, "repro: --slurm-poll must be positive")
+		return cfg, exitCode(exitFailure, "repro: --slurm-poll must be positive")
 	}
 	return cfg, nil
 }
@@ -91,9 +91,9 @@ func openSlurm(ctx context.Context, w io.Writer, st *store.Store, x *experiment.
 	if err != nil {
 		var be *slurm.BusyError
 		if errors.As(err, &be) {
-			return nil, exitCode(1, "repro run: %v", be)
+			return nil, exitCode(exitFailure, "repro run: %v", be)
 		}
-		return nil, exitCode(1, "repro run: --executor slurm: %v", err)
+		return nil, exitCode(exitFailure, "repro run: --executor slurm: %v", err)
 	}
 	if a := ex.Adopted; a.Dirs > 0 {
 		fmt.Fprintf(w, "slurm: adopted an earlier coordinator's jobs: %d finished and recorded, %d still queued or running, %d language-model answer(s) merged\n",
@@ -167,11 +167,11 @@ func newStageExecCmd() *cobra.Command {
 			case err == nil:
 				return nil
 			case errors.As(err, &re):
-				return exitCode(remote.ExitRefused, "")
+				return exitCode(exitRefused, "")
 			case ctx.Err() != nil:
-				return exitCode(143, "")
+				return exitCode(exitTerminated, "")
 			}
-			return exitCode(1, "")
+			return exitCode(exitFailure, "")
 		},
 	}
 }

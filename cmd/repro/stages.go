@@ -30,7 +30,7 @@ func newStagesCmd() *cobra.Command {
 			names := reg.Names()
 			if len(args) == 1 {
 				if _, ok := reg.Lookup(args[0]); !ok {
-					return exitCode(1, "repro stages: unknown stage type %q.%s", args[0], dsl.Suggest(args[0], reg.Names()))
+					return exitCode(exitFailure, "repro stages: unknown stage type %q.%s", args[0], dsl.Suggest(args[0], reg.Names()))
 				}
 				names = args
 			}
@@ -40,7 +40,7 @@ func newStagesCmd() *cobra.Command {
 					t, _ := reg.Lookup(n)
 					st, err := view.NewStageType(t, defaultJSON)
 					if err != nil {
-						return exitCode(1, "repro stages: %s: %v", n, err)
+						return exitCode(exitFailure, "repro stages: %s: %v", n, err)
 					}
 					doc.Types = append(doc.Types, st)
 				}

@@ -57,9 +57,9 @@ Exit status: 0 every file valid; 1 an error in any.`,
 			}
 			if bad > 0 {
 				if asJSON {
-					return exitCode(1, "")
+					return exitCode(exitFailure, "")
 				}
-				return exitCode(1, "repro validate: %d of %d file(s) have errors", bad, len(args))
+				return exitCode(exitFailure, "repro validate: %d of %d file(s) have errors", bad, len(args))
 			}
 			return nil
 		},
