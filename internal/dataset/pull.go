@@ -98,8 +98,10 @@ func download(ctx context.Context, client *http.Client, url, dst, want string) e
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		// Dial and lookup failures (*net.OpError, *net.DNSError) are
+		// net.Errors, as is the *url.Error the client wraps them in.
 		var ne net.Error
-		if errors.As(err, &ne) || strings.Contains(err.Error(), "dial") || strings.Contains(err.Error(), "lookup") {
+		if errors.As(err, &ne) {
 			return fmt.Errorf("cannot reach %s (no network access?): %v", url, err)
 		}
 		return fmt.Errorf("download %s: %v", url, err)

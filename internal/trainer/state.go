@@ -43,6 +43,17 @@ func (t *Trainer) save(st *state, params [][]float32, opt *optim.AdamW, best [][
 	return nil
 }
 
+// StateMismatchError is a saved state written by a run with another
+// configuration or model (its fingerprint differs): resuming from it would
+// mix two runs, so it is refused.
+type StateMismatchError struct {
+	Path, Saved, Now string
+}
+
+func (e *StateMismatchError) Error() string {
+	return fmt.Sprintf("train: resume: %s was written by a run with a different configuration or model:\n saved: %s\n now:   %s\n(delete it to start over)", e.Path, e.Saved, e.Now)
+}
+
 // load restores a saved state into params and opt; it returns nil when
 // there is none.
 func (t *Trainer) load(fingerprint string, params [][]float32, opt *optim.AdamW) (*state, [][]float32, error) {
@@ -63,7 +74,7 @@ func (t *Trainer) load(fingerprint string, params [][]float32, opt *optim.AdamW)
 		return nil, nil, fmt.Errorf("train: resume: %s: state metadata: %v", path, err)
 	}
 	if st.Fingerprint != fingerprint {
-		return nil, nil, fmt.Errorf("train: resume: %s was written by a run with a different configuration or model:\n saved: %s\n now:   %s\n(delete it to start over)", path, st.Fingerprint, fingerprint)
+		return nil, nil, &StateMismatchError{Path: path, Saved: st.Fingerprint, Now: fingerprint}
 	}
 	st.BestMetric = math.NaN()
 	if st.BestJSON != nil {

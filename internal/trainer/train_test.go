@@ -245,7 +245,8 @@ func TestResume(t *testing.T) {
 	// Another configuration refuses the state.
 	c.LR = 0.5
 	tr = trainer(newRegression(100, 3), c)
-	if _, err := tr.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "different configuration") {
+	var mismatch *StateMismatchError
+	if _, err := tr.Run(context.Background()); !errors.As(err, &mismatch) {
 		t.Fatalf("config change: %v", err)
 	}
 }
