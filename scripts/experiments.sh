@@ -22,9 +22,11 @@ echo "experiments ($want): cache $REPRO_CACHE"
 
 declare -A byprofile=()
 for f in experiments/*.hcl; do
+  profiles=$(./repro profiles "$f")
+  declares() { grep -qx -- "$1" <<<"$profiles"; }
   p="$want"
-  grep -q "^profile \"$p\"" "$f" || p=mini
-  if ! grep -q "^profile \"$p\"" "$f"; then
+  declares "$p" || p=mini
+  if ! declares "$p"; then
     # Only the paper profile so far (it needs weights or an API key this
     # machine does not have): validated above, not run.
     echo "== $f: no $want or mini profile yet; validated, not run"

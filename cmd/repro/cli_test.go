@@ -361,3 +361,15 @@ expect "stsb_small" {
 		t.Errorf("targeted baseline with other seeds: exit %d, want 1 and a hint:\n%s%s", code, out, errs)
 	}
 }
+
+// TestProfiles: repro profiles lists a file's profiles, one a line, as
+// scripts/experiments.sh reads them.
+func TestProfiles(t *testing.T) {
+	code, out, errs := repro(t, "profiles", "../../experiments/baselines.hcl")
+	if code != 0 || out != "mini\nci\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, _ := repro(t, "profiles", "no-such-file.hcl"); code != exitFailure {
+		t.Errorf("a missing file: exit %d", code)
+	}
+}

@@ -72,6 +72,7 @@ paper's table beside the reproduced one.
 		newPlanCmd(),
 		newGraphCmd(),
 		newValidateCmd(),
+		newProfilesCmd(),
 		newResultsCmd(),
 		newCheckCmd(),
 		newCacheCmd(),
