@@ -1,12 +1,12 @@
 # The two commands the README promises (both work on a fresh Debian machine
-# with Go; `make setup` installs the system packages they need, as root):
+# with Go on the PATH; `make setup` installs the system packages they need, as
+# root, and `make mini` runs it first; `make test` installs nothing):
 #   make mini   build repro and run the GenSE experiment in the mini profile
 #               (the mini T5's pretraining first; about 40 minutes cold on 2 cores)
 #   make test   vet, unit tests, every experiment's `ci` profile and `repro check` against results/
 # and, longer:
 #   make reproduce   every experiment's `mini` profile, checked against results/
 SHELL := /bin/bash
-export PATH := $(PATH):/usr/local/go/bin
 REPRO_DATA_DIR ?= $(abspath ../shared/data)
 export REPRO_DATA_DIR
 
@@ -53,4 +53,4 @@ experiments: build
 reproduce: setup build
 	bash scripts/experiments.sh mini
 
-test: setup unit fuzz experiments
+test: unit fuzz experiments
