@@ -155,15 +155,34 @@ var Backends = []string{"cpu", "openblas", "cuda"}
 // are never mistaken for new ones.
 const keyScheme = "repro-key-v1"
 
-// Key is the cache key of n given the digests of its connected inputs
-// (input port name -> artifact digest) and, for a tensor stage, the tensor
-// backend family declared for the run: BLAKE3 of the stage type name, its
-// version, the canonical parameters, the input digests (not the upstream
-// keys: an upstream that re-runs and writes the same bytes leaves n cached),
-// the backend family of a Tensor type and, for Seeded types only, the seed.
-// The node ID is deliberately absent: renaming a stage does not invalidate
-// it. The backend is what the run declares, never what the host has, so a
-// coordinator and a cluster job compute the same key.
+// Key is the cache key of n: the one place that says what a key holds
+// (ARCHITECTURE.md, runner's doc and docs/using.md link here).
+//
+//	key = BLAKE3(scheme, type name, type version, canonical parameters,
+//	             input port -> input artifact DIGEST,
+//	             backend family if Type.Tensor, seed if Type.Seeded)
+//
+// Why each part is what it is:
+//
+//   - Canonical parameters are the complete parameter object (defaults
+//     filled by the dsl) as JSON with sorted keys and numbers normalised to
+//     what the stage decodes (CanonicalParams), so formatting, comments,
+//     attribute order and how a number was written never change a key. A
+//     parameter added to a type later (tag key:"added" in its Params struct,
+//     its default reproducing the old behaviour) is left out while it has
+//     its default (registry), so adding it re-runs nothing.
+//   - Input digests, not upstream keys: an upstream that re-runs and writes
+//     the same bytes leaves n cached (early cut-off). Files outside the store
+//     that a stage reads (registry.StageType.Externals: a vectors file, a
+//     checkpoint directory, the system's WordNet) enter as inputs named
+//     "@NAME" by their content (runner, store.HashPath), so a changed file
+//     re-runs the stage.
+//   - The backend family (cpu, openblas, cuda) of a Tensor type is the one
+//     the run declares, never what the host has, so a coordinator and a
+//     cluster job compute the same key; their bits differ, so their results
+//     are different entries.
+//   - The node ID is deliberately absent: renaming a stage does not
+//     invalidate it.
 func Key(n *Node, inputDigests map[string]string, backend string) (string, error) {
 	if n.Type == nil {
 		return "", fmt.Errorf("node %q has no stage type", n.ID)

@@ -37,25 +37,15 @@
 //
 // # Keys
 //
-//	key = BLAKE3(type name, type version, canonical parameters,
-//	             input port -> input artifact DIGEST, seed if Type.Seeded)
-//
-// Files outside the store that a stage reads (registry.StageType.Externals:
-// a user's vectors file, a Hugging Face checkpoint directory, the system's
-// WordNet) enter the key by content as inputs named "@NAME"
-// (store.HashPath, with a stat cache), so a changed file re-runs the stage,
-// a missing one fails it, and `repro plan` names the file.
+// graph.Key states what a key holds. The runner supplies its inputs: the
+// digests of the input artifacts and of the files outside the store that a
+// stage reads (registry.StageType.Externals, hashed by content with a stat
+// cache, store.HashPath), so a changed file re-runs the stage, a missing
+// one fails it, and `repro plan` names the file.
 //
 // Before a stage runs, its input objects are re-hashed: a damaged one is
 // quarantined (store.Quarantine), the run is skipped, and another pass of
 // Run recomputes the object from its stage before running the dependant.
-//
-// Input digests, not upstream keys: when an upstream stage re-runs and
-// writes the same bytes, its dependants stay cached (early cut-off). The
-// node ID is not in the key, so renaming a stage costs nothing. Canonical
-// parameters are the complete cty object (defaults filled by the dsl) as
-// JSON with sorted keys, and numbers normalised to what the stage decodes
-// (see CanonicalParams).
 //
 // # Concurrency
 //
