@@ -263,23 +263,3 @@ func FormatValue(v cty.Value) string {
 	}
 	return string(b)
 }
-
-// FormatLabel renders a cty value for a label: strings bare, numbers in
-// their shortest form, anything else as FormatValue.
-func FormatLabel(v cty.Value) string {
-	if v == cty.NilVal || v.IsNull() {
-		return "null"
-	}
-	switch v.Type() {
-	case cty.String:
-		return v.AsString()
-	case cty.Number:
-		return v.AsBigFloat().Text('g', -1)
-	case cty.Bool:
-		if v.True() {
-			return "true"
-		}
-		return "false"
-	}
-	return FormatValue(v)
-}

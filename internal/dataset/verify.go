@@ -260,6 +260,3 @@ func (c *Catalogue) List() []Status {
 
 // List reports every dataset of the default catalogue.
 func List() []Status { return Default().List() }
-
-// Path returns the verified path of a file of the default catalogue.
-func Path(name, key string) (string, error) { return Default().Path(name, key) }

@@ -43,19 +43,6 @@ func KMeans(x [][]float32, k int, sim Similarity, seed uint64, maxIter int) (KMe
 	return lloyd(pts, seedPlusPlus(pts, k, rng), maxIter)
 }
 
-// KMeansFrom runs the Lloyd iterations of KMeans from the given centers
-// (the golden test compares them with scikit-learn's from the same start).
-func KMeansFrom(x [][]float64, centers [][]float64, maxIter int) (KMeansResult, error) {
-	if len(centers) < 1 || len(x) < len(centers) {
-		return KMeansResult{}, fmt.Errorf("k-means: %d points for %d clusters", len(x), len(centers))
-	}
-	c := make([][]float64, len(centers))
-	for i := range centers {
-		c[i] = append([]float64(nil), centers[i]...)
-	}
-	return lloyd(x, c, maxIter)
-}
-
 func sqdist(a, b []float64) float64 {
 	var s float64
 	for i, x := range a {

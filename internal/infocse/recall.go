@@ -52,9 +52,6 @@ func NewHeadlines(docs []rows.Document, what string) (*Headlines, error) {
 	return h, nil
 }
 
-// Len is the number of documents.
-func (h *Headlines) Len() int { return len(h.docs) }
-
 // Recall encodes the set with enc and returns recall@k x 100 of each
 // document's headline among all headlines.
 func (h *Headlines) Recall(ctx context.Context, enc encoder.Encoder, k int) (float64, error) {

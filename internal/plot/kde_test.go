@@ -10,8 +10,6 @@ import (
 	"testing"
 )
 
-func phi(z float64) float64 { return math.Exp(-z*z/2) / math.Sqrt(2*math.Pi) }
-
 func TestKDEHandComputed(t *testing.T) {
 	sample := []float64{0, 1, 2}
 	// f(0) with h = 1: (phi(0) + phi(1) + phi(2)) / 3

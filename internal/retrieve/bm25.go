@@ -110,14 +110,8 @@ func NewIndex(docs []string, p Params) (*Index, error) {
 	return ix, nil
 }
 
-// Len is the number of documents.
-func (ix *Index) Len() int { return len(ix.lengths) }
-
 // AvgDL is the mean document length in tokens.
 func (ix *Index) AvgDL() float64 { return ix.avgdl }
-
-// DocFreq is the number of documents holding term (an analysed token).
-func (ix *Index) DocFreq(term string) int { return len(ix.postings[term]) }
 
 // IDF is the inverse document frequency of term.
 func (ix *Index) IDF(term string) float64 {

@@ -56,10 +56,6 @@ func score(base uint64, id string) uint64 {
 	return z ^ (z >> 31)
 }
 
-func (c Chooser) score(purpose, key string, call int, id string) uint64 {
-	return score(c.base(purpose, key, call), id)
-}
-
 // Pick returns the index of the candidate (named by ids) that the given
 // call about key chooses for purpose.
 func (c Chooser) Pick(purpose, key string, call int, ids []string) int {

@@ -187,7 +187,11 @@ func TestTinyRuns(t *testing.T) {
 				t.Errorf("best dev %g, max of the evaluations %g", *h.BestDev, best)
 			}
 			// The saved model is the best one: its dev score is the best.
-			got, err := pooled.STSSpearman(context.Background(), enc, d.devRows)
+			dev, err := pooled.NewDevSet(d.devRows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := dev.Spearman(context.Background(), enc)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -105,15 +105,6 @@ func (d *DevSet) Spearman(ctx context.Context, enc encoder.Encoder) (float64, er
 	return sum / float64(len(d.tasks)), nil
 }
 
-// STSSpearman is NewDevSet followed by one Spearman evaluation.
-func STSSpearman(ctx context.Context, enc encoder.Encoder, pairs []rows.STSPair) (float64, error) {
-	d, err := NewDevSet(pairs)
-	if err != nil {
-		return 0, err
-	}
-	return d.Spearman(ctx, enc)
-}
-
 func spearman100(sys, gold []float64) float64 {
 	r := metrics.Spearman(sys, gold)
 	if math.IsNaN(r) {
