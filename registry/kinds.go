@@ -73,6 +73,8 @@ const (
 	FileQueries   = "queries.jsonl"
 	FileEncoder   = "encoder.json"
 	FileMetrics   = "metrics.json"
+	// FileStats is the generation counts inside a DINO pairs artifact.
+	FileStats = "stats.json"
 	// FileCompletions is a completions artifact's rows; FileSamples its
 	// markdown excerpt, which the run's report includes.
 	FileCompletions = "completions.jsonl"

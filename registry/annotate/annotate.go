@@ -26,10 +26,8 @@ package annotate
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -262,9 +260,5 @@ func finish(env *registry.Env, what string, pairs []rows.DocPair, st infocse.Sta
 	if err := rows.Write(filepath.Join(env.Output("pairs"), registry.FilePairs), pairs); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(env.Output("stats"), registry.FileMetrics), append(b, '\n'), 0o644)
+	return registry.WriteMetrics(env, "stats", m)
 }

@@ -2,9 +2,7 @@ package data
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -91,7 +89,7 @@ error naming its line.`,
 			for _, q := range ps {
 				counts[strconv.FormatFloat(q.Label, 'g', -1, 64)]++
 			}
-			return writeReleasedJSON(filepath.Join(dir, "stats.json"), map[string]any{"pairs": len(ps), "labels": counts, "source": filepath.Base(p.Path)})
+			return registry.WriteJSON(filepath.Join(dir, "stats.json"), map[string]any{"pairs": len(ps), "labels": counts, "source": filepath.Base(p.Path)})
 		},
 	}
 }
@@ -113,12 +111,4 @@ func releasedTripletsType(name string, read func(string) ([]rows.Triplet, error)
 			return rows.Write(filepath.Join(env.Output("triplets"), registry.FileTriplets), releasedLimit(ts, p.Limit))
 		},
 	}
-}
-
-func writeReleasedJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -2,10 +2,8 @@ package data
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 
 	"repro/internal/gense"
@@ -131,11 +129,7 @@ func runRerankSentences(ctx context.Context, env *registry.Env) error {
 		ss[i] = rows.Sentence{Text: s}
 	}
 	dir := env.Output("sentences")
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "rerank_sentences.json"), append(b, '\n'), 0o644); err != nil {
+	if err := registry.WriteJSON(filepath.Join(dir, "rerank_sentences.json"), c); err != nil {
 		return err
 	}
 	return rows.Write(filepath.Join(dir, registry.FileSentences), ss)

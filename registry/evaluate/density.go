@@ -79,5 +79,5 @@ func runDensity(ctx context.Context, env *registry.Env) error {
 	if err := plot.Density(png, fmt.Sprintf("Cosine similarity per %s similarity level", p.Task), "cosine similarity", groups); err != nil {
 		return fmt.Errorf("evaluate.cosine_density: figure: %v", err)
 	}
-	return writeMetrics(env, map[string]any{"levels": levels, "n": len(sys)})
+	return registry.WriteMetrics(env, "metrics", map[string]any{"levels": levels, "n": len(sys)})
 }

@@ -32,11 +32,8 @@ package evaluate
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"repro/internal/encoder"
@@ -206,16 +203,6 @@ func openInputs(env *registry.Env, data string) (encoder.Encoder, registry.Artif
 		return nil, registry.Artifact{}, fmt.Errorf("encoder in %s has dimension %d", ea.Dir, enc.Dim())
 	}
 	return enc, da, nil
-}
-
-// writeMetrics writes m as metrics.json into the metrics output. JSON
-// cannot hold NaN, so a NaN that slipped through is reported, not written.
-func writeMetrics(env *registry.Env, m map[string]any) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("writing %s: %v", registry.FileMetrics, err)
-	}
-	return os.WriteFile(filepath.Join(env.Output("metrics"), registry.FileMetrics), append(b, '\n'), 0o644)
 }
 
 // clip shortens a sentence for an error message.

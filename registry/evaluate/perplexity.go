@@ -112,7 +112,7 @@ func runPerplexity(ctx context.Context, env *registry.Env) error {
 		return err
 	}
 	env.Logger().Info("perplexity", "framing", framing, "perplexity", r.Perplexity, "nll", r.NLL, "tokens", r.Tokens, "sentences", len(ss))
-	return writeMetrics(env, map[string]any{
+	return registry.WriteMetrics(env, "metrics", map[string]any{
 		"perplexity": r.Perplexity, "nll": r.NLL, "tokens": r.Tokens, "sequences": r.Sequences, "sentences": len(ss),
 	})
 }

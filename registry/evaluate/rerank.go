@@ -100,7 +100,7 @@ func runRerank(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return fmt.Errorf("evaluate.rerank: %s: %v", path, err)
 	}
-	return writeMetrics(env, map[string]any{
+	return registry.WriteMetrics(env, "metrics", map[string]any{
 		"map":                         res.MAP,
 		fmt.Sprintf("mrr%d", p.MRRAt): res.MRR,
 		"queries":                     res.Queries,

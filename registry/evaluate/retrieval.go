@@ -118,7 +118,7 @@ func runRetrieval(ctx context.Context, env *registry.Env) error {
 	for k, r := range res.Recall {
 		out[fmt.Sprintf("r%d", k)] = r
 	}
-	return writeMetrics(env, out)
+	return registry.WriteMetrics(env, "metrics", out)
 }
 
 // duplicateClasses gives documents with the same body (sentences) or the

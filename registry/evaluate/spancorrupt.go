@@ -101,7 +101,7 @@ func runSpanCorruption(ctx context.Context, env *registry.Env) error {
 	}
 	env.Logger().Info("span corruption", "perplexity", s.Perplexity, "nll", s.NLL, "token_accuracy", 100*s.TokenAccuracy,
 		"tokens", s.Tokens, "sequences", len(seqs), "sentences", used)
-	return writeMetrics(env, map[string]any{
+	return registry.WriteMetrics(env, "metrics", map[string]any{
 		"perplexity": s.Perplexity, "nll": s.NLL, "token_accuracy": 100 * s.TokenAccuracy,
 		"tokens": s.Tokens, "sequences": len(seqs), "sentences": used,
 	})

@@ -133,7 +133,7 @@ func runSTS(ctx context.Context, env *registry.Env) error {
 			return fmt.Errorf("evaluate.sts: %v", err)
 		}
 	}
-	return writeMetrics(env, out)
+	return registry.WriteMetrics(env, "metrics", out)
 }
 
 // alignUniform adds SimCSE's alignment and uniformity over the stsb pairs:

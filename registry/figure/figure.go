@@ -20,7 +20,6 @@ package figure
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -177,11 +176,7 @@ func runScatter(ctx context.Context, env *registry.Env) error {
 	if err := plot.Scatter(filepath.Join(dir, p.File), p.Title, xl, yl, pts); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(rowsOut, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, FilePoints), append(b, '\n'), 0o644); err != nil {
+	if err := registry.WriteJSON(filepath.Join(dir, FilePoints), rowsOut); err != nil {
 		return err
 	}
 	var md strings.Builder

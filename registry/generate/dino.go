@@ -2,10 +2,8 @@ package generate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,9 +21,6 @@ func RegisterDINO(r *registry.Registry) {
 	r.Add(dinoPairsType())
 	r.Add(dinoX1Type())
 }
-
-// FileStats is the generation counts inside a DINO artifact.
-const FileStats = "stats.json"
 
 // DINOInstructions are the parameters shared by DINO's stages: the
 // template, the labels and where the generator comes from.
@@ -219,7 +214,7 @@ func runDINOPairs(ctx context.Context, env *registry.Env) error {
 	if err := rows.Write(filepath.Join(dir, registry.FilePairs), ps); err != nil {
 		return err
 	}
-	if err := WriteJSONFile(filepath.Join(dir, FileStats), map[string]any{"x1": len(x1s), "pairs": len(ps), "labels": stats}); err != nil {
+	if err := registry.WriteJSON(filepath.Join(dir, registry.FileStats), map[string]any{"x1": len(x1s), "pairs": len(ps), "labels": stats}); err != nil {
 		return err
 	}
 	var b strings.Builder
@@ -230,39 +225,8 @@ func runDINOPairs(ctx context.Context, env *registry.Env) error {
 		fmt.Fprintf(&b, "| %g | %d | %d | %d | %d | %d | %d |\n", s.Label, s.Drawn, s.Kept, s.NoQuote, s.Empty, s.Surplus, s.Short)
 	}
 	b.WriteString("\n")
-	WritePairSample(&b, ps, p.Show, uint64(env.Seed))
+	registry.WritePairSample(&b, ps, p.Show, uint64(env.Seed))
 	return os.WriteFile(filepath.Join(dir, registry.FileSamples), []byte(b.String()), 0o644)
-}
-
-// WritePairSample writes up to n pairs per label, drawn with a generator
-// seeded by seed, as a markdown table (the paper's Table 4, for a reader
-// to judge the data).
-func WritePairSample(b *strings.Builder, ps []rows.GeneratedPair, n int, seed uint64) {
-	if n == 0 || len(ps) == 0 {
-		return
-	}
-	byLabel := map[float64][]int{}
-	for i, p := range ps {
-		byLabel[p.Label] = append(byLabel[p.Label], i)
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x5a3b1e))
-	fmt.Fprintf(b, "A seeded sample of %d pairs per label:\n\n| label | x1 | x2 | origin |\n|---|---|---|---|\n", n)
-	for _, l := range dino.SortedLabels(dino.CountLabels(ps)) {
-		idx := byLabel[l]
-		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-		for _, i := range idx[:min(n, len(idx))] {
-			fmt.Fprintf(b, "| %g | %s | %s | %s |\n", l, cell(ps[i].Sentence1), cell(ps[i].Sentence2), ps[i].Origin)
-		}
-	}
-}
-
-// WriteJSONFile writes v as indented JSON.
-func WriteJSONFile(path string, v any) error {
-	raw, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(raw, '\n'), 0o644)
 }
 
 // DINOX1Params are generate.dino_x1's parameters.
@@ -325,14 +289,14 @@ func runDINOX1(ctx context.Context, env *registry.Env) error {
 	if err := rows.Write(filepath.Join(dir, registry.FileSentences), rs); err != nil {
 		return err
 	}
-	if err := WriteJSONFile(filepath.Join(dir, FileStats), st); err != nil {
+	if err := registry.WriteJSON(filepath.Join(dir, registry.FileStats), st); err != nil {
 		return err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Generated x1 (seed %d, top-k %d, top-p %g): %d kept of %d drawn (%d without a closing quote, %d empty, %d duplicates, %d rounds). First %d:\n\n",
 		env.Seed, p.TopK, p.TopP, st.Kept, st.Drawn, st.NoQuote, st.Empty, st.Duplicate, st.Rounds, min(p.Show*3, len(xs)))
 	for _, x := range xs[:min(p.Show*3, len(xs))] {
-		fmt.Fprintf(&b, "- %s\n", cell(x))
+		fmt.Fprintf(&b, "- %s\n", registry.MarkdownCell(x))
 	}
 	return os.WriteFile(filepath.Join(dir, registry.FileSamples), []byte(b.String()), 0o644)
 }

@@ -87,7 +87,7 @@ func TestDINOPairs(t *testing.T) {
 			Drawn, Kept, NoQuote, Empty, Surplus, Short int
 		}
 	}
-	raw, _ := os.ReadFile(filepath.Join(outs["pairs"], FileStats))
+	raw, _ := os.ReadFile(filepath.Join(outs["pairs"], registry.FileStats))
 	if err := json.Unmarshal(raw, &st); err != nil {
 		t.Fatal(err)
 	}

@@ -189,18 +189,9 @@ func samplesMarkdown(rs []rows.Completion, p *CompleteParams, seed int64, bos bo
 	}
 	b.WriteString(":\n\n| prompt | sample | completion | stop |\n|---|---|---|---|\n")
 	for _, r := range rs[:min(p.Show, len(rs))] {
-		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", cell(r.Prompt), r.Sample, cell(r.Text), r.StopReason)
+		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", registry.MarkdownCell(r.Prompt), r.Sample, registry.MarkdownCell(r.Text), r.StopReason)
 	}
 	return b.String()
-}
-
-// cell makes text safe inside a markdown table cell.
-func cell(s string) string {
-	s = strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ").Replace(s)
-	if strings.TrimSpace(s) == "" {
-		return "(empty)"
-	}
-	return s
 }
 
 func clip(s string, n int) string {

@@ -35,9 +35,7 @@ package model
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -111,11 +109,7 @@ func untrained(stage string) train.History {
 }
 
 func writeHistory(dir string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, train.FileHistory), append(b, '\n'), 0o644)
+	return registry.WriteJSON(filepath.Join(dir, train.FileHistory), v)
 }
 
 // ---- model.hf_encoder -----------------------------------------------------

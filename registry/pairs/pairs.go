@@ -17,7 +17,6 @@ import (
 	"repro/internal/dino"
 	"repro/internal/rows"
 	"repro/registry"
-	gstage "repro/registry/generate"
 )
 
 // Register adds the pairs.* stage types to r.
@@ -65,7 +64,7 @@ func writePairs(env *registry.Env, name string, ps []rows.GeneratedPair, extra m
 	for k, v := range extra {
 		st[k] = v
 	}
-	return gstage.WriteJSONFile(filepath.Join(dir, gstage.FileStats), st)
+	return registry.WriteJSON(filepath.Join(dir, registry.FileStats), st)
 }
 
 func labelCounts(ps []rows.GeneratedPair) map[string]int {
@@ -250,7 +249,7 @@ func runSplit(ctx context.Context, env *registry.Env) error {
 		fmt.Fprintf(&b, "| %g | %d | %d |\n", l, tc[l], vc[l])
 	}
 	b.WriteString("\n")
-	gstage.WritePairSample(&b, train, p.Show, uint64(env.Seed))
+	registry.WritePairSample(&b, train, p.Show, uint64(env.Seed))
 	return os.WriteFile(filepath.Join(env.Output("train"), registry.FileSamples), []byte(b.String()), 0o644)
 }
 

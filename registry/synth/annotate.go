@@ -89,7 +89,7 @@ func (p *AnnotateParams) labels(env *registry.Env) ([]label, error) {
 	if err != nil {
 		return nil, fmt.Errorf("negative sampling: %w", err)
 	}
-	ts, err := readTriplets(env, "exemplars")
+	ts, err := registry.ReadTriplets(env, "exemplars", registry.TripletNeeds{AllowNone: true})
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (p *AnnotateParams) labels(env *registry.Env) ([]label, error) {
 }
 
 func (p *AnnotateParams) inputs(env *registry.Env) ([]string, error) {
-	in, err := readSentences(env, "input")
+	in, err := registry.ReadSentences(env, "input", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +280,7 @@ func runAnnotate(ctx context.Context, env *registry.Env) error {
 	if err := rows.Write(filepath.Join(dir, FileProvenance), prov); err != nil {
 		return err
 	}
-	return writeMetrics(env, m)
+	return registry.WriteMetrics(env, "metrics", m)
 }
 
 // estimateAnnotate: with both inputs computed, the first call of every

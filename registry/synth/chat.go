@@ -105,7 +105,7 @@ func runChatCorpus(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return fmt.Errorf("lm: %w", err)
 	}
-	ts, err := readTriplets(env, "triplets")
+	ts, err := registry.ReadTriplets(env, "triplets", registry.TripletNeeds{AllowNone: true})
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func runChatCorpus(ctx context.Context, env *registry.Env) error {
 	if err := rows.Write(filepath.Join(env.Output("sentences"), registry.FileSentences), out); err != nil {
 		return err
 	}
-	return writeMetrics(env, m)
+	return registry.WriteMetrics(env, "metrics", m)
 }
 
 // excluded is the set (by syncse.DedupeKey) of the exclude input's first
@@ -146,7 +146,7 @@ func (p *ChatCorpusParams) excluded(env *registry.Env) (map[string]bool, error) 
 	if _, ok := env.Inputs["exclude"]; !ok {
 		return excluded, nil
 	}
-	ex, err := readSentences(env, "exclude")
+	ex, err := registry.ReadSentences(env, "exclude", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +248,7 @@ func (cc *chatCorpus) lists(env *registry.Env, p *ChatCorpusParams) error {
 	if _, ok := env.Inputs["sentences"]; !ok {
 		return fmt.Errorf("lists = %d and fixed_lists = %d need the sentences input (corpus sentences for the answers)", p.Lists, p.FixedLists)
 	}
-	corpus, err := readSentences(env, "sentences")
+	corpus, err := registry.ReadSentences(env, "sentences", 0)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ data to NLI; Table 4 compares synthetic sets of the same size.`,
 			if p.BFraction < 0 || p.BFraction > 1 {
 				return fmt.Errorf("b_fraction: %v is outside [0, 1]", p.BFraction)
 			}
-			a, err := readTriplets(env, "a")
+			a, err := registry.ReadTriplets(env, "a", registry.TripletNeeds{AllowNone: true})
 			if err != nil {
 				return err
 			}
@@ -52,7 +52,7 @@ data to NLI; Table 4 compares synthetic sets of the same size.`,
 				a = a[:p.MaxA]
 			}
 			if _, ok := env.Inputs["count_of"]; ok {
-				like, err := readTriplets(env, "count_of")
+				like, err := registry.ReadTriplets(env, "count_of", registry.TripletNeeds{AllowNone: true})
 				if err != nil {
 					return err
 				}
@@ -64,7 +64,7 @@ data to NLI; Table 4 compares synthetic sets of the same size.`,
 			}
 			out := append([]rows.Triplet(nil), a...)
 			if _, ok := env.Inputs["b"]; ok {
-				b, err := readTriplets(env, "b")
+				b, err := registry.ReadTriplets(env, "b", registry.TripletNeeds{AllowNone: true})
 				if err != nil {
 					return err
 				}

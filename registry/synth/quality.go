@@ -2,7 +2,6 @@ package synth
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -187,7 +186,7 @@ func runQuality(ctx context.Context, env *registry.Env) error {
 	if err := rows.Write(filepath.Join(dir, FileScores), scores); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, FileQuality), counts); err != nil {
+	if err := registry.WriteJSON(filepath.Join(dir, FileQuality), counts); err != nil {
 		return err
 	}
 	if len(kept) == 0 {
@@ -202,19 +201,11 @@ func runQuality(ctx context.Context, env *registry.Env) error {
 	for r, n := range counts.Dropped {
 		dropped[string(r)] = n
 	}
-	return writeJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), map[string]any{
+	return registry.WriteJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), map[string]any{
 		"candidates": counts.Candidates, "scored": counts.Scored, "kept": counts.Kept, "dropped": dropped,
 		"alpha": p.Alpha, "pass_rate": counts.PassRate, "kept_at_0.9": counts.KeptPaper, "pass_rate_at_0.9": counts.PassRatePaper,
 		"mean_p_true_entail": counts.MeanPTrueEntail, "mean_p_false_contra": counts.MeanPFalseContra,
 	})
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // qualitySamples is the readable excerpt: up to show kept and show dropped

@@ -91,13 +91,13 @@ func runRetrieval(ctx context.Context, env *registry.Env) error {
 		return err
 	}
 	td := prompt.MustParse(p.Template, 2)
-	queries, err := readSentences(env, "data")
+	queries, err := registry.ReadSentences(env, "data", 0)
 	if err != nil {
 		return err
 	}
 	corpus := queries
 	if _, ok := env.Inputs["corpus"]; ok {
-		if corpus, err = readSentences(env, "corpus"); err != nil {
+		if corpus, err = registry.ReadSentences(env, "corpus", 0); err != nil {
 			return err
 		}
 	}
@@ -157,7 +157,7 @@ func runRetrieval(ctx context.Context, env *registry.Env) error {
 	if err := os.WriteFile(filepath.Join(dir, registry.FileSamples), []byte(retrievalSamples(cands, rc, lc, p.Show, env.Seed)), 0o644); err != nil {
 		return err
 	}
-	return writeJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), map[string]any{
+	return registry.WriteJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), map[string]any{
 		"sentences": rc.Queries, "corpus": len(corpus), "no_hit": rc.NoHit, "repeated": rc.Repeated,
 		"candidates": rc.Candidates, "kept": lc.Kept, "threshold": p.Threshold,
 		"pass_rate": lc.PassRate, "mean_p_true": lc.MeanPTrue,

@@ -55,7 +55,7 @@ share is empty, so a training stage downstream says why it has no data.`,
 			if err := p.Validate(); err != nil {
 				return err
 			}
-			ts, err := readTriplets(env, "data")
+			ts, err := registry.ReadTriplets(env, "data", registry.TripletNeeds{AllowNone: true})
 			if err != nil {
 				return err
 			}

@@ -85,13 +85,13 @@ func (p *SentencesParams) config(seed int64) (*syncse.ScratchConfig, llm.Samplin
 
 // calls plans the stage's calls from its inputs.
 func (p *SentencesParams) calls(env *registry.Env, cfg *syncse.ScratchConfig) ([]syncse.ScratchCall, error) {
-	ex, err := readSentences(env, "examples")
+	ex, err := registry.ReadSentences(env, "examples", 0)
 	if err != nil {
 		return nil, err
 	}
 	var caps []string
 	if _, ok := env.Inputs["caption_examples"]; ok {
-		c, err := readSentences(env, "caption_examples")
+		c, err := registry.ReadSentences(env, "caption_examples", 0)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +205,7 @@ func runSentences(ctx context.Context, env *registry.Env) error {
 	if c, ok := m["cost"]; ok {
 		m["cost_per_1k_sentences"] = 1000 * c / float64(len(out)) // Table 13's unit, per 1,000
 	}
-	return writeMetrics(env, m)
+	return registry.WriteMetrics(env, "metrics", m)
 }
 
 // estimateSentences: the number of calls follows from the parameters; with

@@ -33,7 +33,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -41,7 +40,6 @@ import (
 	"repro/internal/llm/chatapi"
 	"repro/internal/llm/local"
 	"repro/internal/model/lm"
-	"repro/internal/rows"
 	"repro/registry"
 )
 
@@ -347,57 +345,6 @@ func (p *LLM) estimate(env *registry.Env) *registry.RequestEstimate {
 func sampling(t, topP, presence, frequency float64, maxTokens int) (llm.Sampling, error) {
 	s := llm.Sampling{Temperature: t, TopP: topP, PresencePenalty: presence, FrequencyPenalty: frequency, MaxTokens: maxTokens}
 	return s, s.Check()
-}
-
-// readSentences reads a sentences input; an empty sentence is an error
-// naming its row.
-func readSentences(env *registry.Env, port string) ([]string, error) {
-	a, err := env.Input(port)
-	if err != nil {
-		return nil, err
-	}
-	path := a.Path(registry.FileSentences)
-	ss, err := rows.Read[rows.Sentence](path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", port, err)
-	}
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		if strings.TrimSpace(s.Text) == "" {
-			return nil, fmt.Errorf("%s: %s: row %d: empty sentence", port, path, i+1)
-		}
-		out[i] = s.Text
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: %s: no sentences", port, path)
-	}
-	return out, nil
-}
-
-func readTriplets(env *registry.Env, port string) ([]rows.Triplet, error) {
-	a, err := env.Input(port)
-	if err != nil {
-		return nil, err
-	}
-	path := a.Path(registry.FileTriplets)
-	ts, err := rows.Read[rows.Triplet](path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", port, err)
-	}
-	for i, t := range ts {
-		if strings.TrimSpace(t.Anchor) == "" || strings.TrimSpace(t.Positive) == "" {
-			return nil, fmt.Errorf("%s: %s: row %d: empty anchor or positive", port, path, i+1)
-		}
-	}
-	return ts, nil
-}
-
-func writeMetrics(env *registry.Env, m map[string]float64) error {
-	b, err := json.MarshalIndent(m, "", "  ") // encoding/json sorts map keys
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(env.Output("metrics"), registry.FileMetrics), append(b, '\n'), 0o644)
 }
 
 // FileProvenance is the provenance file beside the rows of a synthetic

@@ -134,7 +134,7 @@ are kept. Resumable; bit-identical on CPU for a given seed.`,
 func readTexts(env *registry.Env, max int) ([]string, error) {
 	var texts []string
 	if _, ok := env.Inputs["data"]; ok {
-		ss, err := ReadSentences(env, "data", 0)
+		ss, err := registry.ReadSentences(env, "data", 0)
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +248,7 @@ func runCausalLM(ctx context.Context, env *registry.Env) error {
 	}
 	var devTexts []string
 	if _, ok := env.Inputs["dev"]; ok {
-		if devTexts, err = ReadSentences(env, "dev", 0); err != nil {
+		if devTexts, err = registry.ReadSentences(env, "dev", 0); err != nil {
 			return err
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"repro/internal/encoder/pooled"
 	"repro/internal/mlm"
 	"repro/internal/model/transformer"
-	"repro/internal/trainer"
 	"repro/registry"
 )
 
@@ -85,13 +84,13 @@ and loss.png hold the curves; metrics.json the final dev numbers.`,
 
 func runMLM(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*MLMParams)
-	sentences, err := ReadSentences(env, "data", 0)
+	sentences, err := registry.ReadSentences(env, "data", 0)
 	if err != nil {
 		return err
 	}
 	var devSents []string
 	if _, ok := env.Inputs["dev"]; ok {
-		if devSents, err = ReadSentences(env, "dev", p.DevSentences); err != nil {
+		if devSents, err = registry.ReadSentences(env, "dev", p.DevSentences); err != nil {
 			return err
 		}
 	}
@@ -110,7 +109,7 @@ func runMLM(ctx context.Context, env *registry.Env) error {
 	if err := res.Save(env.Output("model"), m, pool, "train.mlm"); err != nil {
 		return err
 	}
-	return writeJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), res.Metrics)
+	return registry.WriteJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), res.Metrics)
 }
 
 // buildMLM returns the encoder to pretrain (BuildModel's) and its
@@ -147,9 +146,6 @@ func buildMLM(env *registry.Env, p *MLMParams, pool transformer.Pooling, sentenc
 	}
 	return pm, m, nil
 }
-
-// writeJSON writes a metrics file as the histories are written.
-var writeJSON = trainer.WriteJSON
 
 func (p *MLMParams) masking() mlm.Masking {
 	return mlm.Masking{Prob: p.MaskProbability, MaskFrac: p.MaskToken, RandomFrac: p.RandomToken, WholeWord: p.WholeWord}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"repro/internal/contrastive"
@@ -251,73 +250,6 @@ func LoadDev(env *registry.Env) (*pooled.DevSet, error) {
 		return nil, fmt.Errorf("dev: %s: %w", path, err)
 	}
 	return d, nil
-}
-
-// readInput reads the rows of file in the `name` input, keeping the first
-// max (0: all); the Read* helpers below add each row type's checks.
-func readInput[T any](env *registry.Env, name, file string, max int) ([]T, registry.Artifact, error) {
-	a, err := env.Input(name)
-	if err != nil {
-		return nil, a, err
-	}
-	rs, err := rows.Read[T](a.Path(file))
-	if err != nil {
-		return nil, a, fmt.Errorf("%s: %w", name, err)
-	}
-	if max > 0 && len(rs) > max {
-		rs = rs[:max]
-	}
-	return rs, a, nil
-}
-
-// ReadSentences reads the `name` input's sentences (KindSentences),
-// keeping the first max (0: all). An empty sentence is an error naming its
-// row.
-func ReadSentences(env *registry.Env, name string, max int) ([]string, error) {
-	ss, a, err := readInput[rows.Sentence](env, name, registry.FileSentences, max)
-	if err != nil {
-		return nil, err
-	}
-	path := a.Path(registry.FileSentences)
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		if strings.TrimSpace(s.Text) == "" {
-			return nil, fmt.Errorf("%s: %s: row %d: empty sentence", name, path, i+1)
-		}
-		out[i] = s.Text
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: %s: no sentences", name, path)
-	}
-	return out, nil
-}
-
-// ReadTriplets reads the `name` input's triplets (KindTriplets), keeping
-// the first max (0: all). An empty anchor or positive is an error naming
-// its row, and so is an empty negative when needNegative is set.
-func ReadTriplets(env *registry.Env, name string, max int, needNegative bool) ([]rows.Triplet, error) {
-	ts, a, err := readInput[rows.Triplet](env, name, registry.FileTriplets, max)
-	if err != nil {
-		return nil, err
-	}
-	path := a.Path(registry.FileTriplets)
-	for i, t := range ts {
-		switch {
-		case strings.TrimSpace(t.Anchor) == "":
-			return nil, fmt.Errorf("%s: %s: row %d: empty anchor", name, path, i+1)
-		case strings.TrimSpace(t.Positive) == "":
-			return nil, fmt.Errorf("%s: %s: row %d: empty positive", name, path, i+1)
-		case needNegative && strings.TrimSpace(t.Negative) == "":
-			return nil, fmt.Errorf("%s: %s: row %d: no negative (hard_negatives = true needs one in every triplet)", name, path, i+1)
-		}
-	}
-	if len(ts) == 0 {
-		if why, err := os.ReadFile(a.Path(registry.FileWhyEmpty)); err == nil {
-			return nil, fmt.Errorf("%s: %s: no triplets to train on: %s", name, path, strings.TrimSpace(string(why)))
-		}
-		return nil, fmt.Errorf("%s: %s: no triplets", name, path)
-	}
-	return ts, nil
 }
 
 // Optimisation is the parameter group of the trainer's settings that every

@@ -164,7 +164,7 @@ func objective(decoderLayers int, m, n float64, memory string, maxTarget int, po
 
 // readMasked reads a masked-pairs input, keeping the first max (0: all).
 func readMasked(env *registry.Env, name string, max int) ([]mask.MaskedPair, string, error) {
-	ps, a, err := readInput[mask.MaskedPair](env, name, registry.FilePairs, max)
+	ps, a, err := registry.ReadRows[mask.MaskedPair](env, name, registry.FilePairs, max)
 	if err != nil {
 		return nil, "", err
 	}
@@ -227,7 +227,7 @@ func runPaSeRSup(ctx context.Context, env *registry.Env) error {
 	if _, ok := env.Inputs["init"]; !ok {
 		return fmt.Errorf("init: not connected (supervised PaSeR starts from the unsupervised PaSeR encoder)")
 	}
-	ts, err := ReadTriplets(env, "triplets", p.MaxTriplets, p.HardNegatives)
+	ts, err := registry.ReadTriplets(env, "triplets", registry.TripletNeeds{Max: p.MaxTriplets, Negative: p.HardNegatives})
 	if err != nil {
 		return err
 	}

@@ -117,7 +117,7 @@ func runUnsup(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*SimCSEUnsupParams)
 	pool := trainPooling(p.Pooling)
 	spec := p.Spec(p.Dropout, pool)
-	sentences, err := ReadSentences(env, "data", p.MaxSentences)
+	sentences, err := registry.ReadSentences(env, "data", p.MaxSentences)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func runSup(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*SimCSESupParams)
 	pool := trainPooling(p.Pooling)
 	spec := p.Spec(p.Dropout, pool)
-	ts, err := ReadTriplets(env, "data", p.MaxTriplets, p.HardNegatives)
+	ts, err := registry.ReadTriplets(env, "data", registry.TripletNeeds{Max: p.MaxTriplets, Negative: p.HardNegatives})
 	if err != nil {
 		return err
 	}

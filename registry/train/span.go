@@ -96,13 +96,13 @@ func runSpanCorruption(ctx context.Context, env *registry.Env) error {
 	if SpanCorrupt == nil {
 		return fmt.Errorf("train.span_corruption: no span-corruption function is wired in (train.SpanCorrupt)")
 	}
-	sents, err := ReadSentences(env, "data", p.MaxSentences)
+	sents, err := registry.ReadSentences(env, "data", p.MaxSentences)
 	if err != nil {
 		return err
 	}
 	var devSents []string
 	if _, ok := env.Inputs["dev"]; ok {
-		if devSents, err = ReadSentences(env, "dev", 0); err != nil {
+		if devSents, err = registry.ReadSentences(env, "dev", 0); err != nil {
 			return err
 		}
 	}

@@ -258,7 +258,7 @@ CPU for a given seed.`,
 // the first max (0: all). An empty source or target is an error naming
 // its row.
 func ReadSeq2Seq(env *registry.Env, name string, max int) ([]rows.Seq2Seq, error) {
-	xs, a, err := readInput[rows.Seq2Seq](env, name, registry.FileInstances, max)
+	xs, a, err := registry.ReadRows[rows.Seq2Seq](env, name, registry.FileInstances, max)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func runSeq2Seq(ctx context.Context, env *registry.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), res.Metrics); err != nil {
+	if err := registry.WriteJSON(filepath.Join(env.Output("metrics"), registry.FileMetrics), res.Metrics); err != nil {
 		return err
 	}
 	return res.Save(env.Output("model"), m, tok, "train.seq2seq")

@@ -92,7 +92,7 @@ stage accepts and also a Hugging Face T5 directory.`,
 
 func runT5Contrastive(ctx context.Context, env *registry.Env) error {
 	p := env.Params.(*T5ContrastiveParams)
-	ts, err := ReadTriplets(env, "data", p.MaxTriplets, p.HardNegatives)
+	ts, err := registry.ReadTriplets(env, "data", registry.TripletNeeds{Max: p.MaxTriplets, Negative: p.HardNegatives})
 	if err != nil {
 		return err
 	}
