@@ -242,12 +242,12 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 	var wg sync.WaitGroup
 	for _, n := range nodes {
 		wg.Add(1)
-		go func(st *nodeState) {
+		go func(ns *nodeState) {
 			defer wg.Done()
-			defer close(st.done)
-			s.exec(ctx, st)
+			defer close(ns.done)
+			s.exec(ctx, ns)
 			if cluster != nil {
-				cluster.Release(st.node.ID)
+				cluster.Release(ns.node.ID)
 			}
 		}(s.states[n.ID])
 	}
@@ -303,10 +303,10 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 	return res, nil
 }
 
-func (s *scheduler) exec(ctx context.Context, st *nodeState) {
-	n := st.node
-	r := &st.res
-	if !s.gate(ctx, st) {
+func (s *scheduler) exec(ctx context.Context, ns *nodeState) {
+	n := ns.node
+	r := &ns.res
+	if !s.gate(ctx, ns) {
 		return // a round its repeat block's `until` did not need
 	}
 	// Wait for every upstream node; their done channels always close.
@@ -316,18 +316,18 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 	for _, port := range sortedPorts(n.Inputs) {
 		e, err := s.edge(ctx, n, n.Inputs[port])
 		if err != nil {
-			s.skip(st, fmt.Errorf("input %q: %v", port, err))
+			s.skip(ns, fmt.Errorf("input %q: %v", port, err))
 			return
 		}
 		up := s.states[e.Node]
 		<-up.done
 		if up.res.Status == StatusFailed || up.res.Status == StatusSkipped {
-			s.skip(st, fmt.Errorf("input %q: stage %q %s", port, e.Node, up.res.Status))
+			s.skip(ns, fmt.Errorf("input %q: stage %q %s", port, e.Node, up.res.Status))
 			return
 		}
 		a, ok := up.res.Outputs[e.Output]
 		if !ok {
-			s.skip(st, fmt.Errorf("input %q: stage %q stored no output %q", port, e.Node, e.Output))
+			s.skip(ns, fmt.Errorf("input %q: stage %q stored no output %q", port, e.Node, e.Output))
 			return
 		}
 		inputs[port] = a
@@ -335,12 +335,12 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 		lastInputs[port] = store.LastInput{Node: e.Node, Output: e.Output, Digest: a.Digest}
 	}
 	if err := ctx.Err(); err != nil {
-		s.skip(st, err)
+		s.skip(ns, err)
 		return
 	}
 	ext, err := externals(ctx, s.st, n)
 	if err != nil {
-		s.failOrSkip(ctx, st, err)
+		s.failOrSkip(ctx, ns, err)
 		return
 	}
 	for name, in := range ext {
@@ -349,13 +349,13 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 	}
 	params, err := graph.CanonicalParams(n.Params)
 	if err != nil {
-		s.fail(st, err)
+		s.fail(ns, err)
 		return
 	}
 	r.Key = graph.KeyOf(n, params, digests, s.opts.Backend)
 	lr := &store.LastRun{NodeID: n.ID, Key: r.Key, Type: n.Type.Name, Version: n.Type.Version,
 		Params: params, Inputs: lastInputs, Seed: n.Seed, Seeded: n.Type.Seeded}
-	if s.cached(ctx, st, lr) {
+	if s.cached(ctx, ns, lr) {
 		return
 	}
 	if s.opts.AnyBackend && n.Type.Tensor {
@@ -367,7 +367,7 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 			alt.Key = graph.KeyOf(n, params, digests, b)
 			if outs, err := s.st.Outputs(ctx, alt.Key); err == nil && outs != nil && objectsPresent(outs) {
 				r.Key = alt.Key
-				s.cached(ctx, st, &alt)
+				s.cached(ctx, ns, &alt)
 				return
 			}
 		}
@@ -379,22 +379,22 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 		s.em.emit(Event{Kind: EventWaiting, Node: n.ID, Type: n.Type.Name, Key: r.Key, Status: "another process is running this stage"})
 	})
 	if err != nil {
-		s.failOrSkip(ctx, st, err)
+		s.failOrSkip(ctx, ns, err)
 		return
 	}
 	defer lock.Unlock()
-	if s.cached(ctx, st, lr) {
+	if s.cached(ctx, ns, lr) {
 		return
 	}
 	// The stage will read its inputs: make sure they are what their digests
 	// say, so that no number computed from a damaged object is stored.
-	if !s.verifyInputs(ctx, st, inputs) {
+	if !s.verifyInputs(ctx, ns, inputs) {
 		return
 	}
 
 	if _, ok := s.executor.(Cluster); ok {
 		// The cluster's scheduler places the job: no local device or slots.
-		s.runStage(ctx, st, inputs, params, lr)
+		s.runStage(ctx, ns, inputs, params, lr)
 		return
 	}
 	need := n.Needs()
@@ -405,7 +405,7 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 		case device = <-s.gpus:
 			defer func(d string) { s.gpus <- d }(device)
 		case <-ctx.Done():
-			s.skip(st, ctx.Err())
+			s.skip(ns, ctx.Err())
 			return
 		}
 	case n.Type.Tensor:
@@ -413,7 +413,7 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 		case s.cpuTensor <- struct{}{}:
 			defer func() { <-s.cpuTensor }()
 		case <-ctx.Done():
-			s.skip(st, ctx.Err())
+			s.skip(ns, ctx.Err())
 			return
 		}
 	}
@@ -423,19 +423,19 @@ func (s *scheduler) exec(ctx context.Context, st *nodeState) {
 	// hold part of what the other needs.
 	slots := int64(min(need.CPUs, s.opts.Jobs))
 	if err := s.jobs.Acquire(ctx, slots); err != nil {
-		s.skip(st, ctx.Err())
+		s.skip(ns, ctx.Err())
 		return
 	}
 	defer s.jobs.Release(slots)
 	r.Device = device
-	s.runStage(ctx, st, inputs, params, lr)
+	s.runStage(ctx, ns, inputs, params, lr)
 }
 
-// cached reports whether st's key is in the index with every object
-// present, and if so completes st. An index row whose object has gone
+// cached reports whether ns's key is in the index with every object
+// present, and if so completes ns. An index row whose object has gone
 // missing counts as a miss: the stage runs again and repairs the row.
-func (s *scheduler) cached(ctx context.Context, st *nodeState, lr *store.LastRun) bool {
-	r := &st.res
+func (s *scheduler) cached(ctx context.Context, ns *nodeState, lr *store.LastRun) bool {
+	r := &ns.res
 	outs, err := s.st.Outputs(ctx, r.Key)
 	if err != nil || outs == nil || !objectsPresent(outs) {
 		return false
@@ -474,10 +474,10 @@ func (e *CorruptInputError) Error() string {
 	return s + "; quarantined, to be recomputed from its stage"
 }
 
-// verifyInputs re-hashes every input object of st; a corrupt one is
-// quarantined, st is skipped (never run on it) and another pass is asked
+// verifyInputs re-hashes every input object of ns; a corrupt one is
+// quarantined, ns is skipped (never run on it) and another pass is asked
 // for. It reports whether all inputs are sound.
-func (s *scheduler) verifyInputs(ctx context.Context, st *nodeState, inputs map[string]registry.Artifact) bool {
+func (s *scheduler) verifyInputs(ctx context.Context, ns *nodeState, inputs map[string]registry.Artifact) bool {
 	for _, port := range slices.Sorted(maps.Keys(inputs)) {
 		a := inputs[port]
 		err := s.st.VerifyObject(a.Digest)
@@ -486,48 +486,48 @@ func (s *scheduler) verifyInputs(ctx context.Context, st *nodeState, inputs map[
 		}
 		var ce *store.CorruptError
 		if !errors.As(err, &ce) {
-			s.fail(st, fmt.Errorf("input %q: %w", port, err))
+			s.fail(ns, fmt.Errorf("input %q: %w", port, err))
 			return false
 		}
 		_, qerr := s.st.Quarantine(context.WithoutCancel(ctx), a.Digest, ce.Error())
-		cie := &CorruptInputError{Port: port, Producer: st.node.Inputs[port].Node, Err: ce, Quarantine: qerr}
+		cie := &CorruptInputError{Port: port, Producer: ns.node.Inputs[port].Node, Err: ce, Quarantine: qerr}
 		if qerr != nil || s.opts.pass+1 >= maxPasses {
-			s.fail(st, cie)
+			s.fail(ns, cie)
 			return false
 		}
 		s.mu.Lock()
 		s.again = true
 		s.mu.Unlock()
-		s.em.emit(Event{Kind: EventWaiting, Node: st.node.ID, Type: st.node.Type.Name, Status: cie.Error()})
-		s.skip(st, cie)
+		s.em.emit(Event{Kind: EventWaiting, Node: ns.node.ID, Type: ns.node.Type.Name, Status: cie.Error()})
+		s.skip(ns, cie)
 		return false
 	}
 	return true
 }
 
-func (s *scheduler) skip(st *nodeState, err error) {
-	st.res.Status, st.res.Err = StatusSkipped, err
-	s.em.emit(Event{Kind: EventSkipped, Node: st.res.ID, Type: st.res.Type, Key: st.res.Key, Err: err})
+func (s *scheduler) skip(ns *nodeState, err error) {
+	ns.res.Status, ns.res.Err = StatusSkipped, err
+	s.em.emit(Event{Kind: EventSkipped, Node: ns.res.ID, Type: ns.res.Type, Key: ns.res.Key, Err: err})
 }
 
-func (s *scheduler) fail(st *nodeState, err error) {
-	st.res.Status, st.res.Err = StatusFailed, err
-	s.em.emit(Event{Kind: EventFailed, Node: st.res.ID, Type: st.res.Type, Key: st.res.Key, Err: err,
-		Log: st.res.Log, Elapsed: st.res.Duration})
+func (s *scheduler) fail(ns *nodeState, err error) {
+	ns.res.Status, ns.res.Err = StatusFailed, err
+	s.em.emit(Event{Kind: EventFailed, Node: ns.res.ID, Type: ns.res.Type, Key: ns.res.Key, Err: err,
+		Log: ns.res.Log, Elapsed: ns.res.Duration})
 }
 
-func (s *scheduler) failOrSkip(ctx context.Context, st *nodeState, err error) {
+func (s *scheduler) failOrSkip(ctx context.Context, ns *nodeState, err error) {
 	if ctx.Err() != nil {
-		s.skip(st, ctx.Err())
+		s.skip(ns, ctx.Err())
 	} else {
-		s.fail(st, err)
+		s.fail(ns, err)
 	}
 }
 
 // runStage hands the stage to the executor and, if it succeeds, records
 // the run in the index: the coordinator is the only writer of the index.
-func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[string]registry.Artifact, params []byte, lr *store.LastRun) {
-	n, r := st.node, &st.res
+func (s *scheduler) runStage(ctx context.Context, ns *nodeState, inputs map[string]registry.Artifact, params []byte, lr *store.LastRun) {
+	n, r := ns.node, &ns.res
 	r.Log = s.st.LogPath(r.Key)
 	base := Event{Node: n.ID, Type: n.Type.Name, Key: r.Key, Device: r.Device, Log: r.Log}
 	running := base
@@ -550,7 +550,7 @@ func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[stri
 		err = ctx.Err()
 	}
 	if err != nil {
-		s.fail(st, err)
+		s.fail(ns, err)
 		return
 	}
 	if out.Duration > 0 {
@@ -575,7 +575,7 @@ func (s *scheduler) runStage(ctx context.Context, st *nodeState, inputs map[stri
 	}
 	// The stage's work is done: record it even if Ctrl-C arrives now.
 	if err := s.st.Record(context.WithoutCancel(ctx), rec); err != nil {
-		s.fail(st, fmt.Errorf("recording the run in %s: %w", s.st.Dir(), err))
+		s.fail(ns, fmt.Errorf("recording the run in %s: %w", s.st.Dir(), err))
 		return
 	}
 	r.Status = StatusRan

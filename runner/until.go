@@ -72,15 +72,15 @@ func (s *scheduler) decide(lr *loopRun) {
 		s.em.emit(ev)
 	}
 	for r := 1; r <= len(l.Rounds); r++ {
-		st := s.states[l.MetricNode(r)]
-		<-st.done
-		if st.res.Status != StatusCached && st.res.Status != StatusRan {
-			finish(graph.Decision{Values: values}, fmt.Errorf("round %d's metric stage %s %s", r, st.res.ID, st.res.Status))
+		ns := s.states[l.MetricNode(r)]
+		<-ns.done
+		if ns.res.Status != StatusCached && ns.res.Status != StatusRan {
+			finish(graph.Decision{Values: values}, fmt.Errorf("round %d's metric stage %s %s", r, ns.res.ID, ns.res.Status))
 			return
 		}
-		a, ok := st.res.Outputs[l.Output]
+		a, ok := ns.res.Outputs[l.Output]
 		if !ok {
-			finish(graph.Decision{Values: values}, fmt.Errorf("round %d's metric stage %s stored no output %q", r, st.res.ID, l.Output))
+			finish(graph.Decision{Values: values}, fmt.Errorf("round %d's metric stage %s stored no output %q", r, ns.res.ID, l.Output))
 			return
 		}
 		v, err := registry.MetricAt(a, l.Path)
@@ -123,8 +123,8 @@ func (s *scheduler) loopOf(id string) (*loopRun, int, int) {
 // round r-1. It reports false when the node must not run: the loop stopped
 // before its round (the node is marked stopped) or could not decide (the
 // node is skipped).
-func (s *scheduler) gate(ctx context.Context, st *nodeState) bool {
-	lr, r, _ := s.loopOf(st.node.ID)
+func (s *scheduler) gate(ctx context.Context, ns *nodeState) bool {
+	lr, r, _ := s.loopOf(ns.node.ID)
 	if lr == nil || r < 2 {
 		return true
 	}
@@ -132,20 +132,20 @@ func (s *scheduler) gate(ctx context.Context, st *nodeState) bool {
 	case <-lr.after[r-2]:
 	case <-lr.done:
 	case <-ctx.Done():
-		s.skip(st, ctx.Err())
+		s.skip(ns, ctx.Err())
 		return false
 	}
 	select {
 	case <-lr.done:
 		switch {
 		case lr.err != nil:
-			s.skip(st, fmt.Errorf("repeat %s: %v", lr.loop.Name, lr.err))
+			s.skip(ns, fmt.Errorf("repeat %s: %v", lr.loop.Name, lr.err))
 			return false
 		case len(lr.dec.Values) < r:
-			st.res.Status = StatusStopped
-			st.res.Err = fmt.Errorf("not needed: repeat %s stopped after round %d (%s); selected round %d",
+			ns.res.Status = StatusStopped
+			ns.res.Err = fmt.Errorf("not needed: repeat %s stopped after round %d (%s); selected round %d",
 				lr.loop.Name, len(lr.dec.Values), lr.dec.Reason, lr.dec.Best)
-			s.em.emit(Event{Kind: EventStopped, Node: st.res.ID, Type: st.res.Type, Err: st.res.Err})
+			s.em.emit(Event{Kind: EventStopped, Node: ns.res.ID, Type: ns.res.Type, Err: ns.res.Err})
 			return false
 		}
 	default:
