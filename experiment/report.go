@@ -169,7 +169,9 @@ func (x *Experiment) RecordedReport(bl *report.Baseline) *report.Report {
 		if c.Column == "" {
 			c.Column = refString(e.Value)
 		}
-		if bc, ok := bl.Cells[e.Name]; ok && e.Pending == "" {
+		if bc, ok := bl.Cells[e.Name]; ok && e.Pending == "" && bc.Stale != "" {
+			c.Missing = "stale: " + bc.Stale // recorded, but no longer what the code computes
+		} else if ok && e.Pending == "" {
 			c.Ours, c.HasOurs = bc.Value, true
 		} else if e.Pending == "" {
 			c.Missing = "not in " + x.BaselinePath()

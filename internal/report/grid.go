@@ -106,7 +106,7 @@ func shorten(s string, n int) string {
 // Verdicts counts the judged cells by verdict, in a fixed order, for the
 // line under a run's table: "66 ok, 3 below paper, 24 pending".
 func Verdicts(js []Judged) string {
-	order := []Verdict{OK, BelowPaper, AbovePaper, Regressed, Improved, Missing, NoBaseline, NotComparable, NoPaper, Pending}
+	order := []Verdict{OK, BelowPaper, AbovePaper, Regressed, Improved, Missing, NoBaseline, NotComparable, Stale, NoPaper, Pending}
 	n := map[Verdict]int{}
 	for _, j := range js {
 		n[j.Verdict]++

@@ -34,6 +34,8 @@ import (
 //   - A cell with no value (its stage failed or never ran) is "missing", a
 //     cell the baseline lacks "no baseline": errors.
 //   - A pending cell (only the paper gives it) is "pending", counted apart.
+//   - A baseline cell marked stale (an input changed and the profile could
+//     not be re-run yet) is "stale", counted apart and named in the output.
 
 // Verdict is the judgement of one cell.
 type Verdict string
@@ -50,6 +52,7 @@ const (
 	Pending       Verdict = "pending"        // a cell we do not compute (Cell.Pending)
 	NoPaper       Verdict = "no paper value" // paper profile: nothing to judge against
 	NotComparable Verdict = "not comparable" // an exact-only cell off the exact path
+	Stale         Verdict = "stale"          // the baseline says its value is out of date (BaselineCell.Stale)
 )
 
 // Class is what a verdict means for a gate.
@@ -121,7 +124,7 @@ func (j Judged) Class() Class {
 	switch j.Verdict {
 	case OK:
 		return Pass
-	case Pending, NoPaper, NotComparable:
+	case Pending, NoPaper, NotComparable, Stale:
 		return Skipped
 	case AbovePaper, Improved:
 		if j.Allowed {
@@ -201,6 +204,8 @@ func Judge(r *Report, bl *Baseline, o JudgeOptions) []Judged {
 			switch {
 			case bc == nil:
 				j.Verdict = NoBaseline
+			case bc.Stale != "":
+				j.Verdict = Stale
 			case exact && bc.NotExact == "" || bc.Count || c.Count:
 				j.Mode, j.Reference = ModeExact, bc.Value
 				if c.Ours == bc.Value {
@@ -247,6 +252,7 @@ type Tally struct {
 	Pending       int `json:"pending"`
 	NoPaper       int `json:"no_paper_value"`
 	NotComparable int `json:"not_comparable"`
+	Stale         int `json:"stale"`
 	Regressed     int `json:"regressed"`
 	Improved      int `json:"improved"` // beyond tolerance upward and not allowed
 	Errors        int `json:"errors"`   // missing values, no baseline
@@ -263,6 +269,9 @@ func (t *Tally) Add(j Judged) {
 		return
 	case NotComparable:
 		t.NotComparable++
+		return
+	case Stale:
+		t.Stale++
 		return
 	case Missing, NoBaseline:
 		t.Errors++
@@ -287,6 +296,7 @@ func (t *Tally) Merge(o Tally) {
 	t.Pending += o.Pending
 	t.NoPaper += o.NoPaper
 	t.NotComparable += o.NotComparable
+	t.Stale += o.Stale
 	t.Regressed += o.Regressed
 	t.Improved += o.Improved
 	t.Errors += o.Errors
@@ -306,7 +316,7 @@ func (t Tally) String() string {
 		n    int
 		what string
 	}{{t.Regressed, "regressed"}, {t.Improved, "improved beyond tolerance"}, {t.Errors, "with errors"},
-		{t.Pending, "pending"}, {t.NoPaper, "without a paper value"}, {t.NotComparable, "not comparable"}} {
+		{t.Pending, "pending"}, {t.NoPaper, "without a paper value"}, {t.NotComparable, "not comparable"}, {t.Stale, "stale"}} {
 		if p.n > 0 {
 			s += fmt.Sprintf(", %d %s", p.n, p.what)
 		}

@@ -240,6 +240,12 @@ type BaselineCell struct {
 	// by code since made deterministic, say): check applies the tolerance
 	// and says so. repro baseline never writes it; re-recording clears it.
 	NotExact string `json:"not_exact,omitempty"`
+	// Stale, when set, says why the recorded value no longer describes
+	// what the code computes (an input it depends on changed and the
+	// profile could not be re-run yet): check reports the cell as stale,
+	// counted apart, and does not judge it. repro baseline never writes
+	// it; re-recording clears it.
+	Stale string `json:"stale,omitempty"`
 }
 
 // ReadBaseline reads a baseline file.

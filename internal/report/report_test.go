@@ -187,6 +187,12 @@ func TestJudgeBaselineExact(t *testing.T) {
 	if j := Judge(mk("cpu", 20.14+1e-13, 585), bl, JudgeOptions{})[0]; j.Verdict != OK || j.Mode != ModeTolerance {
 		t.Errorf("not-exact cell on cpu: %q %q", j.Verdict, j.Mode)
 	}
+	// A stale cell (its inputs changed, not re-recorded yet) is counted
+	// apart and not judged, on any path.
+	bl.Cells["sts12"] = BaselineCell{Value: 20.14, Stale: "GenSE's triplets changed"}
+	if j := Judge(mk("cpu", 30, 585), bl, JudgeOptions{})[0]; j.Verdict != Stale || j.Failing() {
+		t.Errorf("stale cell: %q failing %v", j.Verdict, j.Failing())
+	}
 	// An exact-only cell off the exact path is not comparable, counted
 	// apart; on it, it is exact.
 	bl.Cells["sts12"] = BaselineCell{Value: 20.14, ExactOnly: true}

@@ -159,6 +159,8 @@ func cellOf(j report.Judged) CheckCell {
 		c.Why = j.Missing
 	case report.Pending:
 		c.Why = j.Pending
+	case report.Stale:
+		c.Why = "stale: " + j.Baseline.Stale
 	case report.NotComparable:
 		c.Why = "recorded exact-only: its seeds disagree by more than its value, so no tolerance guards it off the exact path"
 	}
@@ -228,6 +230,10 @@ func (f CheckFile) human(w io.Writer) {
 		fmt.Fprintf(w, "%s: ERROR %s\n", f.File, f.Error)
 	}
 	for _, j := range f.judged {
+		if j.Verdict == report.Stale {
+			fmt.Fprintf(w, "%s: %s / %s: stale, not judged: %s\n", f.File, j.Row, j.Column, j.Baseline.Stale)
+			continue
+		}
 		if !j.Failing() {
 			continue
 		}
