@@ -44,20 +44,6 @@ type Config struct {
 	Pooler bool `json:"add_pooling_layer,omitempty"`
 }
 
-// BERTBase is bert-base-uncased's architecture.
-func BERTBase() Config {
-	return Config{VocabSize: 30522, Hidden: 768, Layers: 12, Heads: 12, Intermediate: 3072,
-		MaxPosition: 512, TypeVocab: 2, HiddenDropout: 0.1, AttentionDropout: 0.1,
-		LayerNormEps: 1e-12, PadID: 0, Pooler: true}
-}
-
-// RoBERTaBase is roberta-base's architecture.
-func RoBERTaBase() Config {
-	return Config{VocabSize: 50265, Hidden: 768, Layers: 12, Heads: 12, Intermediate: 3072,
-		MaxPosition: 514, TypeVocab: 1, HiddenDropout: 0.1, AttentionDropout: 0.1,
-		LayerNormEps: 1e-5, PadID: 1, PositionOffset: 2, Pooler: true}
-}
-
 // Validate reports the first inconsistent field.
 func (c Config) Validate() error {
 	switch {

@@ -42,9 +42,6 @@ func Threads() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// MicroKernel names the micro-kernel in use ("avx2-fma-6x16" or "go-6x16").
-func MicroKernel() string { return microName }
-
 // Check reports whether the arguments describe valid row-major operands: it
 // returns an error naming the first inconsistent dimension, leading dimension
 // or slice length, and nil when Sgemm can run.

@@ -12,7 +12,7 @@ import (
 // computes what an AVX2 host computes. Skipped where the CPU lacks it.
 func TestWideKernelBits(t *testing.T) {
 	if microWide == nil {
-		t.Skipf("no wide kernel on this CPU (%s)", MicroKernel())
+		t.Skipf("no wide kernel on this CPU (%s)", microName)
 	}
 	saved, savedK := microWide, wideMinK
 	defer func() { microWide, wideMinK = saved, savedK }()
