@@ -91,7 +91,39 @@ type StageType struct {
 	// Env with Params, Seed, Requests and the Inputs already computed (an
 	// input whose stage has not run is absent).
 	Requests func(ctx context.Context, env *Env) (*RequestEstimate, error)
+	// Cost, set by training types, estimates the arithmetic a run with
+	// these (decoded, validated) parameters would do (`repro plan`), from
+	// the inputs already computed: an `init` model's shape, the data whose
+	// size decides an epoch-based run's updates. A nil estimate means the
+	// model's shape is not known before the run.
+	Cost func(params any, in CostInputs) (*CostEstimate, error)
 }
+
+// CostInputs are a stage's inputs as a cost estimate sees them.
+type CostInputs struct {
+	// Computed holds the artifacts of the inputs already computed.
+	Computed map[string]Artifact
+	// Connected says which input ports are connected, computed or not.
+	Connected map[string]bool
+}
+
+// CostEstimate is what a training run's arithmetic would come to.
+type CostEstimate struct {
+	// FLOPsPerUpdate counts one optimizer update's matrix products,
+	// forward and backward (2 FLOPs a multiply-add, backward twice the
+	// forward), every sequence at its maximum length: an upper bound on
+	// the arithmetic of a batch, which pads only to its longest sequence.
+	FLOPsPerUpdate float64
+	// Updates is the number of optimizer updates; 0 means unknown (an
+	// epoch-based run whose data is not computed yet). With early
+	// stopping (patience) it is a maximum.
+	Updates int
+	// Note says what the count assumes or leaves out.
+	Note string
+}
+
+// FLOPs is the whole run's estimate; 0 when Updates is unknown.
+func (e *CostEstimate) FLOPs() float64 { return e.FLOPsPerUpdate * float64(e.Updates) }
 
 // StartChecker is implemented by a parameter struct, or by a parameter
 // group embedded in one, whose values alone (with which inputs are

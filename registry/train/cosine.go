@@ -67,6 +67,7 @@ best weights are kept.`,
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*CosineParams).externals(), nil },
 		Run:       runCosine,
+		Cost:      cosineCost,
 	}
 }
 

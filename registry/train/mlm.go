@@ -79,6 +79,7 @@ and loss.png hold the curves; metrics.json the final dev numbers.`,
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*MLMParams).externals(), nil },
 		Run:       runMLM,
+		Cost:      mlmCost,
 	}
 }
 

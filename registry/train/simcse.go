@@ -86,6 +86,7 @@ and saves without it.`,
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*SimCSEUnsupParams).externals(), nil },
 		Run:       runUnsup,
+		Cost:      simcseUnsupCost,
 	}
 }
 
@@ -107,6 +108,7 @@ other positive in the batch and, with hard_negatives, every contradiction are ne
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*SimCSESupParams).externals(), nil },
 		Run:       runSup,
+		Cost:      simcseSupCost,
 	}
 }
 
