@@ -116,6 +116,9 @@ type PlanEntry struct {
 	Status PlanStatus
 	// Reasons explains a PlanRun entry; empty for PlanCached.
 	Reasons []Reason
+	// Cost, set by PlanCosts on a PlanRun entry whose stage type
+	// estimates its arithmetic, is that estimate; nil otherwise.
+	Cost *CostEstimate
 }
 
 // Plan says, without running anything, which nodes of g are cached and why
