@@ -85,6 +85,13 @@ type StageType struct {
 	// paper's own data (internal/dataset's Dataset.StandIn): a paper
 	// profile must declare each as a deviation.
 	StandIns func(params any) []string
+	// Datasets, when set, names every dataset of the data directory
+	// (internal/dataset's catalogue) that a run with these parameters
+	// reads: before anything starts the runner checks that each one's
+	// files are in a data directory, so a missing file refuses the run,
+	// naming the files and the directories searched, instead of failing
+	// the stage at its turn.
+	Datasets func(params any) []string
 	Run      func(ctx context.Context, env *Env) error
 	// Requests, set by types that send language-model requests, says what
 	// a run would send without sending anything (`repro plan`). It gets an

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"repro/graph"
+	"repro/internal/dataset"
 	"repro/registry"
 )
 
@@ -101,6 +102,13 @@ func startable(n *graph.Node) error {
 	if c, ok := params.(registry.StartChecker); ok {
 		if err := c.CheckStart(func(port string) bool { _, ok := n.Inputs[port]; return ok }); err != nil {
 			return err
+		}
+	}
+	if n.Type.Datasets != nil {
+		if names := n.Type.Datasets(params); len(names) > 0 {
+			if err := dataset.Default().Missing(names...); err != nil {
+				return err
+			}
 		}
 	}
 	if n.Type.Externals == nil {

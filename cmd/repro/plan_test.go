@@ -239,3 +239,20 @@ stage "bert" {
 		t.Errorf("a relative -var passed to a module: exit %d\n%s", code, errs)
 	}
 }
+
+// A run whose data stages need files that are in no data directory is
+// refused before any stage starts, naming the files and the directories
+// searched; plan shows the same refusal.
+func TestMissingDataRefusedBeforeStart(t *testing.T) {
+	file := workspace(t)
+	empty := t.TempDir()
+	t.Setenv(datadir.Env, empty)
+	code, out, errs := repro(t, "run", file)
+	if code != 1 || strings.Contains(out, "running ") || !strings.Contains(errs, "data file(s) in no data directory: stsb: sts/STSB/") ||
+		!strings.Contains(errs, "searched: "+empty) {
+		t.Errorf("run without the data: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := repro(t, "plan", file); code != 1 || !strings.Contains(out, "repro run would refuse to start") || !strings.Contains(out, "in no data directory") {
+		t.Errorf("plan without the data: exit %d\n%s", code, out)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"repro/internal/datadir"
@@ -212,6 +213,49 @@ func (c *Catalogue) Path(name, key string) (string, error) {
 		return "", err
 	}
 	return p, nil
+}
+
+// MissingError lists the data files of some datasets that no data
+// directory holds, and the directories searched.
+type MissingError struct {
+	Files []string // relative paths, "dataset: path"
+	Dirs  []string
+	Names []string // the datasets they belong to
+}
+
+func (e *MissingError) Error() string {
+	dirs := "none (set " + datadir.Env + ")"
+	if len(e.Dirs) > 0 {
+		dirs = strings.Join(e.Dirs, ", ")
+	}
+	return fmt.Sprintf("%d data file(s) in no data directory: %s (searched: %s; set %s, or repro data pull %s)",
+		len(e.Files), strings.Join(e.Files, ", "), dirs, datadir.Env, strings.Join(e.Names, " "))
+}
+
+// Missing checks, without reading them, that every data file of the named
+// datasets is in some data directory; a *MissingError names those that
+// are not. An unknown name is an error too.
+func (c *Catalogue) Missing(names ...string) error {
+	me := &MissingError{Dirs: c.Dirs}
+	for _, name := range names {
+		d, ok := Lookup(name)
+		if !ok {
+			return fmt.Errorf("unknown dataset %q (known: %v)", name, Names())
+		}
+		short := len(me.Files)
+		for _, f := range d.Files {
+			if _, err := c.locate(d, f); errors.Is(err, ErrNotFound) {
+				me.Files = append(me.Files, name+": "+f.Path)
+			}
+		}
+		if len(me.Files) > short {
+			me.Names = append(me.Names, name)
+		}
+	}
+	if len(me.Files) > 0 {
+		return me
+	}
+	return nil
 }
 
 // Status is what List reports for one dataset.

@@ -52,6 +52,7 @@ func corpusType() *registry.StageType {
 		Seeded:    true,
 		Externals: func(p any) ([]registry.External, error) { return pathExternal(p.(*CorpusParams).Path), nil },
 		StandIns:  func(p any) []string { return standIns(p.(*CorpusParams).Sources...) },
+		Datasets:  func(p any) []string { return datasets(p.(*CorpusParams).Sources...) },
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*CorpusParams)
 			c := catalogue()

@@ -47,11 +47,12 @@ type STSParams struct {
 
 func stsType() *registry.StageType {
 	return &registry.StageType{
-		Name:    "data.sts",
-		Version: 1,
-		Doc:     "Gold-scored STS pairs of one split for a list of tasks (STS12-16: every subset of the year's test set).",
-		Params:  STSParams{Tasks: append([]string(nil), dataset.STSTasks...), Split: "test"},
-		Outputs: []registry.Port{{Name: "pairs", Kind: registry.KindSTS, Doc: "pairs.jsonl: task, subset, sentence1, sentence2, score"}},
+		Name:     "data.sts",
+		Version:  1,
+		Doc:      "Gold-scored STS pairs of one split for a list of tasks (STS12-16: every subset of the year's test set).",
+		Params:   STSParams{Tasks: append([]string(nil), dataset.STSTasks...), Split: "test"},
+		Outputs:  []registry.Port{{Name: "pairs", Kind: registry.KindSTS, Doc: "pairs.jsonl: task, subset, sentence1, sentence2, score"}},
+		Datasets: func(p any) []string { return datasets(p.(*STSParams).Tasks...) },
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*STSParams)
 			c := catalogue()
@@ -84,8 +85,9 @@ func stsSentencesType() *registry.StageType {
 		Version: 1,
 		Doc: "The unlabeled sentences of a set of STS tasks, without scores (the unsupervised corpus of ConSERT and PaSeR): " +
 			"sentence1 then sentence2 of each pair in task, subset and file order, each distinct sentence kept at its first occurrence.",
-		Params:  STSSentencesParams{Tasks: append([]string(nil), dataset.STSTasks...), Splits: []string{"train", "dev", "test"}},
-		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
+		Params:   STSSentencesParams{Tasks: append([]string(nil), dataset.STSTasks...), Splits: []string{"train", "dev", "test"}},
+		Outputs:  []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
+		Datasets: func(p any) []string { return datasets(p.(*STSSentencesParams).Tasks...) },
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*STSSentencesParams)
 			c := catalogue()
@@ -160,6 +162,12 @@ func nliType() *registry.StageType {
 			}
 			return nil
 		},
+		Datasets: func(p any) []string {
+			if q := p.(*NLIParams); q.Source == "nli" {
+				return datasets("nli")
+			}
+			return nil
+		},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*NLIParams)
 			if p.Source == "simcse_nli" {
@@ -206,6 +214,7 @@ func sentencesType() *registry.StageType {
 		Outputs:   []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl"}},
 		Externals: func(p any) ([]registry.External, error) { return pathExternal(p.(*SentencesParams).Path), nil },
 		StandIns:  func(p any) []string { return standIns(p.(*SentencesParams).Source) },
+		Datasets:  func(p any) []string { return datasets(p.(*SentencesParams).Source) },
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*SentencesParams)
 			texts, err := readSentences(catalogue(), p.Source, p.Path)
@@ -293,6 +302,7 @@ func documentsType() *registry.StageType {
 		Outputs:   []registry.Port{{Name: "documents", Kind: registry.KindDocuments, Doc: "documents.jsonl"}},
 		Externals: func(p any) ([]registry.External, error) { return pathExternal(p.(*DocumentsParams).Path), nil },
 		StandIns:  func(p any) []string { return standIns(p.(*DocumentsParams).Source) },
+		Datasets:  func(p any) []string { return datasets(p.(*DocumentsParams).Source) },
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*DocumentsParams)
 			c := catalogue()
@@ -359,6 +369,12 @@ func rerankType() *registry.StageType {
 		Outputs:   []registry.Port{{Name: "queries", Kind: registry.KindRerank, Doc: "queries.jsonl"}},
 		Externals: func(p any) ([]registry.External, error) { return pathExternal(p.(*RerankParams).Path), nil },
 		StandIns:  func(p any) []string { return standIns(p.(*RerankParams).Source) },
+		Datasets: func(p any) []string {
+			if src := p.(*RerankParams).Source; src != "" {
+				return datasets(src)
+			}
+			return datasets("semeval2016_cqa")
+		},
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*RerankParams)
 			if p.Source == "askubuntu" {

@@ -98,6 +98,19 @@ func standIns(sources ...string) []string {
 	return out
 }
 
+// datasets keeps the names that are datasets of the catalogue (a paper
+// source read from path is not), each once: what a data stage reads from
+// the data directory (registry.StageType.Datasets).
+func datasets(names ...string) []string {
+	var out []string
+	for _, s := range names {
+		if _, ok := dataset.Lookup(s); ok && !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // paperSentences reads a paper sentence source from path.
 func paperSentences(source, path string) ([]string, error) {
 	switch source {

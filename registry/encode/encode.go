@@ -53,8 +53,9 @@ func gloveType() *registry.StageType {
 		Version: 1,
 		Doc: "Sentence = mean of its words' GloVe vectors (lower-cased PTB-style tokens; unknown words skipped; " +
 			"no known word gives the zero vector). Stores the full table as float32.",
-		Params:  GloVeParams{Vectors: "glove.6B.100d"},
-		Outputs: encoderPort(),
+		Params:   GloVeParams{Vectors: "glove.6B.100d"},
+		Outputs:  encoderPort(),
+		Datasets: func(p any) []string { return []string{p.(*GloVeParams).Vectors} },
 		Run: func(ctx context.Context, env *registry.Env) error {
 			p := env.Params.(*GloVeParams)
 			v, err := catalogue().GloVe(p.Vectors)
