@@ -23,6 +23,13 @@ type fakeCluster struct {
 	stops    int
 	running  int
 	maxRun   int
+
+	// barrier, when set, holds each of these nodes' Execute until all of
+	// them run at once, or until a second passes (they never will: maxRun
+	// tells).
+	barrier []string
+	arrived int
+	all     chan struct{}
 }
 
 func (f *fakeCluster) Start(ctx context.Context, p *Pass) error {
@@ -48,13 +55,25 @@ func (f *fakeCluster) Execute(ctx context.Context, job *Job) (*Outcome, error) {
 	f.mu.Lock()
 	f.running++
 	f.maxRun = max(f.maxRun, f.running)
+	wait := slices.Contains(f.barrier, job.Node.ID)
+	if wait {
+		if f.arrived++; f.arrived == len(f.barrier) {
+			close(f.all)
+		}
+	}
 	f.mu.Unlock()
 	defer func() {
 		f.mu.Lock()
 		f.running--
 		f.mu.Unlock()
 	}()
-	time.Sleep(100 * time.Millisecond) // long enough for the others to start
+	if wait {
+		select {
+		case <-f.all:
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+		}
+	}
 	out, err := f.local.Execute(ctx, job)
 	if out != nil {
 		out.Device, out.Host = "cuda:0", "node7"
@@ -75,7 +94,8 @@ func TestClusterSeam(t *testing.T) {
 		g.Nodes = append(g.Nodes, node(t, "t_"+s, ts["transform"], map[string]cty.Value{"suffix": cty.StringVal(s)},
 			map[string]graph.Edge{"in": {Node: "src", Output: "out"}}))
 	}
-	fc := &fakeCluster{local: &Local{Store: st}}
+	// The three transforms wait for each other.
+	fc := &fakeCluster{local: &Local{Store: st}, barrier: []string{"t_a", "t_b", "t_c"}, all: make(chan struct{})}
 	res, err := Run(context.Background(), st, g, Options{Executor: fc, Jobs: 1, Backend: "cuda"})
 	if err != nil {
 		t.Fatal(err)
