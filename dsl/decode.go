@@ -147,7 +147,7 @@ type repeatBlock struct {
 	next      map[string]hcl.Expression
 	nextOrder []string
 	stages    []*stageBlock
-	until     *untilDecl // nil: all rounds run
+	loop      *loopRule // nil: all rounds run
 	defRange  hcl.Range
 }
 
@@ -481,7 +481,7 @@ func (d *decoder) repeat(b *hcl.Block) *repeatBlock {
 		r.rounds = a.Expr
 	}
 	if a, ok := content.Attributes["until"]; ok {
-		r.until = d.until(a) // until.go
+		r.loop = d.loopRule(a) // loop.go
 	}
 	if a, ok := content.Attributes["start"]; ok {
 		r.start, _ = d.objectKeys(a, "start")

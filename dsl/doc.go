@@ -47,7 +47,7 @@
 // most rounds: after each round the runner reads that round's metric and
 // stops once N rounds in a row have not beaten the best; repeat.R.last then
 // reads the best round, and repeat.R.round[N] cannot be read from outside
-// (which rounds run is known only at run time). See until.go.
+// (which rounds run is known only at run time). See loop.go.
 //
 // # Modules
 //

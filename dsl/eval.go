@@ -764,7 +764,7 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		case "last":
 			round = n
 		case "round":
-			if r.until != nil {
+			if r.loop != nil {
 				return fail(parts[1].rng, "Round of a repeat with until",
 					"Repeat %q stops by `until`, so which of its rounds run is known only at run time; read its selected round with repeat.%s.last.NAME.", r.name, r.name)
 			}

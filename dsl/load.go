@@ -369,7 +369,7 @@ func finishVariants(cfg *Config, evals []*evaluator, profile string) hcl.Diagnos
 			e.checkStandIns(cfg.Deviations)
 		}
 		cfg.Variants[i].Stages = e.stages
-		cfg.Variants[i].Graph = e.graph() // stages and until loops (until.go)
+		cfg.Variants[i].Graph = e.graph() // stages and until loops (loop.go)
 		diags = append(diags, e.diags...)
 	}
 	return diags

@@ -25,17 +25,17 @@ import (
 // run is known only at run time, so repeat.R.round[N] cannot be read from
 // outside such a block.
 
-// untilDecl is a repeat block's `until` object.
-type untilDecl struct {
+// loopRule is a repeat block's `until` object.
+type loopRule struct {
 	metric   hcl.Expression
 	patience hcl.Expression // nil: 1
 	rng      hcl.Range
 }
 
-// until decodes `until = { metric = ..., patience = N }`.
-func (d *decoder) until(a *hcl.Attribute) *untilDecl {
+// loopRule decodes `until = { metric = ..., patience = N }`.
+func (d *decoder) loopRule(a *hcl.Attribute) *loopRule {
 	keys, _ := d.objectKeys(a, "until")
-	u := &untilDecl{rng: a.Expr.Range()}
+	u := &loopRule{rng: a.Expr.Range()}
 	for k, v := range keys {
 		switch k {
 		case "metric":
@@ -55,10 +55,10 @@ func (d *decoder) until(a *hcl.Attribute) *untilDecl {
 	return u
 }
 
-// untilLoop evaluates r's until into the graph.Loop of its rounds (nil
+// loop evaluates r's until into the graph.Loop of its rounds (nil
 // when r has none or an error was reported).
-func (e *evaluator) untilLoop(r *repeatBlock) *graph.Loop {
-	u := r.until
+func (e *evaluator) loop(r *repeatBlock) *graph.Loop {
+	u := r.loop
 	if u == nil || e.rounds[r] == 0 {
 		return nil
 	}
@@ -127,7 +127,7 @@ func (e *evaluator) graph() *graph.Graph {
 	g := graphOf(e.stages)
 	for _, it := range e.m.items {
 		if it.repeat != nil {
-			if l := e.untilLoop(it.repeat); l != nil {
+			if l := e.loop(it.repeat); l != nil {
 				g.Loops = append(g.Loops, l)
 			}
 		}

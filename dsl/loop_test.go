@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestUntilLoop(t *testing.T) {
+func TestLoop(t *testing.T) {
 	cfg := loadFile(t, "testdata/until.hcl", Options{})
 	g := cfg.Variants[0].Graph
 	if len(g.Loops) != 1 {

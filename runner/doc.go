@@ -87,7 +87,7 @@
 // an error nor recorded), and a node outside the loop that reads its last
 // round reads the selected (best) round instead. Result.Loops and the
 // EventDecided event say how each loop ended; Plan (PlanDetailed) makes
-// the same decision from what is cached. See until.go.
+// the same decision from what is cached. See loop.go.
 //
 // # Events
 //

@@ -104,7 +104,7 @@ func (s *scheduler) decide(lr *loopRun) {
 // before can only wake on done, and always sees the decision. (Closing them
 // too, as this once did, let such a node wake between those closes and
 // done's, find done open and run -- to be skipped for its stopped input
-// instead of marked stopped: CI's TestClusterUntil, 2026-11-24.)
+// instead of marked stopped: CI's TestClusterLoop, 2026-11-24.)
 func (lr *loopRun) settle(d graph.Decision, err error) {
 	lr.dec, lr.err = d, err
 	close(lr.done)

@@ -72,7 +72,7 @@ func readOut(t *testing.T, r *Result, id string) string {
 	return string(b)
 }
 
-func TestUntilStopsAndSelectsBest(t *testing.T) {
+func TestLoopStopsAndSelectsBest(t *testing.T) {
 	cnt := newCounter("")
 	ts := testTypes(cnt)
 	score := scoreType(cnt)
@@ -154,7 +154,7 @@ func TestUntilStopsAndSelectsBest(t *testing.T) {
 	}
 }
 
-func TestUntilPlanBeforeRunAndTargets(t *testing.T) {
+func TestLoopPlanBeforeRunAndTargets(t *testing.T) {
 	cnt := newCounter("")
 	ts := testTypes(cnt)
 	score := scoreType(cnt)
@@ -194,7 +194,7 @@ func TestUntilPlanBeforeRunAndTargets(t *testing.T) {
 	}
 }
 
-func TestUntilMetricFails(t *testing.T) {
+func TestLoopMetricFails(t *testing.T) {
 	cnt := newCounter("")
 	ts := testTypes(cnt)
 	c := openTemp(t)
@@ -216,10 +216,10 @@ func TestUntilMetricFails(t *testing.T) {
 // it reaches its gate: waiting there when the decision lands, or after.
 // (When the final decision also closed the rounds' channels, a waiting node
 // now and then woke between those closes and done's, ran, and was skipped
-// for its stopped input: CI's TestClusterUntil, 2026-11-24. That window was
+// for its stopped input: CI's TestClusterLoop, 2026-11-24. That window was
 // nanoseconds wide and this test does not hit it; settle closing done alone
 // is what removes it. The test holds the contract either way.)
-func TestUntilGateStopsLaterRounds(t *testing.T) {
+func TestLoopGateStopsLaterRounds(t *testing.T) {
 	l := &graph.Loop{Name: "idc", Metric: 0, Patience: 1, Rounds: [][]string{{"r1"}, {"r2"}, {"r3"}}}
 	for i := 0; i < 500; i++ {
 		lr := newLoopRun(l)

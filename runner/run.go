@@ -102,7 +102,7 @@ type NodeResult struct {
 type Result struct {
 	Nodes []*NodeResult
 	byID  map[string]*NodeResult
-	// Loops says how each repeat block with `until` ended (see until.go).
+	// Loops says how each repeat block with `until` ended (see loop.go).
 	Loops []LoopResult
 }
 
@@ -159,7 +159,7 @@ type scheduler struct {
 	cpuTensor chan struct{}
 	gpus      chan string // free GPUs
 	hasGPU    bool
-	loops     []*loopRun // repeat blocks decided at run time (until.go)
+	loops     []*loopRun // repeat blocks decided at run time (loop.go)
 
 	mu       sync.Mutex
 	lastRecs []*store.LastRun // cached nodes, written together at the end

@@ -73,11 +73,11 @@ func TestRepeatRoundsRealStages(t *testing.T) {
 	}
 }
 
-// TestUntilRealStages runs IDC rounds that stop when validation R@5 stops
+// TestLoopRealStages runs IDC rounds that stop when validation R@5 stops
 // improving, with the real stage types: the runner decides after each
 // round, the rounds after the stop do not run, repeat.idc.last reads the
 // selected round, and plan and the report show the decision.
-func TestUntilRealStages(t *testing.T) {
+func TestLoopRealStages(t *testing.T) {
 	file := fixture(t, "infocse_until.hcl")
 	code, out, errs := repro(t, "run", file, "--verbose")
 	if code != 0 {

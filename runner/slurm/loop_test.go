@@ -15,10 +15,10 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// untilGraph is InfoCSE's shape: a source, rounds of (train, score) with
+// loopGraph is InfoCSE's shape: a source, rounds of (train, score) with
 // `until` on the score (patience 1), and eval reading the loop's result
 // (its last round in the static graph). scores[r] is round r+1's score.
-func untilGraph(t *testing.T, reg *registry.Registry, scores []float64, sep string) *graph.Graph {
+func loopGraph(t *testing.T, reg *registry.Registry, scores []float64, sep string) *graph.Graph {
 	t.Helper()
 	g := &graph.Graph{Nodes: []*graph.Node{node(t, reg, "src", "test.write", "x.hcl:1", map[string]cty.Value{"text": cty.StringVal("m")}, nil)}}
 	l := &graph.Loop{Name: "idc", Metric: 1, Output: "out", Path: []string{"r5"}, Patience: 1}
@@ -55,11 +55,11 @@ func sortedIDs(m map[string]bool) []string {
 // the cache holds a decision that stops the loop, a stage reading the
 // stopped last round is deferred too (the runner hands it the selected
 // round); the stopped round is not planned to run at all.
-func TestDeferredUntil(t *testing.T) {
+func TestDeferredLoop(t *testing.T) {
 	reg := testRegistry()
 	st := openStore(t)
 	ctx := context.Background()
-	g := untilGraph(t, reg, []float64{40, 39, 45}, "+")
+	g := loopGraph(t, reg, []float64{40, 39, 45}, "+")
 	plan, err := runner.Plan(ctx, st, g, runner.PlanOptions{Scope: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestDeferredUntil(t *testing.T) {
 	}
 	// eval with another separator reads the stopped round 3 in the static
 	// graph, round 1 at run time: deferred; nothing else runs.
-	g2 := untilGraph(t, reg, []float64{40, 39, 45}, "&")
+	g2 := loopGraph(t, reg, []float64{40, 39, 45}, "&")
 	plan, err = runner.Plan(ctx, st, g2, runner.PlanOptions{Scope: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -103,17 +103,17 @@ func TestDeferredUntil(t *testing.T) {
 // loop's reader are submitted when the runner reaches them, with their
 // inputs known; the round the decision stops is never submitted. The
 // results are a local run's.
-func TestClusterUntil(t *testing.T) {
+func TestClusterLoop(t *testing.T) {
 	c, cfg := testCluster(t)
 	reg := testRegistry()
 	ctx := context.Background()
 	local := openStore(t)
-	lres, err := runner.Run(ctx, local, untilGraph(t, reg, []float64{40, 39, 45}, "+"), runner.Options{Scope: "test"})
+	lres, err := runner.Run(ctx, local, loopGraph(t, reg, []float64{40, 39, 45}, "+"), runner.Options{Scope: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := openStore(t)
-	g := untilGraph(t, reg, []float64{40, 39, 45}, "+")
+	g := loopGraph(t, reg, []float64{40, 39, 45}, "+")
 	res, err, ex := runSlurm(t, ctx, st, g, cfg)
 	if err != nil {
 		t.Fatalf("slurm run: %v\n%s", err, c.Logs())
