@@ -167,21 +167,6 @@ func WriteWeights(dir string, params []transformer.NamedParam, prefix string) er
 	return nil
 }
 
-// Load reads dir's weights into params (see Weights.Load). It returns the
-// names of tensors in the file that were deliberately ignored.
-func Load(dir string, params []transformer.NamedParam) (ignored []string, err error) {
-	w, err := OpenWeights(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	ignored, err = w.Load(params, BERTNaming)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	return ignored, nil
-}
-
 // FileWeightsIndex is the index of a sharded checkpoint: {"weight_map":
 // {tensor name: shard file name}}.
 const FileWeightsIndex = "model.safetensors.index.json"

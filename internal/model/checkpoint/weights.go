@@ -139,12 +139,6 @@ func (w *Weights) Names() []string {
 	return ns
 }
 
-// Shape returns tensor name's shape.
-func (w *Weights) Shape(name string) ([]int, bool) {
-	i, ok := w.infos[name]
-	return i.Shape, ok
-}
-
 // Read reads one tensor.
 func (w *Weights) Read(name string) (safetensors.Tensor, error) {
 	info, ok := w.infos[name]

@@ -62,9 +62,6 @@ func ForParams(params []*nn.Param, cfg Config) (*Params, error) {
 // State is the underlying optimiser (moments and step counts).
 func (o *Params) State() *AdamW { return o.opt }
 
-// SetLR changes the learning rate (for schedules).
-func (o *Params) SetLR(lr float64) { o.lr = lr }
-
 // Step applies one update from the parameters' accumulated gradients
 // (parameters without a gradient are left alone, their moments included),
 // then clears the gradients.
@@ -77,14 +74,4 @@ func (o *Params) Step() {
 	for _, p := range o.params {
 		p.ZeroGrad()
 	}
-}
-
-// Gradients returns the parameters' gradient slices (nil where a parameter
-// has none), for ClipGradNorm before Step.
-func (o *Params) Gradients() [][]float32 {
-	g := make([][]float32, len(o.params))
-	for i, p := range o.params {
-		g[i] = tensor.GradData(p)
-	}
-	return g
 }
