@@ -69,6 +69,9 @@ Exit status: 0 success; 1 an error, or run would refuse to start; with --detaile
 				return exitCode(exitFailure, "repro plan: %v", err)
 			}
 			entries := detailedPlan.Entries
+			if err := x.PlanCosts(cmd.Context(), st, entries, backendName); err != nil {
+				return exitCode(exitFailure, "repro plan: %v", err)
+			}
 			p := view.NewPlan(file, x.Profile, backendName, entries)
 			for _, l := range detailedPlan.Loops {
 				p.Loops = append(p.Loops, l.Name+", "+l.String())

@@ -33,7 +33,82 @@ type PlanStage struct {
 	Key     string       `json:"key,omitempty"` // "" while an input's stage must run first
 	Action  string       `json:"action"`        // "cached", "run", "not needed"
 	Reasons []PlanReason `json:"reasons,omitempty"`
-	status  runner.PlanStatus
+	// Cost is the estimated arithmetic of a training stage that will run.
+	Cost   *PlanCost `json:"cost,omitempty"`
+	status runner.PlanStatus
+}
+
+// PlanCost is a stage's estimated arithmetic and, where earlier runs were
+// measured, time.
+type PlanCost struct {
+	FLOPs          *float64 `json:"flops"` // null: the updates are unknown
+	FLOPsPerUpdate float64  `json:"flops_per_update"`
+	Updates        int      `json:"updates"` // 0: unknown
+	// FLOPsPerSecond is the throughput of the store's earlier runs on the
+	// same backend (MeasuredRuns of them); Seconds the time at it.
+	FLOPsPerSecond float64  `json:"measured_flops_per_second,omitempty"`
+	MeasuredRuns   int      `json:"measured_runs,omitempty"`
+	Seconds        *float64 `json:"seconds,omitempty"`
+	Text           string   `json:"text"` // as the human output words it
+	Note           string   `json:"note,omitempty"`
+}
+
+func newPlanCost(c *runner.CostEstimate) *PlanCost {
+	pc := &PlanCost{FLOPsPerUpdate: c.FLOPsPerUpdate, Updates: c.Updates, FLOPsPerSecond: c.FLOPsPerSecond,
+		MeasuredRuns: c.MeasuredRuns, Note: c.Note}
+	if c.Updates > 0 {
+		pc.FLOPs = num(c.FLOPs())
+	}
+	if s := c.Seconds(); s > 0 {
+		pc.Seconds = num(s)
+	}
+	pc.Text = pc.text()
+	return pc
+}
+
+// text words the estimate: "~3.2 PFLOP (5000 updates x 640 GFLOP), ~2 h
+// at 45 GFLOP/s measured (3 runs)"; an unknown number of updates gives the
+// cost of one.
+func (c *PlanCost) text() string {
+	switch {
+	case c.FLOPsPerUpdate <= 0:
+		return "unknown"
+	case c.FLOPs == nil:
+		return fmt.Sprintf("~%s per update, updates unknown", si(c.FLOPsPerUpdate, "FLOP"))
+	}
+	s := fmt.Sprintf("~%s (%d updates x %s)", si(*c.FLOPs, "FLOP"), c.Updates, si(c.FLOPsPerUpdate, "FLOP"))
+	if c.Seconds != nil {
+		s += fmt.Sprintf(", ~%s at %s measured (%d run(s))", duration(*c.Seconds), si(c.FLOPsPerSecond, "FLOP/s"), c.MeasuredRuns)
+	}
+	return s
+}
+
+// si writes v with an SI prefix, to a unit under 10 to a tenth: 806
+// kFLOP, 3.2 PFLOP.
+func si(v float64, unit string) string {
+	prefixes := []string{"", "k", "M", "G", "T", "P", "E", "Z"}
+	i := 0
+	for v >= 999.5 && i < len(prefixes)-1 {
+		v /= 1000
+		i++
+	}
+	if v >= 9.95 {
+		return fmt.Sprintf("%.0f %s%s", v, prefixes[i], unit)
+	}
+	return fmt.Sprintf("%.1f %s%s", v, prefixes[i], unit)
+}
+
+// duration writes seconds roughly: 40 s, 12 min, 2.5 h, 3.1 d.
+func duration(s float64) string {
+	switch {
+	case s < 90:
+		return fmt.Sprintf("%.0f s", s)
+	case s < 90*60:
+		return fmt.Sprintf("%.0f min", s/60)
+	case s < 48*3600:
+		return fmt.Sprintf("%.1f h", s/3600)
+	}
+	return fmt.Sprintf("%.1f d", s/86400)
 }
 
 // PlanReason is one cause of a stage running.
@@ -121,6 +196,9 @@ func NewPlan(file, profile, backend string, entries []runner.PlanEntry) *Plan {
 		for _, r := range e.Reasons {
 			s.Reasons = append(s.Reasons, PlanReason{Kind: reasonKinds[r.Kind], Text: r.String(), Name: r.Name, Old: r.Old, New: r.New})
 		}
+		if e.Cost != nil {
+			s.Cost = newPlanCost(e.Cost)
+		}
 		p.Stages = append(p.Stages, s)
 	}
 	return p
@@ -152,6 +230,7 @@ func (p *Plan) Human(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Type, key, s.status, strings.Join(why, "; "))
 	}
 	tw.Flush()
+	p.humanCosts(w)
 	n := len(p.Stages)
 	if p.Summary.NotNeeded > 0 {
 		fmt.Fprintf(w, "\n%d of %d stage(s) will run; %d cached; %d not needed (until).\n", p.Summary.Run, n, p.Summary.Cached, p.Summary.NotNeeded)
@@ -164,4 +243,24 @@ func (p *Plan) Human(w io.Writer) {
 	if p.Refused != nil {
 		fmt.Fprintf(w, "\nrepro run would refuse to start: %d stage(s) cannot work as declared%s\n", len(p.Refused.Stages), p.Refused.raw)
 	}
+}
+
+// humanCosts prints, when a stage that will run has an estimate, a line
+// per such stage: its cost and what it assumes.
+func (p *Plan) humanCosts(w io.Writer) {
+	var with []PlanStage
+	for _, s := range p.Stages {
+		if s.Cost != nil {
+			with = append(with, s)
+		}
+	}
+	if len(with) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nEstimated cost (matrix products, forward and backward, at max length):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, s := range with {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.ID, s.Cost.Text, s.Cost.Note)
+	}
+	tw.Flush()
 }
