@@ -113,7 +113,9 @@ type Config struct {
 
 // StepFunc computes the loss of one micro-batch (indices into the dataset)
 // and returns the scalar loss node. rng is the trainer's generator for
-// dropout and sampling; use no other source of randomness.
+// dropout and sampling; use no other source of randomness. The trainer
+// releases the loss's graph after its backward pass (tensor.Release): a
+// step function must keep no value of it for later.
 type StepFunc func(ctx context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error)
 
 // EvalFunc returns the model-selection metric; higher is better.
@@ -579,6 +581,11 @@ func (r *run) micro(ctx context.Context, batch []int) (float64, error) {
 	if err := r.backward(loss); err != nil {
 		return 0, fmt.Errorf("train: step %d: backward: %w", st.Step+1, err)
 	}
+	// The micro-batch's graph is done with: its gradients are in the
+	// parameters (leaves, which Release leaves alone) and no step function
+	// keeps a value of its graph, so its activations and scratch serve
+	// the next micro-batch instead of the garbage collector.
+	tensor.Release(loss)
 	return lv, nil
 }
 
