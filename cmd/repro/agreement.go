@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"repro/cmd/repro/view"
@@ -84,11 +85,16 @@ func seedsText(seeds []int64) string {
 	if len(seeds) == 0 {
 		return ""
 	}
-	var ss []string
-	for _, s := range seeds {
-		ss = append(ss, fmt.Sprint(s))
+	return " --seeds " + joinSeeds(seeds, ",")
+}
+
+// joinSeeds writes seeds separated by sep.
+func joinSeeds(seeds []int64, sep string) string {
+	ss := make([]string, len(seeds))
+	for i, s := range seeds {
+		ss[i] = strconv.FormatInt(s, 10)
 	}
-	return " --seeds " + strings.Join(ss, ",")
+	return strings.Join(ss, sep)
 }
 
 func profileFlag(p string) string {

@@ -126,9 +126,5 @@ func seedList(seeds []int64) string {
 	if len(seeds) == 0 {
 		return "(default)"
 	}
-	var ss []string
-	for _, s := range seeds {
-		ss = append(ss, fmt.Sprint(s))
-	}
-	return strings.Join(ss, ", ")
+	return joinSeeds(seeds, ", ")
 }

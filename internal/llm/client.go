@@ -269,7 +269,7 @@ func (c *Client) Do(ctx context.Context, reqs []Request, each func(i int, r Resu
 		return nil
 	}
 
-	var todo []string
+	var unsent []string
 	for _, k := range order {
 		if c.Cache != nil {
 			rec, ok, err := c.Cache.Get(ctx, k)
@@ -283,9 +283,9 @@ func (c *Client) Do(ctx context.Context, reqs []Request, each func(i int, r Resu
 				continue
 			}
 		}
-		todo = append(todo, k)
+		unsent = append(unsent, k)
 	}
-	if len(todo) == 0 {
+	if len(unsent) == 0 {
 		return prog, nil
 	}
 	claimer, _ := c.Cache.(Claimer)
@@ -295,7 +295,7 @@ func (c *Client) Do(ctx context.Context, reqs []Request, each func(i int, r Resu
 	// Passes over the requests still to answer: each pass sends those it
 	// can claim and sets aside those another client is sending; between
 	// passes, the set-aside ones are looked for in the cache.
-	for pending := todo; len(pending) > 0 && ctx.Err() == nil; {
+	for pending := unsent; len(pending) > 0 && ctx.Err() == nil; {
 		elsewhere := c.pass(ctx, cancel, s, claimer, pending, reqs, byKey, deliver)
 		if len(elsewhere) == 0 || ctx.Err() != nil {
 			break

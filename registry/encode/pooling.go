@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"repro/internal/encoder/pooled"
 	"repro/internal/model/transformer"
@@ -31,13 +30,7 @@ func (p PoolingParams) CheckStart(connected func(string) bool) error {
 // Validate checks the pooling name at load time.
 func (p *PoolingParams) Validate() error {
 	var c registry.Checks
-	var names []string
-	ok := false
-	for _, q := range transformer.Poolings() {
-		names = append(names, string(q))
-		ok = ok || string(q) == p.Pooling
-	}
-	c.Add(ok, "pooling", "%q is not one of %s", p.Pooling, strings.Join(names, ", "))
+	c.OneOf("pooling", p.Pooling, transformer.PoolingNames()...)
 	return c.Result()
 }
 

@@ -37,7 +37,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"repro/internal/encoder/pooled"
 	"repro/internal/encoder/t5enc"
@@ -124,13 +123,7 @@ type HFEncoderParams struct {
 // Validate checks the pooling and length at load time.
 func (p *HFEncoderParams) Validate() error {
 	var c registry.Checks
-	var names []string
-	ok := false
-	for _, q := range transformer.Poolings() {
-		names = append(names, string(q))
-		ok = ok || string(q) == p.Pooling
-	}
-	c.Add(ok, "pooling", "%q is not one of %s", p.Pooling, strings.Join(names, ", "))
+	c.OneOf("pooling", p.Pooling, transformer.PoolingNames()...)
 	c.NonNegative("max_length", p.MaxLength)
 	return c.Result()
 }

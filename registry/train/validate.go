@@ -2,7 +2,6 @@ package train
 
 import (
 	"math"
-	"strings"
 
 	"repro/internal/dataset"
 	"repro/internal/model/transformer"
@@ -51,14 +50,7 @@ func checkPooling(c *registry.Checks, name, v string, emptyOK bool) {
 	if v == "" && emptyOK {
 		return
 	}
-	var names []string
-	for _, p := range transformer.Poolings() {
-		if string(p) == v {
-			return
-		}
-		names = append(names, string(p))
-	}
-	c.Add(false, name, "%q is not one of %s", v, strings.Join(names, ", "))
+	c.OneOf(name, v, transformer.PoolingNames()...)
 }
 
 func checkEncoderInput(c *registry.Checks, maxLength int, dropout float64) {

@@ -266,12 +266,12 @@ func ApplyNaming(params []transformer.NamedParam, file map[string]safetensors.Te
 	for n, t := range file {
 		shapes[n] = t.Shape
 	}
-	todo, ignored, err := plan(params, shapes, naming)
+	wanted, ignored, err := plan(params, shapes, naming)
 	if err != nil {
 		return nil, err
 	}
 	var problems []string
-	for _, m := range todo {
+	for _, m := range wanted {
 		dst, src := tensor.Data(m.param.Param), file[m.file].Data
 		if len(dst) != len(src) {
 			problems = append(problems, fmt.Sprintf("tensor %q has %d values, parameter %q holds %d", m.file, len(src), m.param.Name, len(dst)))
@@ -281,7 +281,7 @@ func ApplyNaming(params []transformer.NamedParam, file map[string]safetensors.Te
 		sort.Strings(problems)
 		return nil, &MismatchError{Problems: problems}
 	}
-	for _, m := range todo {
+	for _, m := range wanted {
 		copy(tensor.Data(m.param.Param), file[m.file].Data)
 	}
 	return ignored, nil

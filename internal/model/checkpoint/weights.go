@@ -178,11 +178,11 @@ func (w *Weights) Check(params []transformer.NamedParam, naming Naming) error {
 // an I/O error) leaves params partly overwritten: callers load into a
 // model they discard on error.
 func (w *Weights) Load(params []transformer.NamedParam, naming Naming) (ignored []string, err error) {
-	todo, ignored, err := plan(params, w.shapes(), naming)
+	wanted, ignored, err := plan(params, w.shapes(), naming)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w.Path, err)
 	}
-	for _, m := range todo {
+	for _, m := range wanted {
 		dst := tensor.Data(m.param.Param)
 		if len(dst) != w.infos[m.file].Count() {
 			return nil, fmt.Errorf("%s: %w", w.Path, &MismatchError{Problems: []string{fmt.Sprintf("tensor %q has %d values, parameter %q holds %d", m.file, w.infos[m.file].Count(), m.param.Name, len(dst))}})
@@ -338,7 +338,7 @@ type match struct {
 
 // plan matches params to the file tensors (names and shapes only) as
 // ApplyNaming documents.
-func plan(params []transformer.NamedParam, file map[string][]int, naming Naming) (todo []match, ignored []string, err error) {
+func plan(params []transformer.NamedParam, file map[string][]int, naming Naming) (wanted []match, ignored []string, err error) {
 	byName := map[string]string{} // canonical -> file name
 	var problems []string
 	// In name order, so that which of two clashing names is reported
@@ -371,7 +371,7 @@ func plan(params []transformer.NamedParam, file map[string][]int, naming Naming)
 			problems = append(problems, fmt.Sprintf("tensor %q has shape %v, model parameter %q has shape %v", fn, file[fn], p.Name, p.Shape))
 			continue
 		}
-		todo = append(todo, match{p, fn})
+		wanted = append(wanted, match{p, fn})
 	}
 	var unexpected []string
 	for _, fn := range names {
@@ -396,5 +396,5 @@ func plan(params []transformer.NamedParam, file map[string][]int, naming Naming)
 	if len(problems) > 0 {
 		return nil, nil, &MismatchError{Problems: problems}
 	}
-	return todo, ignored, nil
+	return wanted, ignored, nil
 }

@@ -276,6 +276,15 @@ func Poolings() []Pooling {
 	return []Pooling{PoolCLS, PoolCLSBeforePooler, PoolMean, PoolFirstLastAvg, PoolTop2Avg}
 }
 
+// PoolingNames lists Poolings as strings, for a parameter's check.
+func PoolingNames() []string {
+	var names []string
+	for _, p := range Poolings() {
+		names = append(names, string(p))
+	}
+	return names
+}
+
 // Pool turns an encoder output into [B, D] sentence vectors.
 func (e *Encoder) Pool(o *Output, p Pooling) (mat.Tensor, error) {
 	b := o.Batch
