@@ -28,7 +28,9 @@ var updateIdentities = flag.Bool("update-identities", false, "re-record testdata
 // the same data. Node names do not enter it (they do not enter keys), so a
 // rewrite of an experiment file that only renames, regroups or factors
 // stages (for_each, modules, locals) passes, and one that would re-run a
-// stage fails, naming the stages whose identity is new or gone.
+// stage fails, naming the stages whose identity is new or gone. Each
+// variant without an ablation also records its table's cells (name, row,
+// column, paper value, tolerances, the identity it reads), in file order.
 //
 // A deliberate change (a new stage, a changed parameter) is re-recorded
 // with: go test ./experiment/ -run TestExperimentIdentities -update-identities
@@ -73,6 +75,14 @@ func TestExperimentIdentities(t *testing.T) {
 					got[variant] = append(got[variant], id)
 				}
 				sort.Strings(got[variant])
+				if a == "" {
+					// The table's cells: what each reads and what it is
+					// judged against, so a rewrite keeps every cell too.
+					got[variant+" cells"], err = cells(y, ids)
+					if err != nil {
+						t.Fatalf("%s: %v", variant, err)
+					}
+				}
 			}
 		}
 	}
@@ -129,6 +139,26 @@ func TestExperimentIdentities(t *testing.T) {
 				v, strings.Join(added, "\n        "), strings.Join(gone, "\n        "))
 		}
 	}
+}
+
+// cells describes each expectation of x in file order: its name, row and
+// column, the paper's value and how it is judged, and the identity of the
+// stage whose output it reads, with the output and path.
+func cells(x *experiment.Experiment, ids map[string]string) ([]string, error) {
+	var out []string
+	for _, e := range x.Config.Expects {
+		src := "-"
+		if e.Value.Stage != "" {
+			node, ok := x.IDMaps[0][e.Value.Stage]
+			if !ok {
+				return nil, fmt.Errorf("cell %s reads stage %q, not in the graph", e.Name, e.Value.Stage)
+			}
+			src = fmt.Sprintf("%s.%s.%s", ids[node][:16], e.Value.Output, strings.Join(e.Value.Path, "."))
+		}
+		out = append(out, fmt.Sprintf("%s | %s | %s | paper %v tol %v max %v lower %v count %v | profile %q pending %q | %s",
+			e.Name, e.Row, e.Column, e.Paper, e.Tolerance, e.MaxTolerance, e.LowerIsBetter, e.Count, e.Profile, e.Pending, src))
+	}
+	return out, nil
 }
 
 // identities computes each node's structural identity in topological order
