@@ -10,6 +10,7 @@ import (
 // own; attributes evaluate with locals; a declared stand-in loads in the
 // paper profile, and an undeclared one only outside it.
 func TestDeviations(t *testing.T) {
+	t.Parallel()
 	deviationSrc := string(mustRead(t, "testdata/deviations.hcl"))
 	cfg := mustLoad(t, "testdata/deviations.hcl", []byte(deviationSrc), Options{})
 	if len(cfg.Deviations) != 1 {

@@ -15,12 +15,14 @@ import (
 // must appear on its line, and no other diagnostic may appear. A line
 // `# OPTIONS: key=value` (profile, ablation, set, var) selects load options.
 func TestErrorFixtures(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/errors/*.hcl")
 	if len(files) == 0 {
 		t.Fatal("no fixtures")
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Parallel()
 			src := mustRead(t, path)
 			want, opts := parseExpectations(t, src)
 			if len(want) == 0 {

@@ -8,6 +8,7 @@ import (
 // 100,000 nested parentheses used to overflow the stack inside HCL's
 // parser; now they are a diagnostic at the first bracket past the limit.
 func TestDeepNestingIsADiagnostic(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000)
 	src := "experiment \"x\" {}\nlocals {\n  v = " + deep + "\n}\n"
 	l := NewLoader(testRegistry())
@@ -35,6 +36,7 @@ func TestDeepNestingIsADiagnostic(t *testing.T) {
 // A diagnostic never echoes raw control bytes: an escape sequence in a file
 // must not reach the terminal.
 func TestDiagnosticsEscapeControlBytes(t *testing.T) {
+	t.Parallel()
 	src := "experiment \"x\" {}\nstage \"s\" {\n  uses = \"data.\x1b[2Jsentences\"\n}\n"
 	l := NewLoader(testRegistry())
 	_, diags := l.LoadSource("ctl.hcl", []byte(src), Options{})

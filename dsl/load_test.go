@@ -46,6 +46,7 @@ func num(t *testing.T, v cty.Value, attr string) float64 {
 }
 
 func TestLoadPaser(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/paser.hcl", Options{})
 	if cfg.Experiment.Name != "paser" || cfg.Experiment.Table != "Table 1: unsupervised STS" || cfg.Experiment.Paper != "paser.md" {
 		t.Errorf("experiment = %+v", cfg.Experiment)
@@ -111,6 +112,7 @@ func TestLoadPaser(t *testing.T) {
 }
 
 func TestProfileAndVars(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/paser.hcl", Options{Profile: "mini", Vars: map[string]string{"seed": "3"}})
 	v := cfg.Variants[0]
 	train := v.Stage("train")
@@ -134,6 +136,7 @@ func TestProfileAndVars(t *testing.T) {
 }
 
 func TestAblationGrid(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/paser.hcl", Options{Ablation: "top_k"})
 	if len(cfg.Variants) != 3 {
 		t.Fatalf("variants = %d", len(cfg.Variants))
@@ -167,6 +170,7 @@ func TestAblationGrid(t *testing.T) {
 }
 
 func TestExplicitVariants(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/paser.hcl", Options{Ablation: "eda"})
 	var names []string
 	for _, v := range cfg.Variants {
@@ -188,6 +192,7 @@ func TestExplicitVariants(t *testing.T) {
 }
 
 func TestSetFlags(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/paser.hcl", Options{Sets: []string{
 		"stage.mask.top_k=1, 2,3",
 		"stage.train.tasks=[\"a,b\", \"c\"],[\"d\"]",
@@ -226,6 +231,7 @@ func TestSetFlags(t *testing.T) {
 }
 
 func TestSplitTopLevel(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`1,2,3`:       `1|2|3`,
 		`[1,2],[3]`:   `[1,2]|[3]`,
@@ -247,6 +253,7 @@ func TestSplitTopLevel(t *testing.T) {
 }
 
 func TestSetErrors(t *testing.T) {
+	t.Parallel()
 	l := NewLoader(testRegistry())
 	_, diags := l.LoadSource("testdata/paser.hcl", mustRead(t, "testdata/paser.hcl"), Options{Sets: []string{
 		"stage.mask.top_kk=1",
@@ -293,6 +300,7 @@ func mustRead(t *testing.T, path string) []byte {
 }
 
 func TestLoadFromDisk(t *testing.T) {
+	t.Parallel()
 	cfg, diags := Load("testdata/paser.hcl", testRegistry(), Options{})
 	if diags.HasErrors() || cfg == nil {
 		t.Fatalf("Load: %v", diags)
@@ -305,6 +313,7 @@ func TestLoadFromDisk(t *testing.T) {
 }
 
 func TestValidateEveryProfileAndAblation(t *testing.T) {
+	t.Parallel()
 	src := string(mustRead(t, "testdata/paser.hcl"))
 	dir := t.TempDir()
 	path := dir + "/bad.hcl"
@@ -329,6 +338,7 @@ func TestValidateEveryProfileAndAblation(t *testing.T) {
 }
 
 func TestTooManyVariants(t *testing.T) {
+	t.Parallel()
 	var a, b []string
 	for i := 0; i < 70; i++ {
 		a = append(a, fmt.Sprint(i))

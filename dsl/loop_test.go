@@ -7,6 +7,7 @@ import (
 )
 
 func TestLoop(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/until.hcl", Options{})
 	g := cfg.Variants[0].Graph
 	if len(g.Loops) != 1 {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestModuleStagesAreUsedByReference(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/modules/simcse.hcl", Options{})
 	v := cfg.Variants[0]
 	// Without a profile, train has no init: only the module stages that the
@@ -49,6 +50,7 @@ func TestModuleStagesAreUsedByReference(t *testing.T) {
 }
 
 func TestModuleProfilePropagates(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		profile string
 		layers  float64
@@ -85,6 +87,7 @@ func TestModuleProfilePropagates(t *testing.T) {
 
 // TestModuleFileRunsAlone: a module file is an experiment of its own.
 func TestModuleFileRunsAlone(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/modules/pretrained.hcl", Options{Profile: "ci"})
 	v := cfg.Variants[0]
 	if v.Stage("roberta") == nil || v.Stage("bert") == nil {
@@ -100,6 +103,7 @@ func TestModuleFileRunsAlone(t *testing.T) {
 // what the runner's key hashes -- so the second file gets a cache hit
 // (cmd/repro's TestModuleCacheHitAcrossExperiments runs it for real).
 func TestModuleKeysMatchAcrossFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src, err := os.ReadFile("testdata/modules/pretrained.hcl")
 	if err != nil {
@@ -144,6 +148,7 @@ profile "ci" {}
 // file under testdata/modules/errors carries `# ERROR: text` on the lines
 // where loading root.hcl must report something, whichever file it is in.
 func TestModuleErrorFixtures(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/modules/errors/*.hcl")
 	type key struct {
 		file string
@@ -202,6 +207,7 @@ func TestModuleErrorFixtures(t *testing.T) {
 // TestModuleReferenceFromFlag: --set can connect a module stage, as a
 // profile can.
 func TestModuleReferenceFromFlag(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/modules/simcse.hcl", Options{Sets: []string{"stage.train.init=module.pre.roberta.model"}})
 	v := cfg.Variants[0]
 	if ref := v.Stage("train").Inputs["init"]; ref.Stage != "module.pre.roberta" {

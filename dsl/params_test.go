@@ -10,6 +10,7 @@ import (
 // in the block -- the same values, so the same cache keys -- and the
 // block's own attributes win over it.
 func TestParamsSpread(t *testing.T) {
+	t.Parallel()
 	const stages = `experiment "x" {}
 stage "corpus" {
   uses = "data.sentences"
@@ -88,6 +89,7 @@ profile "mini" {
 
 // TestParamsErrors: what `params` refuses, each at its cause.
 func TestParamsErrors(t *testing.T) {
+	t.Parallel()
 	const head = `experiment "x" {}
 locals {
   recipe = { layers = 4, hiden = 128 }
@@ -120,6 +122,7 @@ stage "t" {
 		{"a number in a list", "  params = [local.recipe, 5]\n", 18, "`params` must be an object of parameters"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			l := NewLoader(testRegistry())
 			_, diags := l.LoadSource("x.hcl", []byte(head+c.body+"}\n"), Options{})
 			found := false
@@ -135,6 +138,7 @@ stage "t" {
 
 // TestParamsLocalLoop: a local that names itself is an error, not a hang.
 func TestParamsLocalLoop(t *testing.T) {
+	t.Parallel()
 	src := `experiment "x" {}
 locals {
   loop = local.loop
@@ -159,6 +163,7 @@ stage "corpus" {
 // variable's default and its values from the variable as set, so a profile
 // or -var that changes the variable changes every stage spreading it.
 func TestParamsFromVariable(t *testing.T) {
+	t.Parallel()
 	src := []byte(`experiment "x" {}
 stage "corpus" {
   uses   = "data.sentences"

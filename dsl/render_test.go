@@ -13,6 +13,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the .golden files")
 
 func TestRenderGolden(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		golden string
 		file   string
@@ -29,6 +30,7 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.golden, func(t *testing.T) {
+			t.Parallel()
 			l := NewLoader(testRegistry())
 			_, diags := l.Load(c.file, c.opts)
 			var b bytes.Buffer
@@ -53,6 +55,7 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func TestRenderWithoutSource(t *testing.T) {
+	t.Parallel()
 	rng := hcl.Range{Filename: "gone.hcl", Start: hcl.Pos{Line: 3, Column: 5, Byte: 20}, End: hcl.Pos{Line: 3, Column: 9, Byte: 24}}
 	diags := hcl.Diagnostics{
 		{Severity: hcl.DiagError, Summary: "No file", Detail: "detail", Subject: &rng},

@@ -6,6 +6,7 @@ import (
 )
 
 func TestRepeat(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/infocse.hcl", Options{})
 	v := cfg.Variants[0]
 	want := "docs init idc[1].annotate idc[1].train idc[1].score idc[2].annotate idc[2].train idc[2].score eval eval_first"
@@ -47,6 +48,7 @@ func TestRepeat(t *testing.T) {
 // about rounds 1-2: same names, parameters, inputs and seeds, hence the
 // same cache keys.
 func TestRepeatMoreRounds(t *testing.T) {
+	t.Parallel()
 	two := loadFile(t, "testdata/infocse.hcl", Options{}).Variants[0]
 	three := loadFile(t, "testdata/infocse.hcl", Options{Vars: map[string]string{"rounds": "3"}}).Variants[0]
 	if len(three.Stages) != len(two.Stages)+3 {
@@ -102,6 +104,7 @@ func sameInstance(a, b *Stage) bool {
 
 // An input can be varied like a parameter: a --set list of references.
 func TestVaryInput(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/infocse.hcl", Options{Sets: []string{"stage.eval.model=repeat.idc.last.model, stage.init.model"}})
 	if len(cfg.Variants) != 2 {
 		t.Fatalf("variants = %d", len(cfg.Variants))

@@ -44,6 +44,7 @@ profile "cluster" {
 // Resources layer as documented: type defaults, the profile's default, the
 // stage block, the profile's stage block, --set; and they reach the graph.
 func TestResources(t *testing.T) {
+	t.Parallel()
 	res := func(cfg *Config, name string) registry.Resources {
 		t.Helper()
 		n := cfg.Variants[0].Graph.Node(name)

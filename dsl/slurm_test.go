@@ -37,6 +37,7 @@ profile "plain" {}
 // The file's slurm block applies to every profile; a profile's block
 // replaces what it sets; variables work; nothing reaches a parameter.
 func TestSlurmSettings(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		opts Options
 		want Slurm
@@ -58,6 +59,7 @@ func TestSlurmSettings(t *testing.T) {
 }
 
 func TestSlurmErrors(t *testing.T) {
+	t.Parallel()
 	for src, want := range map[string]string{
 		`experiment "r" {}
 slurm { queue = "x" }`: `r.hcl:2,9-14: Unsupported argument; An argument named "queue" is not expected here.`,

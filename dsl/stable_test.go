@@ -70,6 +70,7 @@ stage "train" {
 `
 
 func TestParamsStableUnderFormatting(t *testing.T) {
+	t.Parallel()
 	a := mustLoad(t, "a.hcl", []byte(stableA), Options{}).Variants[0]
 	b := mustLoad(t, "b.hcl", []byte(stableB), Options{}).Variants[0]
 	rename := map[string]string{"eda": "augment"}

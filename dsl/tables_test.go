@@ -8,6 +8,7 @@ import (
 )
 
 func TestForEachExpects(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/tables.hcl", Options{})
 	byName := map[string]*Expect{}
 	var names []string
@@ -95,6 +96,7 @@ stage "eval" {
 // An expect block with one element per cell equals the same cells written
 // one block each.
 func TestForEachEqualsSeparateBlocks(t *testing.T) {
+	t.Parallel()
 	head := `
 experiment "x" {
 }
@@ -136,6 +138,7 @@ expect "r[STS-B]" {
 }
 
 func TestAblationPaperColumnsFigure(t *testing.T) {
+	t.Parallel()
 	cfg := loadFile(t, "testdata/tables.hcl", Options{Ablation: "top_k"})
 	ab := cfg.Ablation
 	if got := strings.Join(ab.Columns, "|"); got != "STS12-16|STS-B|SICK-R" {
@@ -207,6 +210,7 @@ func TestAblationPaperColumnsFigure(t *testing.T) {
 // The declared grid's names are exactly the names Load gives the variants,
 // whatever the value spelling: paper keys written from Variant.Name resolve.
 func TestDeclaredNamesMatchVariants(t *testing.T) {
+	t.Parallel()
 	src := `
 experiment "x" {
 }
@@ -256,6 +260,7 @@ ablation "g" {
 }
 
 func TestMinAgreement(t *testing.T) {
+	t.Parallel()
 	src := []byte(`experiment "x" {
   min_agreement = 0.6
 }
@@ -284,6 +289,7 @@ ablation "nopaper" {
 }
 
 func TestPaperResolution(t *testing.T) {
+	t.Parallel()
 	const head = `experiment "x" {}
 ` + testPipeline + `locals {
   res = [0.1, 1]
@@ -309,6 +315,7 @@ ablation "k" {
 		{"without paper values", "  paper_resolution = 0.1\n", nil, `Ablation "k" declares no ` + "`paper`"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			src := []byte(head + c.body + "}\n")
 			l := NewLoader(testRegistry())
 			cfg, diags := l.LoadSource("x.hcl", src, Options{Ablation: "k"})
@@ -333,6 +340,7 @@ ablation "k" {
 // serves every ablation with paper values that declares none of its own,
 // as min_agreement does.
 func TestPaperResolutionFromExperiment(t *testing.T) {
+	t.Parallel()
 	src := []byte(`experiment "x" {
   paper_resolution = [0.1, 1]
 }

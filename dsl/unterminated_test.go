@@ -9,6 +9,7 @@ import (
 // One missing quote in a real experiment file is one error, at its line,
 // not the ~120 the parser reports for the rest of the file.
 func TestUnterminatedStringFirst(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../experiments/gense.hcl")
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ func grid(t *testing.T, ts map[string]*registry.StageType, suffixes ...string) [
 }
 
 func TestMergeSharesIdenticalNodes(t *testing.T) {
+	t.Parallel()
 	ts := testTypes()
 	vs := grid(t, ts, "1", "2", "3")
 	vs[2].Nodes = append(vs[2].Nodes, node(t, "extra_eval", ts["transform"], nil, map[string]Edge{"in": {Node: "src", Output: "out"}}))
@@ -82,6 +83,7 @@ func mustIdent(t *testing.T, g *Graph) map[string]string {
 }
 
 func TestRender(t *testing.T) {
+	t.Parallel()
 	ts := testTypes()
 	g, _, err := Merge(grid(t, ts, "1", "2"), []string{"suffix=1", `suffix="2"`})
 	if err != nil {
@@ -113,6 +115,7 @@ func TestRender(t *testing.T) {
 }
 
 func TestCanonicalParams(t *testing.T) {
+	t.Parallel()
 	v := cty.ObjectVal(map[string]cty.Value{
 		"z":    cty.NumberIntVal(3),
 		"a":    cty.StringVal("x\"y"),
@@ -147,6 +150,7 @@ func TestCanonicalParams(t *testing.T) {
 }
 
 func TestKeyComponents(t *testing.T) {
+	t.Parallel()
 	ts := testTypes()
 	base := func() *Node {
 		n := node(t, "train", ts["seeded"], map[string]cty.Value{"suffix": cty.StringVal("!")}, map[string]Edge{"in": {Node: "src", Output: "out"}})
@@ -220,6 +224,7 @@ func TestKeyComponents(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	ts := testTypes()
 	g := &Graph{Nodes: []*Node{
 		node(t, "a", ts["transform"], nil, map[string]Edge{"in": {Node: "b", Output: "out"}, "bogus": {Node: "a0", Output: "out"}}),
@@ -250,6 +255,7 @@ func TestValidate(t *testing.T) {
 
 // The backend family is part of a tensor stage's key and of no other.
 func TestKeyBackend(t *testing.T) {
+	t.Parallel()
 	ts := testTypes()
 	tensorType := *ts["seeded"]
 	tensorType.Tensor = true

@@ -9,6 +9,7 @@ import (
 )
 
 func TestLoopDecide(t *testing.T) {
+	t.Parallel()
 	l := &Loop{Rounds: make([][]string, 4), Patience: 1}
 	for _, c := range []struct {
 		vals    []float64
@@ -43,6 +44,7 @@ func TestLoopDecide(t *testing.T) {
 }
 
 func TestLoopSelectedAndValidate(t *testing.T) {
+	t.Parallel()
 	ts := testTypes()
 	g := &Graph{Nodes: []*Node{node(t, "init", ts["source"], nil, nil)}}
 	l := &Loop{Name: "r", Metric: 0, Output: "out", Path: []string{"x"}, Patience: 1}
@@ -81,6 +83,7 @@ func TestLoopSelectedAndValidate(t *testing.T) {
 }
 
 func TestMergeKeepsLoops(t *testing.T) {
+	t.Parallel()
 	ts := testTypes()
 	mk := func(text string) *Graph {
 		g := &Graph{Nodes: []*Node{
