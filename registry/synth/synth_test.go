@@ -551,3 +551,147 @@ func TestBadParameters(t *testing.T) {
 		t.Errorf("bad parameters still sent %d requests", srv.Count())
 	}
 }
+
+// scratchLike is a SynCSE-scratch-like set as synth.sentences and
+// synth.annotate write it: sentences genre by genre, each call naming two
+// of four topics, their provenance beside them, and a triplet per
+// sentence in the same order.
+func scratchLike(t *testing.T, genres, perGenre int) (registry.Artifact, []rows.Triplet) {
+	t.Helper()
+	topics := []string{"nature", "war", "food", "sports"}
+	var ss []rows.Sentence
+	var prov []sentenceProvenance
+	var ts []rows.Triplet
+	for g := 0; g < genres; g++ {
+		for j := 0; j < perGenre; j++ {
+			call := j / 2
+			s := fmt.Sprintf("Sentence %d of genre %d.", j, g)
+			ss = append(ss, rows.Sentence{Text: s})
+			prov = append(prov, sentenceProvenance{Genre: fmt.Sprint("genre ", g), Topics: []string{topics[call%4], topics[(call+1)%4]}, Call: call + 1, Item: j%2 + 1})
+			ts = append(ts, rows.Triplet{Anchor: s, Positive: "p " + s, Negative: "n " + s})
+		}
+	}
+	dir := t.TempDir()
+	if err := rows.Write(filepath.Join(dir, registry.FileSentences), ss); err != nil {
+		t.Fatal(err)
+	}
+	if err := rows.Write(filepath.Join(dir, FileProvenance), prov); err != nil {
+		t.Fatal(err)
+	}
+	return registry.Artifact{Dir: dir, Digest: "strata"}, ts
+}
+
+// TestMixStratified: count_of and max_a keep a seeded sample spread evenly
+// over genre x topic with sample = "stratified" (Table 2's scratch row,
+// Table 8's 22k), where the first rows of a genre-by-genre set would hold
+// one genre; "random" keeps a seeded random sample; the samples are nested
+// and depend on the seed.
+func TestMixStratified(t *testing.T) {
+	strata, a := scratchLike(t, 7, 60) // 420 triplets, 7 genres
+	s := newStage(t, "synth.mix", nil)
+	s.input("a", registry.FileTriplets, a)
+	s.input("count_of", registry.FileTriplets, nli(70))
+	s.inputs["strata"] = strata
+	s.set["sample"] = cty.StringVal("stratified")
+	got, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	if len(got) != 70 {
+		t.Fatalf("count_of 70: %d triplets", len(got))
+	}
+	genre := map[string]int{}
+	for i, x := range a {
+		genre[x.Anchor] = i / 60
+	}
+	perGenre := make([]int, 7)
+	perTopic := map[[2]int]int{} // (genre, topic) -> rows naming it
+	seen := map[string]bool{}
+	for _, x := range got {
+		g, ok := genre[x.Anchor]
+		if !ok || seen[x.Anchor] {
+			t.Fatalf("row %q is not a row of a, or repeated", x.Anchor)
+		}
+		seen[x.Anchor] = true
+		perGenre[g]++
+		var j int
+		fmt.Sscanf(x.Anchor, "Sentence %d", &j)
+		perTopic[[2]int{g, (j / 2) % 4}]++
+		perTopic[[2]int{g, (j/2 + 1) % 4}]++
+	}
+	for g, n := range perGenre {
+		if n != 10 {
+			t.Errorf("genre %d: %d of 70 rows, want 10 (first rows would give genre 0 60 and genre 1 10): %v", g, n, perGenre)
+		}
+	}
+	// Within a genre the four topics take turns: 10 rows give each at
+	// least two turns, each taking a row that names it (the first rows of
+	// a genre name two or three topics).
+	for g := 0; g < 7; g++ {
+		for k := 0; k < 4; k++ {
+			if n := perTopic[[2]int{g, k}]; n < 2 {
+				t.Errorf("genre %d: topic %d named by %d of its rows, want at least 2", g, k, n)
+			}
+		}
+	}
+	// max_a: the same order, so a smaller cut is a prefix.
+	s.set["max_a"] = cty.NumberIntVal(21)
+	small, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	if !reflect.DeepEqual(small, got[:21]) {
+		t.Error("max_a 21 is not a prefix of the count_of 70 sample")
+	}
+	s.set["max_a"] = cty.NumberIntVal(0)
+	s.seed = 7
+	other, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	if reflect.DeepEqual(other, got) {
+		t.Error("another seed gave the same sample")
+	}
+	s.seed = 42
+
+	// random: a seeded sample of all rows, not the first ones.
+	s.set["sample"] = cty.StringVal("random")
+	random, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	if len(random) != 70 || reflect.DeepEqual(random, a[:70]) {
+		t.Fatalf("random: %d rows, the first ones: %v", len(random), reflect.DeepEqual(random, a[:70]))
+	}
+	genres := map[int]bool{}
+	for _, x := range random {
+		genres[genre[x.Anchor]] = true
+	}
+	if len(genres) < 5 {
+		t.Errorf("a random 70 of 420 rows spans %d genres", len(genres))
+	}
+	// A set that needs no cut is written as it is.
+	s.input("count_of", registry.FileTriplets, nli(500))
+	whole, _ := rows.Read[rows.Triplet](filepath.Join(s.mustRun()["triplets"], registry.FileTriplets))
+	if !reflect.DeepEqual(whole, a) {
+		t.Error("an a smaller than count_of was reordered")
+	}
+}
+
+// TestMixStratifiedErrors: a stratified cut without strata, or with
+// sentences a was not labelled from, stops with a message saying which.
+func TestMixStratifiedErrors(t *testing.T) {
+	strata, a := scratchLike(t, 2, 10)
+	s := newStage(t, "synth.mix", nil)
+	s.input("a", registry.FileTriplets, a)
+	s.set["max_a"] = cty.NumberIntVal(5)
+	s.set["sample"] = cty.StringVal("stratified")
+	if _, err := s.run(); err == nil || !strings.Contains(err.Error(), "strata") {
+		t.Errorf("no strata input: %v", err)
+	}
+	s.inputs["strata"] = strata
+	s.input("a", registry.FileTriplets, append(a, rows.Triplet{Anchor: "Written elsewhere.", Positive: "p", Negative: "n"}))
+	if _, err := s.run(); err == nil || !strings.Contains(err.Error(), "row 21") || !strings.Contains(err.Error(), "Written elsewhere.") {
+		t.Errorf("an anchor not among the strata: %v", err)
+	}
+	bare := t.TempDir()
+	if err := rows.Write(filepath.Join(bare, registry.FileSentences), sentences(3, "S %d.")); err != nil {
+		t.Fatal(err)
+	}
+	s.inputs["strata"] = registry.Artifact{Dir: bare, Digest: "bare"}
+	if _, err := s.run(); err == nil || !strings.Contains(err.Error(), FileProvenance) {
+		t.Errorf("strata without provenance: %v", err)
+	}
+	s.set["sample"] = cty.StringVal("stratify")
+	if _, err := s.run(); err == nil || !strings.Contains(err.Error(), "sample") {
+		t.Errorf("sample = stratify: %v", err)
+	}
+}

@@ -118,5 +118,6 @@ func (p *MixParams) Validate() error {
 	c.NonNegative("max_a", p.MaxA)
 	c.NonNegative("max_b", p.MaxB)
 	c.Add(p.BFraction >= 0 && p.BFraction <= 1, "b_fraction", "%v is outside [0, 1]", p.BFraction)
+	c.OneOf("sample", p.Sample, SampleFirst, SampleRandom, SampleStratified)
 	return c.Result()
 }
