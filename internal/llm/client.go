@@ -78,6 +78,12 @@ type Limits struct {
 	// ClaimPoll is how often a request another client is sending is looked
 	// for in the cache (default 500ms; see Claimer).
 	ClaimPoll time.Duration
+	// Probe sends the first request a batch must send alone, and the rest
+	// only once it is answered: a failure every request would share (a
+	// model the server does not have, a rejected key) then costs one
+	// request, not one per worker. For a paid server; it costs a batch one
+	// answer's latency.
+	Probe bool
 }
 
 // DefaultMaxAnswerBytes is Limits.MaxAnswerBytes' default.
@@ -292,18 +298,48 @@ func (c *Client) Do(ctx context.Context, reqs []Request, each func(i int, r Resu
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	// Passes over the requests still to answer: each pass sends those it
-	// can claim and sets aside those another client is sending; between
-	// passes, the set-aside ones are looked for in the cache.
+	batches := [][]string{unsent}
+	if lim.Probe && len(unsent) > 1 {
+		batches = [][]string{unsent[:1], unsent[1:]}
+	}
+	for _, b := range batches {
+		if ctx.Err() != nil {
+			break
+		}
+		c.sendAll(ctx, cancel, s, claimer, b, reqs, byKey, deliver, func(elsewhere int, show bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			prog.Elsewhere = elsewhere
+			if show {
+				report()
+			}
+		})
+	}
+	mu.Lock()
+	prog.Retries = s.retries()
+	prog.WaitUntil, prog.WaitReason = time.Time{}, ""
+	mu.Unlock()
+	if err := context.Cause(ctx); err != nil {
+		return prog, c.redactErr(err)
+	}
+	return prog, nil
+}
+
+// sendAll answers the unsent requests: passes over those still to answer,
+// each sending those it can claim and setting aside those another client
+// is sending; between passes, the set-aside ones are looked for in the
+// cache (waiting sets how many, and with show reports it). A failure
+// cancels ctx.
+func (c *Client) sendAll(ctx context.Context, cancel context.CancelCauseFunc, s *sender, claimer Claimer, unsent []string,
+	reqs []Request, byKey map[string][]int, deliver func(string, Record, bool) error, waiting func(n int, show bool)) {
+	lim := s.lim
 	for pending := unsent; len(pending) > 0 && ctx.Err() == nil; {
 		elsewhere := c.pass(ctx, cancel, s, claimer, pending, reqs, byKey, deliver)
 		if len(elsewhere) == 0 || ctx.Err() != nil {
 			break
 		}
-		mu.Lock()
-		prog.Elsewhere = len(elsewhere)
-		report()
-		mu.Unlock()
+		left := len(elsewhere)
+		waiting(left, true)
 		t := time.NewTimer(lim.ClaimPoll)
 		select {
 		case <-ctx.Done():
@@ -324,23 +360,14 @@ func (c *Client) Do(ctx context.Context, reqs []Request, each func(i int, r Resu
 				pending = append(pending, k)
 				continue
 			}
-			mu.Lock()
-			prog.Elsewhere--
-			mu.Unlock()
+			left--
+			waiting(left, false)
 			if err := deliver(k, rec, true); err != nil {
 				cancel(err)
 				break
 			}
 		}
 	}
-	mu.Lock()
-	prog.Retries = s.retries()
-	prog.WaitUntil, prog.WaitReason = time.Time{}, ""
-	mu.Unlock()
-	if err := context.Cause(ctx); err != nil {
-		return prog, c.redactErr(err)
-	}
-	return prog, nil
 }
 
 // pass sends the pending requests with lim.Concurrency workers and returns

@@ -404,3 +404,87 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestProbe: with Limits.Probe the first request a batch must send goes out
+// alone: a status every request would get (a retired model, a rejected
+// key) costs one request; a server that answers it gets the rest from all
+// the workers; what the cache holds is not sent at all.
+func TestProbe(t *testing.T) {
+	for _, c := range []struct {
+		reply llmtest.Reply
+		sent  int
+	}{
+		{llmtest.Reply{Status: 404, Code: "model_not_found", Error: "The model `gpt-3.5-turbo-0301` does not exist or you do not have access to it."}, 1},
+		{llmtest.Reply{Status: 401, Error: "Incorrect API key provided"}, 1},
+	} {
+		srv := llmtest.New()
+		srv.Script = func(int, *llmtest.ChatRequest) llmtest.Reply { return c.reply }
+		lim := fast()
+		lim.Probe = true
+		client := &llm.Client{Provider: provider(t, srv, false), Cache: newMemCache(), Limits: lim}
+		_, _, err := collect(t, client, requests(40))
+		if err == nil || srv.Count() != c.sent {
+			t.Errorf("HTTP %d: %d requests sent (want %d), error %v", c.reply.Status, srv.Count(), c.sent, err)
+		}
+		if c.reply.Status == 404 && !llm.ModelNotFound(err) {
+			t.Errorf("404 model_not_found: ModelNotFound(%v) is false", err)
+		}
+		srv.Close()
+	}
+	// Answered: every request, the probe first and alone.
+	srv := llmtest.New()
+	defer srv.Close()
+	first := make(chan struct{})
+	var once sync.Once
+	srv.Script = func(n int, _ *llmtest.ChatRequest) llmtest.Reply {
+		if n == 1 {
+			defer once.Do(func() { close(first) })
+			return llmtest.Reply{Delay: 30 * time.Millisecond}
+		}
+		select {
+		case <-first:
+		default:
+			t.Errorf("request %d arrived while the probe was unanswered", n)
+		}
+		return llmtest.Reply{}
+	}
+	lim := fast()
+	lim.Probe = true
+	cache := newMemCache()
+	client := &llm.Client{Provider: provider(t, srv, false), Cache: cache, Limits: lim}
+	reqs := requests(12)
+	if _, prog, err := collect(t, client, reqs[:3]); err != nil || prog.Sent != 3 {
+		t.Fatalf("3 requests: %+v %v", prog, err)
+	}
+	res, prog, err := collect(t, client, reqs)
+	if err != nil || prog.Sent != 9 || prog.Cached != 3 || srv.Count() != 12 {
+		t.Fatalf("12 requests, 3 cached: %+v, server saw %d, %v", prog, srv.Count(), err)
+	}
+	for i, r := range res {
+		if want := fmt.Sprintf("echo: sentence %d", i); r.Response.Content != want {
+			t.Errorf("request %d: %q", i, r.Response.Content)
+		}
+	}
+}
+
+// TestModelNotFound: OpenAI's code, or a 404 about a model, is a missing
+// model; a 404 of a wrong path or another status is not.
+func TestModelNotFound(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&llm.APIError{Status: 404, Code: "model_not_found", Message: "The model `gpt-3.5-turbo-0301` does not exist"}, true},
+		{&llm.APIError{Status: 400, Code: "model_not_found"}, true},
+		{llm.Fatal(fmt.Errorf("request x: %w", &llm.APIError{Status: 404, Message: "The model `x` does not exist."})), true},
+		{&llm.APIError{Status: 404, Message: "model \"llama3\" not found, try pulling it first"}, true},
+		{&llm.APIError{Status: 404, Message: "no route POST /v2/chat/completions"}, false},
+		{&llm.APIError{Status: 401, Message: "Incorrect API key provided"}, false},
+		{errors.New("model not found"), false},
+		{nil, false},
+	} {
+		if got := llm.ModelNotFound(c.err); got != c.want {
+			t.Errorf("ModelNotFound(%v) = %v", c.err, got)
+		}
+	}
+}

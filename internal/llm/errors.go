@@ -16,6 +16,7 @@ import (
 type APIError struct {
 	Status     int           // HTTP status; 0 when the exchange broke before one arrived
 	Message    string        // the server's message, shortened; never holds a credential
+	Code       string        // the error object's code ("model_not_found"), as Message is kept; "" when none
 	RetryAfter time.Duration // from Retry-After / Retry-After-Ms; 0 when absent
 	URL        string        // where the request went (no query, no credentials)
 }
@@ -28,6 +29,9 @@ func (e *APIError) Error() string {
 	if e.Message != "" {
 		s += ": " + e.Message
 	}
+	if e.Code != "" {
+		s += " [" + e.Code + "]"
+	}
 	switch e.Status {
 	case http.StatusUnauthorized:
 		s += " (the API key was rejected: check the environment variable named by api_key_env)"
@@ -37,6 +41,22 @@ func (e *APIError) Error() string {
 		s += " (unknown model or wrong base_url: the server has no such model or no chat/completions endpoint)"
 	}
 	return s
+}
+
+// ModelNotFound says whether err is a server's answer that it has no such
+// model: OpenAI's 404 with code model_not_found (a retired snapshot such as
+// gpt-3.5-turbo-0301 answers so), or a 404 whose message is about a model
+// (vLLM: "The model `x` does not exist."; Ollama: "model \"x\" not
+// found"), as opposed to a 404 of a wrong base URL.
+func ModelNotFound(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	if ae.Code == "model_not_found" {
+		return true
+	}
+	return ae.Status == http.StatusNotFound && strings.Contains(strings.ToLower(ae.Message), "model")
 }
 
 // TransientError is a failure worth retrying that carries no HTTP status: a

@@ -209,7 +209,7 @@ func runAnnotate(ctx context.Context, env *registry.Env) error {
 		requests += len(reqs)
 		results := make([]llm.Result, len(reqs))
 		if _, err := client.Do(ctx, reqs, func(i int, r llm.Result) error { results[i] = r; return nil }); err != nil {
-			return err
+			return p.explain(err)
 		}
 		for k, sl := range slots {
 			r := results[k]

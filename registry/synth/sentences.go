@@ -148,7 +148,7 @@ func runSentences(ctx context.Context, env *registry.Env) error {
 	}
 	results := make([]llm.Result, len(reqs))
 	if _, err := client.Do(ctx, reqs, func(i int, r llm.Result) error { results[i] = r; return nil }); err != nil {
-		return err
+		return p.explain(err)
 	}
 
 	var out []rows.Sentence

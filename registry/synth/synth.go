@@ -248,8 +248,25 @@ func (p *LLM) client(env *registry.Env) (*llm.Client, func(), error) {
 	if p.Provider == ProviderLocal {
 		// In-process: no rate limits; the workers feed the batches.
 		c.Limits.RequestsPerMinute, c.Limits.TokensPerMinute = 0, 0
+	} else {
+		// A paid server: one request finds out whether it has the model
+		// and takes the key before the workers send the rest.
+		c.Limits.Probe = true
 	}
 	return c, done, nil
+}
+
+// explain turns a server's answer that it has no such model (llm.ModelNotFound)
+// into a message naming the model and the variable that sets it; other
+// errors pass unchanged. The client's probe makes it the stage's first
+// and only request.
+func (p *LLM) explain(err error) error {
+	if err == nil || p.Provider == ProviderLocal || !llm.ModelNotFound(err) {
+		return err
+	}
+	return fmt.Errorf("model %q not found at %s (retired by its provider, as the paper's gpt-3.5-turbo-0301 is, or never served there): "+
+		"set the model parameter to one the server has (the experiments take it as -var llm_model=NAME, and its price in prices); "+
+		"the stage stopped at its first request, no other was sent: %w", p.Model, p.BaseURL, err)
 }
 
 // logger is env.Log, or a logger that discards when there is none.

@@ -695,3 +695,50 @@ func TestMixStratifiedErrors(t *testing.T) {
 		t.Errorf("sample = stratify: %v", err)
 	}
 }
+
+// TestModelNotFound: a server without the model (OpenAI's 404
+// model_not_found for a retired snapshot such as the paper's
+// gpt-3.5-turbo-0301) stops the stage at its first request, with a message
+// naming the model and the variable that sets it; no other request goes
+// out, and nothing is written.
+func TestModelNotFound(t *testing.T) {
+	for _, typ := range []string{"synth.annotate", "synth.sentences"} {
+		for _, rep := range []llmtest.Reply{
+			{Status: 404, Code: "model_not_found", Error: "The model `gpt-3.5-turbo-0301` does not exist or you do not have access to it."},
+			{Status: 404, Error: "The model `gpt-3.5-turbo-0301` does not exist."}, // vLLM's words, no code
+		} {
+			srv := llmtest.New()
+			srv.Script = func(int, *llmtest.ChatRequest) llmtest.Reply { return rep }
+			s := newStage(t, typ, srv)
+			s.set["model"] = cty.StringVal("gpt-3.5-turbo-0301")
+			s.set["concurrency"] = cty.NumberIntVal(8)
+			s.input("input", registry.FileSentences, sentences(20, "Input sentence %d."))
+			s.input("examples", registry.FileSentences, sentences(50, "Example %d is a sentence."))
+			s.input("exemplars", registry.FileTriplets, nli(30))
+			out, err := s.run()
+			if err == nil || !strings.Contains(err.Error(), `model "gpt-3.5-turbo-0301"`) || !strings.Contains(err.Error(), "-var llm_model=") {
+				t.Errorf("%s, %+v: error %v, want one naming the model and -var llm_model", typ, rep, err)
+			}
+			if n := srv.Count(); n != 1 {
+				t.Errorf("%s: %d requests sent to a server without the model, want 1", typ, n)
+			}
+			for port, dir := range out {
+				if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+					t.Errorf("%s: output %s written: %v", typ, port, ents)
+				}
+			}
+			srv.Close()
+		}
+	}
+	// A 404 of a wrong base URL is not a missing model: it stops as before,
+	// after one request, saying what a 404 may mean.
+	srv := llmtest.New()
+	defer srv.Close()
+	srv.Script = func(int, *llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Status: 404, Error: "no route"} }
+	s := newStage(t, "synth.annotate", srv)
+	s.input("input", registry.FileSentences, sentences(20, "Input sentence %d."))
+	s.input("exemplars", registry.FileTriplets, nli(30))
+	if _, err := s.run(); err == nil || strings.Contains(err.Error(), "llm_model") || !strings.Contains(err.Error(), "base_url") || srv.Count() != 1 {
+		t.Errorf("404 no route: %v, %d requests", err, srv.Count())
+	}
+}

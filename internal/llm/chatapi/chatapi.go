@@ -315,12 +315,12 @@ func (p *Provider) classify(ctx context.Context, x *exchange, err error) error {
 		return &llm.TooLargeError{What: "response body", Limit: p.maxBody}
 	}
 	if status >= 400 {
-		msg := ""
+		msg, code := "", ""
 		var oe *openai.Error
 		if errors.As(err, &oe) {
-			msg = oe.Message
+			msg, code = oe.Message, oe.Code
 		}
-		return &llm.APIError{Status: status, Message: p.text(msg), RetryAfter: llm.ParseRetryAfter(header, time.Now()), URL: p.url}
+		return &llm.APIError{Status: status, Message: p.text(msg), Code: p.text(code), RetryAfter: llm.ParseRetryAfter(header, time.Now()), URL: p.url}
 	}
 	// The SDK's message may quote the body: keep its text only, redacted
 	// and shortened.

@@ -64,6 +64,7 @@ func TestErrorKinds(t *testing.T) {
 		{llmtest.Reply{Status: 500, Error: "boom"}, false, 500, "boom"},
 		{llmtest.Reply{Status: 401, Error: "Incorrect API key"}, false, 401, "api_key_env"},
 		{llmtest.Reply{Status: 404, Error: "The model does not exist"}, true, 404, "unknown model"},
+		{llmtest.Reply{Status: 404, Code: "model_not_found", Error: "The model `gpt-3.5-turbo-0301` does not exist"}, false, 404, "[model_not_found]"},
 		{llmtest.Reply{RawBody: "{not json"}, false, 0, "malformed response"},
 		{llmtest.Reply{RawBody: `{"id":"x","object":"chat.completion","choices":[]}`}, false, 0, "no choices"},
 		{llmtest.Reply{Truncate: true, Content: "a b c d e f"}, true, 0, "truncated stream"},
@@ -84,6 +85,9 @@ func TestErrorKinds(t *testing.T) {
 			t.Errorf("%+v: error %v, want a transient error", c.reply, err)
 		case !strings.Contains(err.Error(), c.what):
 			t.Errorf("%+v: error %q does not say %q", c.reply, err, c.what)
+		}
+		if c.reply.Code != "" && ae.Code != c.reply.Code {
+			t.Errorf("%+v: code %q", c.reply, ae.Code)
 		}
 		if c.status == 429 && ae.RetryAfter != 3*time.Second {
 			t.Errorf("Retry-After read as %v", ae.RetryAfter)

@@ -58,6 +58,7 @@ type Reply struct {
 	Status     int    // 0: 200
 	RetryAfter string // Retry-After header value
 	Error      string // error message for Status >= 400 (an OpenAI error object)
+	Code       string // its code ("model_not_found"); "": null
 	RawBody    string // sent verbatim instead of a JSON answer (malformed bodies)
 	// ContentType of a RawBody (default application/json; text/event-stream
 	// for a hand-made stream).
@@ -169,7 +170,7 @@ func (s *Server) handle(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set(k, v)
 	}
 	if rep.Status >= 400 {
-		writeError(w, rep.Status, rep.Error)
+		writeCodedError(w, rep.Status, rep.Error, rep.Code)
 		return
 	}
 	if rep.RawBody != "" {
@@ -261,11 +262,18 @@ func (s *Server) stream(w http.ResponseWriter, body ChatRequest, rep Reply, cont
 	}
 }
 
-func writeError(w http.ResponseWriter, status int, msg string) {
+func writeError(w http.ResponseWriter, status int, msg string) { writeCodedError(w, status, msg, "") }
+
+// writeCodedError writes an OpenAI error object with code (null when "").
+func writeCodedError(w http.ResponseWriter, status int, msg, code string) {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
+	var c any
+	if code != "" {
+		c = code
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "test_error", "param": nil, "code": nil}})
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "test_error", "param": nil, "code": c}})
 }
