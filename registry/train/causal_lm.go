@@ -126,6 +126,7 @@ are kept. Resumable; bit-identical on CPU for a given seed.`,
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*CausalLMParams).externals(), nil },
 		Run:       runCausalLM,
+		Cost:      causalLMCost,
 	}
 }
 

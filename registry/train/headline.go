@@ -57,6 +57,7 @@ cross-entropy on its own headline. A document without a headline is an error nam
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*HeadlineParams).externals(), nil },
 		Run:       runHeadline,
+		Cost:      headlineCost,
 	}
 }
 

@@ -85,6 +85,7 @@ CONPONO / ICT initialisations (annotate.conpono, annotate.ict).`,
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*InfoNCEParams).externals(), nil },
 		Run:       runInfoNCE,
+		Cost:      infonceCost,
 	}
 }
 

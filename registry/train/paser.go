@@ -121,6 +121,7 @@ Saves the encoder only.`,
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*PaSeRParams).externals(), nil },
 		Run:       runPaSeR,
+		Cost:      paserCost,
 	}
 }
 
@@ -146,6 +147,7 @@ unsupervised PaSeR encoder (init) with a fresh decoder.`,
 		Seeded:  true,
 		Tensor:  true,
 		Run:     runPaSeRSup,
+		Cost:    paserSupCost,
 	}
 }
 

@@ -84,6 +84,7 @@ sentences plus the sentinels. With dev connected, the perplexity of its packed, 
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*SpanCorruptionParams).externals(), nil },
 		Run:       runSpanCorruption,
+		Cost:      spanCorruptionCost,
 	}
 }
 

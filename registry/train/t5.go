@@ -251,6 +251,7 @@ CPU for a given seed.`,
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*Seq2SeqParams).externals(), nil },
 		Run:       runSeq2Seq,
+		Cost:      seq2seqCost,
 	}
 }
 

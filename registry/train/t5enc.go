@@ -87,6 +87,7 @@ stage accepts and also a Hugging Face T5 directory.`,
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*T5ContrastiveParams).externals(), nil },
 		Run:       runT5Contrastive,
+		Cost:      t5ContrastiveCost,
 	}
 }
 
