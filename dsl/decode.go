@@ -31,6 +31,9 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "ablation", LabelNames: []string{"name"}},
 	{Type: "module", LabelNames: []string{"name"}},
 	{Type: "deviation", LabelNames: []string{"name"}},
+	{Type: "input", LabelNames: []string{"name"}},  // module_inputs.go
+	{Type: "output", LabelNames: []string{"name"}}, // module_inputs.go
+	{Type: "table", LabelNames: []string{"name"}},  // table.go
 	slurmBlock,
 }}
 
@@ -105,6 +108,8 @@ type module struct {
 	callOrder  []string
 	slurm      *slurmDecl        // the file's slurm block (slurm.go)
 	deviations []*deviationBlock // top-level deviation blocks (deviation.go)
+	iface      moduleIface       // input and output blocks (module_inputs.go)
+	tables     []*tableBlock     // table blocks (table.go)
 }
 
 // topItem is a top-level stage or repeat block.
@@ -236,6 +241,8 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 			}
 		case "module":
 			d.moduleCall(b)
+		case "input":
+			d.input(b)
 		case "slurm":
 			d.m.slurm = d.slurmBody(b, d.m.slurm, "a file")
 		}
@@ -250,6 +257,10 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 			d.ablation(b)
 		case "deviation":
 			d.deviation(b, nil)
+		case "output":
+			d.output(b)
+		case "table":
+			d.table(b)
 		}
 	}
 	return d.m, d.diags

@@ -47,6 +47,7 @@ type evaluator struct {
 	prefix   string
 	children map[string]*evaluator
 	modUsed  map[string]bool
+	mods     *moduleState // resolved output blocks (module_inputs.go)
 }
 
 // scope is where a reference is written: at top level (repeat nil), or in
@@ -79,7 +80,6 @@ func evaluate(m *module, ovrs []override, profile, prefix string) *evaluator {
 	}
 	e.variables()
 	e.locals()
-	e.modules()
 	if m.experiment != nil {
 		if a, ok := m.experiment.attrs["seed"]; ok {
 			e.seed, _ = e.int(a.Expr, "experiment seed", false)
@@ -90,6 +90,7 @@ func evaluate(m *module, ovrs []override, profile, prefix string) *evaluator {
 			e.roundsOf(it.repeat)
 		}
 	}
+	e.modules() // after rounds: a module input may read repeat.R.last.X
 	for _, it := range m.items {
 		if it.stage != nil {
 			e.instantiate(it.stage, scope{})
@@ -103,6 +104,7 @@ func evaluate(m *module, ovrs []override, profile, prefix string) *evaluator {
 		}
 		e.checkCarry(r)
 	}
+	e.resolveOutputs()
 	return e
 }
 
@@ -254,7 +256,7 @@ func (e *evaluator) checkVars(expr hcl.Expression, what string) bool {
 				e.errorf(t.SourceRange(), "Invalid reference", "Write each.key or each.value.")
 				ok = false
 			}
-		case "stage", "repeat", "previous", "module":
+		case "stage", "repeat", "previous", "module", "input":
 			e.errorf(t.SourceRange(), "Reference not allowed here",
 				"%s cannot refer to stage outputs; only a stage's inputs (and expect values) can.", what)
 			ok = false
@@ -701,6 +703,9 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 
 	case "module":
 		return e.resolveModule(parts, rng)
+
+	case "input":
+		return e.resolveInput(parts, rng) // module_inputs.go
 
 	case "previous":
 		r := sc.repeat

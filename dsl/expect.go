@@ -299,6 +299,11 @@ func (e *evaluator) staticHead(root string, parts []step, dyn []bool) bool {
 		static = 2 // NAME.OUTPUT
 	case "module":
 		static = 3 // NAME.STAGE.OUTPUT
+		if len(parts) > 1 && e.isModuleOutput(parts[0].name, parts[1].name) {
+			static = 2 // NAME.OUTPUT (an output block)
+		}
+	case "input":
+		static = 1 // NAME
 	case "repeat":
 		static = 3 // NAME.last.X
 		if len(parts) > 1 && parts[1].name == "round" && !parts[1].isIdx {

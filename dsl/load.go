@@ -302,14 +302,14 @@ func describe(cfg *Config, m *module, e0 *evaluator, profile string) {
 			MinAgreement: e0.share(x.attrs["min_agreement"])}
 	}
 	seenExpect := map[string]hcl.Range{}
-	for _, x := range m.expects {
-		for _, ex := range e0.expects(x) {
+	for _, x := range m.cellSources() { // expect and table blocks in file order (table.go)
+		for _, ex := range e0.cells(x) {
 			if prev, dup := seenExpect[ex.Name]; dup {
-				e0.errorf(x.rng, "Duplicate expect "+fmt.Sprintf("%q", ex.Name),
+				e0.errorf(ex.Range, "Duplicate expect "+fmt.Sprintf("%q", ex.Name),
 					"An expectation named %q was already declared at %s.", ex.Name, prev.String())
 				continue
 			}
-			seenExpect[ex.Name] = x.rng
+			seenExpect[ex.Name] = ex.Range
 			cfg.Expects = append(cfg.Expects, ex)
 		}
 	}

@@ -101,10 +101,13 @@ func (d *decoder) moduleCall(b *hcl.Block) {
 		return
 	}
 	for _, a := range c.args {
-		if _, ok := c.child.variables[a.Name]; !ok {
+		_, isVar := c.child.variables[a.Name]
+		_, isInput := c.child.iface.inputs[a.Name]
+		if !isVar && !isInput {
 			d.errorf(a.NameRange, "Unsupported argument",
-				"Module %q (%s) declares no variable %q.%s Its variables: %s.", name, c.path, a.Name,
-				Suggest(a.Name, c.child.varOrder), listOrNone(c.child.varOrder))
+				"Module %q (%s) declares no variable or input %q.%s Its variables: %s; its inputs: %s.", name, c.path, a.Name,
+				Suggest(a.Name, append(append([]string(nil), c.child.varOrder...), c.child.iface.inputOrder...)),
+				listOrNone(c.child.varOrder), listOrNone(c.child.iface.inputOrder))
 		}
 	}
 }
@@ -151,43 +154,60 @@ func (l *Loader) decodeModuleFile(path string, at hcl.Range, diags *hcl.Diagnost
 }
 
 // modules evaluates every module block of e's file: the arguments in e's
-// scope, then the module's file with its own profile of the same name (if it
-// declares one) and those arguments as variable overrides.
+// scope (variables as values, inputs as references: module_inputs.go), then
+// the module's file with its own profile of the same name (if it declares
+// one) and those arguments as overrides.
 func (e *evaluator) modules() {
 	for _, name := range e.m.callOrder {
-		c := e.m.calls[name]
-		if c.child == nil {
-			continue
-		}
-		var ovrs []override
-		if p, ok := c.child.profiles[e.profile]; ok && e.profile != "" {
-			ovrs = append(ovrs, p.overrides...)
-		}
-		for _, a := range c.args {
-			if _, ok := c.child.variables[a.Name]; !ok || !e.checkVars(a.Expr, "A module argument") {
-				continue
-			}
-			v, diags := a.Expr.Value(e.ctx)
-			e.diags = append(e.diags, diags...)
-			if diags.HasErrors() || !v.IsWhollyKnown() {
-				continue
-			}
-			ovrs = append(ovrs, override{
-				target: target{kind: targetVar, name: a.Name, path: "var." + a.Name},
-				expr:   hcl.StaticExpr(v, e.valueRange(a.Expr)), rng: a.NameRange,
-			})
-		}
-		child := evaluate(c.child, ovrs, e.profile, e.prefix+"module."+name+".")
-		e.diags = append(e.diags, child.diags...)
-		child.diags = nil
-		e.children[name] = child
+		e.module(name)
 	}
 }
 
-// resolveModule resolves module.M.S.OUT[.key...] in e.
+// module evaluates module block name once and returns its evaluation (nil
+// when the module could not be loaded, evaluating while it is under way).
+// Blocks are evaluated in file order, except that one whose inputs read
+// another's output block evaluates that one first.
+func (e *evaluator) module(name string) *evaluator {
+	if child, done := e.children[name]; done {
+		return child
+	}
+	c := e.m.calls[name]
+	if c == nil || c.child == nil {
+		e.children[name] = nil
+		return nil
+	}
+	e.children[name] = evaluating
+	var ovrs []override
+	if p, ok := c.child.profiles[e.profile]; ok && e.profile != "" {
+		ovrs = append(ovrs, p.overrides...)
+	}
+	for _, a := range c.args {
+		if _, ok := c.child.variables[a.Name]; !ok || !e.checkVars(a.Expr, "A module argument") {
+			continue
+		}
+		v, diags := a.Expr.Value(e.ctx)
+		e.diags = append(e.diags, diags...)
+		if diags.HasErrors() || !v.IsWhollyKnown() {
+			continue
+		}
+		ovrs = append(ovrs, override{
+			target: target{kind: targetVar, name: a.Name, path: "var." + a.Name},
+			expr:   hcl.StaticExpr(v, e.valueRange(a.Expr)), rng: a.NameRange,
+		})
+	}
+	ovrs = append(ovrs, e.moduleInputs(c)...)
+	child := evaluate(c.child, ovrs, e.profile, e.prefix+"module."+name+".")
+	e.diags = append(e.diags, child.diags...)
+	child.diags = nil
+	e.children[name] = child
+	return child
+}
+
+// resolveModule resolves module.M.S.OUT[.key...] and module.M.NAME[.key...]
+// (an output block) in e.
 func (e *evaluator) resolveModule(parts []step, rng hcl.Range) (Ref, registry.Kind, bool) {
 	if len(parts) < 2 || parts[0].isIdx || parts[1].isIdx {
-		e.errorf(rng, "Invalid reference", "Write module.NAME.STAGE.OUTPUT.")
+		e.errorf(rng, "Invalid reference", "Write module.NAME.STAGE.OUTPUT or module.NAME.OUTPUT.")
 		return Ref{}, "", false
 	}
 	c, ok := e.m.calls[parts[0].name]
@@ -196,15 +216,17 @@ func (e *evaluator) resolveModule(parts []step, rng hcl.Range) (Ref, registry.Ki
 			"There is no module %q.%s Declared: %s.", parts[0].name, Suggest(parts[0].name, e.m.callOrder), listOrNone(e.m.callOrder))
 		return Ref{}, "", false
 	}
-	child := e.children[c.name]
-	if child == nil {
+	if c.child == nil {
 		return Ref{}, "", false // the module's own failure was reported
+	}
+	if _, ok := c.child.iface.outputs[parts[1].name]; ok {
+		return e.resolveModuleOutput(c, parts, rng)
 	}
 	s, ok := c.child.stages[parts[1].name]
 	if !ok || s.repeat != nil {
 		e.errorf(parts[1].rng, "Unknown module stage",
-			"Module %q (%s) has no top-level stage %q.%s Its stages: %s.", c.name, c.path, parts[1].name,
-			Suggest(parts[1].name, topStages(c.child)), listOrNone(topStages(c.child)))
+			"Module %q (%s) has no top-level stage %q.%s Its stages: %s.%s", c.name, c.path, parts[1].name,
+			Suggest(parts[1].name, moduleNames(c.child)), listOrNone(topStages(c.child)), outputsNote(c.child))
 		return Ref{}, "", false
 	}
 	if s.typ == nil {
@@ -227,7 +249,9 @@ func (e *evaluator) resolveModule(parts []step, rng hcl.Range) (Ref, registry.Ki
 		e.errorf(rng, "Invalid reference", "Keys after an output are names, such as module.m.eval.metrics.stsb.")
 		return Ref{}, "", false
 	}
-	inst := child.prefix + s.name
+	// The instance name is static, so a module block's inputs may read
+	// another module's stages in any order.
+	inst := e.prefix + "module." + c.name + "." + s.name
 	e.modUsed[inst] = true
 	return Ref{Stage: inst, Output: port.Name, Path: path}, port.Kind, true
 }

@@ -3,7 +3,7 @@ experiment "broken" {
 
 module "pre" {
   source = "./pre.hcl"
-  sizes  = 3 # ERROR: Module "pre" (testdata/modules/errors/pre.hcl) declares no variable "sizes". Did you mean "size"?
+  sizes  = 3 # ERROR: Module "pre" (testdata/modules/errors/pre.hcl) declares no variable or input "sizes". Did you mean "size"?
 }
 
 module "gone" {
@@ -67,5 +67,5 @@ stage "e" {
 stage "f" {
   uses = "train.encoder"
   data = stage.mask.pairs
-  init = module.pre # ERROR: Write module.NAME.STAGE.OUTPUT.
+  init = module.pre # ERROR: Write module.NAME.STAGE.OUTPUT or module.NAME.OUTPUT.
 }

@@ -1,0 +1,69 @@
+experiment "root" {
+}
+
+stage "corpus" {
+  uses = "data.sentences"
+  path = "x"
+}
+
+stage "mask" {
+  uses  = "text.mask"
+  input = stage.corpus.sentences
+}
+
+stage "base" {
+  uses = "train.encoder"
+  data = stage.mask.pairs
+}
+
+module "unset" { # ERROR: Module "unset" (testdata/modules/input_errors/mod.hcl) needs input "encoder" (kind encoder), which has no default
+  source = "./mod.hcl"
+}
+
+module "kind" {
+  source  = "./mod.hcl"
+  encoder = stage.mask.pairs # ERROR: Input "encoder" of module "kind" takes artifacts of kind encoder, but stage.mask.pairs is of kind pairs.
+}
+
+module "typo" {
+  source  = "./mod.hcl"
+  encoder = stage.base.model
+  encodr  = stage.base.model # ERROR: declares no variable or input "encodr". Did you mean "encoder"?
+}
+
+module "value" {
+  source  = "./mod.hcl"
+  encoder = "base" # ERROR: Invalid reference
+}
+
+module "p" {
+  source  = "./mod.hcl"
+  encoder = module.q.model
+}
+
+module "q" {
+  source  = "./mod.hcl"
+  encoder = module.p.model # ERROR: module.p.model is read by what module "p"'s own inputs depend on
+}
+
+module "nostage" {
+  source  = "./mod.hcl"
+  encoder = module.p.nope.model # ERROR: has no top-level stage "nope". Its stages: corpus, mask, train, other, third. Its outputs: model, broken.
+}
+
+# A cycle through a module: t feeds the module, whose output feeds t.
+stage "t" {
+  uses = "train.encoder"
+  data = stage.mask.pairs
+  init = module.w.model
+}
+
+module "w" {
+  source  = "./mod.hcl"
+  encoder = stage.t.model
+}
+
+stage "reads" {
+  uses  = "evaluate.sts"
+  model = module.p.model
+}
