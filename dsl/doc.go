@@ -56,7 +56,10 @@
 // share (the pretrained mini encoders) is declared once. Only the module
 // stages the including file reaches become instances ("module.M.STAGE"); the
 // selected profile propagates by name; diagnostics point into the file at
-// fault. See module.go.
+// fault. See module.go. A module file declares the artifacts it takes
+// (`input "NAME" { kind = "..." }`, read as input.NAME) and may name what it
+// gives (`output "NAME" { value = ... }`, read as module.M.NAME); each module
+// block is its own set of instances. See module_inputs.go.
 //
 // # Deviations
 //
@@ -84,6 +87,10 @@
 // stage.NAME.OUTPUT may be computed (metrics[lower(each.key)],
 // metrics[local.metric[each.key]]); the stage and output stay literal, being
 // DAG edges. See expect.go.
+//
+// A `table "T" { columns = ..., row "NAME" { stage, paper, ... } }` block
+// states a paper table as rows x columns and lowers to exactly the Expects of
+// the equivalent expect blocks (cells ROW[COLUMN]). See table.go.
 //
 // # Ablation tables
 //

@@ -4,8 +4,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
+
+var moduleSource = regexp.MustCompile(`(source\s*=\s*")\./`)
 
 // FuzzLoadSource checks that no input, however broken, panics the loader or
 // the renderer, and that a result is never both a config and an error.
@@ -15,6 +18,14 @@ func FuzzLoadSource(f *testing.F) {
 	more, _ := filepath.Glob("testdata/errors/*.hcl")
 	for _, p := range append(files, more...) {
 		f.Add(string(mustReadF(f, p)), "stage.mask.top_k=1,2", "mini")
+	}
+	// Files that use modules (inputs, outputs, errors), their sources made
+	// relative to this directory, where the fuzz input "fuzz.hcl" lives.
+	mods, _ := filepath.Glob("testdata/modules/*.hcl")
+	nested, _ := filepath.Glob("testdata/modules/*/*.hcl")
+	for _, p := range append(mods, nested...) {
+		src := moduleSource.ReplaceAllString(string(mustReadF(f, p)), "${1}./"+filepath.ToSlash(filepath.Dir(p))+"/")
+		f.Add(src, "stage.t.init=module.w.model", "ci")
 	}
 	reg := testRegistry()
 	f.Fuzz(func(t *testing.T, src, set, profile string) {

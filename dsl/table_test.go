@@ -1,10 +1,14 @@
 package dsl
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2/hclwrite"
 )
 
 // cellText is every field of a cell that anything downstream reads (the
@@ -84,5 +88,27 @@ table "T" {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("cells:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestNewBlocksFormat: `repro fmt` (hclwrite.Format) handles table, row,
+// input and output blocks like any other: the fixtures are its fixed
+// points, and a version with its alignment and indentation thrown away
+// formats back to them.
+func TestNewBlocksFormat(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"testdata/table.hcl", "testdata/modules/inputs/chain.hcl", "testdata/modules/inputs/twice.hcl"} {
+		src := mustRead(t, p)
+		if got := hclwrite.Format(src); !bytes.Equal(got, src) {
+			t.Errorf("%s is not formatted:\n%s", p, got)
+		}
+		messy := regexp.MustCompile(`(?m)^ +| +=`).ReplaceAll(src, []byte(" ="))
+		messy = bytes.ReplaceAll(messy, []byte("\n ="), []byte("\n"))
+		if bytes.Equal(messy, src) {
+			t.Fatalf("%s: the messy copy is the same", p)
+		}
+		if got := hclwrite.Format(messy); !bytes.Equal(got, src) {
+			t.Errorf("%s: fmt of the messy copy differs:\n%s", p, got)
+		}
 	}
 }
