@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/tensor/backend"
 )
 
 // unaryFn is an elementwise operator y = f(x) with dy/dx computed from x
@@ -63,11 +65,18 @@ func GELU(x mat.Tensor) mat.Tensor { return run(&geluFn{x: x}) }
 type geluFn struct {
 	x   mat.Tensor
 	cdf []float32
+
+	dt   devTemps
+	dcdf backend.Buffer
 }
 
 func (f *geluFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *geluFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("GELU", f.x); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.x)
 	out := rawMatrix(r, c) // every element written below
 	X, Y := Data(f.x), Data(out)
@@ -87,6 +96,9 @@ func (f *geluFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *geluFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() {
 		return nil
 	}
@@ -240,6 +252,9 @@ func dropoutMask(rng *rand.Rand, n int, p float32) []float32 {
 type dropoutFn struct {
 	x    mat.Tensor
 	mask []float32
+
+	dt    devTemps
+	dmask backend.Buffer
 }
 
 // Dropout zeroes each element with probability p and scales the rest by
@@ -252,12 +267,21 @@ func Dropout(x mat.Tensor, p float32, rng *rand.Rand) mat.Tensor {
 	if p < 0 || p >= 1 {
 		panic(fmt.Sprintf("tensor.Dropout: probability %v outside [0, 1)", p))
 	}
+	if dev := deviceOf("Dropout", x); dev != nil {
+		// The mask is drawn here, in program order, as on the host.
+		f := &dropoutFn{x: x, dt: devTemps{dev: dev}}
+		f.dmask = f.dt.dropoutMask(rng, x.Size(), p)
+		return run(f)
+	}
 	return run(&dropoutFn{x: x, mask: dropoutMask(rng, x.Size(), p)})
 }
 
 func (f *dropoutFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *dropoutFn) Forward() (mat.Tensor, error) {
+	if f.dt.dev != nil {
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.x)
 	out := zeroMatrix(r, c)
 	X, Y := Data(f.x), Data(out)
@@ -268,6 +292,9 @@ func (f *dropoutFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *dropoutFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() {
 		return nil
 	}

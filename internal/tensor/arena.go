@@ -120,8 +120,19 @@ func Release(root mat.Tensor) {
 	}
 	for _, op := range topoOrder(rop) {
 		n, ok := op.Value().(*node)
-		if !ok || n.Matrix == nil {
+		if !ok || (n.Matrix == nil && n.dv == nil) {
 			continue
+		}
+		if s, ok := n.fn.(devScratchHolder); ok && s.temps().dev != nil {
+			s.temps().release()
+		}
+		if n.dv != nil {
+			n.dv.dev.Free(n.dv.buf)
+			n.dv = nil
+			if n.Matrix == nil { // never read on the host
+				n.fn = nil
+				continue
+			}
 		}
 		if s, ok := n.fn.(scratchHolder); ok {
 			for _, b := range s.scratch() {
@@ -136,6 +147,11 @@ func Release(root mat.Tensor) {
 
 // recycleGrad returns a gradient matrix that no one else holds.
 func recycleGrad(g mat.Tensor) {
+	if n, ok := g.(*node); ok && n.dv != nil {
+		n.dv.dev.Free(n.dv.buf)
+		n.dv = nil
+		return
+	}
 	if m, ok := g.(*Matrix); ok {
 		free(mat.Data[float32](m))
 	}

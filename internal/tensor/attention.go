@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/tensor/backend"
 )
 
 // AttentionSpec describes one fused multi-head attention call.
@@ -45,6 +47,9 @@ type attentionFn struct {
 	scale    float32
 	probs    []float32 // softmax probabilities, [B, H, QLen, KLen]
 	drop     []float32 // dropout multipliers (0 or 1/(1-p)); nil without dropout
+
+	dt            devTemps
+	dprobs, ddrop backend.Buffer // probs and drop on the device
 }
 
 // Attention is scaled dot-product multi-head attention over a whole batch:
@@ -113,6 +118,12 @@ func (f *attentionFn) keyLen(b int) int {
 }
 
 func (f *attentionFn) Forward() (mat.Tensor, error) {
+	if f.onDevice() {
+		if dev := deviceOf("Attention", f.q, f.k, f.v); dev != nil {
+			f.dt.dev = dev
+			return f.forwardDevice()
+		}
+	}
 	s := f.s
 	B, H, Tq, Tk, D, dh := s.Batch, s.Heads, s.QLen, s.KLen, f.d, f.dh
 	Q, K, V := Data(f.q), Data(f.k), Data(f.v)
@@ -327,6 +338,9 @@ func maskedSoftmaxRow(row []float32, vis int) {
 }
 
 func (f *attentionFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	s := f.s
 	B, H, Tq, Tk, D, dh := s.Batch, s.Heads, s.QLen, s.KLen, f.d, f.dh
 	Q, K, V := Data(f.q), Data(f.k), Data(f.v)

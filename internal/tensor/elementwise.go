@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/tensor/backend"
 )
 
 type binaryKind int
@@ -17,6 +19,7 @@ const (
 type binaryFn struct {
 	a, b mat.Tensor
 	kind binaryKind
+	dt   devTemps
 }
 
 // Add returns a + b (same shapes).
@@ -40,6 +43,12 @@ func Mul(a, b mat.Tensor) mat.Tensor {
 func (f *binaryFn) Operands() []mat.Tensor { return []mat.Tensor{f.a, f.b} }
 
 func (f *binaryFn) Forward() (mat.Tensor, error) {
+	if f.kind != opSub {
+		if dev := deviceOf("Add", f.a, f.b); dev != nil {
+			f.dt.dev = dev
+			return f.forwardDevice()
+		}
+	}
 	r, c := Dims(f.a)
 	out := zeroMatrix(r, c)
 	A, B, Y := Data(f.a), Data(f.b), Data(out)
@@ -63,6 +72,9 @@ func (f *binaryFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *binaryFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	G := Data(gy)
 	if f.a.RequiresGrad() {
 		ga := alloc(len(G))
@@ -228,8 +240,10 @@ func (f *sliceColsFn) Backward(gy mat.Tensor) error {
 }
 
 type gatherFn struct {
-	x   mat.Tensor
-	idx []int
+	x    mat.Tensor
+	idx  []int
+	dt   devTemps
+	didx backend.Buffer
 }
 
 // Gather returns the rows idx[0], idx[1], ... of x as a new matrix
@@ -258,6 +272,10 @@ func SliceRows(x mat.Tensor, lo, hi int) mat.Tensor {
 func (f *gatherFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *gatherFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("Gather", f.x); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	_, c := Dims(f.x)
 	out := zeroMatrix(len(f.idx), c)
 	X, Y := Data(f.x), Data(out)
@@ -268,6 +286,9 @@ func (f *gatherFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *gatherFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() {
 		return nil
 	}

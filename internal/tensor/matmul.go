@@ -32,6 +32,7 @@ type matMulFn struct {
 	a, b           mat.Tensor
 	transA, transB bool
 	m, n, k        int
+	dt             devTemps
 }
 
 // MatMul returns op(a) * op(b), where op transposes when the flag is set.
@@ -55,6 +56,10 @@ func MatMul(a, b mat.Tensor, transA, transB bool) mat.Tensor {
 func (f *matMulFn) Operands() []mat.Tensor { return []mat.Tensor{f.a, f.b} }
 
 func (f *matMulFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("MatMul", f.a, f.b); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	out := rawMatrix(f.m, f.n) // written whole by sgemm (beta 0)
 	_, ac := Dims(f.a)
 	_, bc := Dims(f.b)
@@ -63,6 +68,9 @@ func (f *matMulFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *matMulFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	g := Data(gy)
 	m, n, k := f.m, f.n, f.k
 	A, B := Data(f.a), Data(f.b)
@@ -105,6 +113,7 @@ type linearFn struct {
 	out     int
 	// io says w is stored [in, out] (GPT-2's Conv1D) rather than [out, in].
 	io bool
+	dt devTemps
 }
 
 // Linear returns x * w^T + b for x [N, in], w [out, in] (Hugging Face's
@@ -146,6 +155,10 @@ func (f *linearFn) Operands() []mat.Tensor {
 }
 
 func (f *linearFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("Linear", f.x, f.w, f.b); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	y := rawMatrix(f.n, f.out) // bias rows copied in, or sgemm with beta 0
 	yd := Data(y)
 	var beta float32
@@ -165,6 +178,9 @@ func (f *linearFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *linearFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	g := Data(gy)
 	if f.x.RequiresGrad() {
 		gx := allocRaw(f.n * f.in)

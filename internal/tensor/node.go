@@ -20,8 +20,14 @@ type node struct {
 	*Matrix
 	fn ag.AutoGradFunction
 
-	mu   sync.Mutex
-	grad *Matrix
+	// dv holds a device-resident value (device.go); Matrix is then nil
+	// until host code reads the value.
+	dv      *devVal
+	reqGrad bool // a device value's requires-grad flag
+
+	mu    sync.Mutex
+	grad  *Matrix
+	dgrad *node // a device value's gradient, itself a device value
 }
 
 // ownedGrad marks a gradient matrix that its producer hands over: a node
@@ -36,6 +42,10 @@ type ownedGrad struct{ *Matrix }
 func (n *node) AccGrad(g mat.Tensor) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.dv != nil || isDevGrad(g) {
+		n.accGradDevice(g)
+		return
+	}
 	if n.grad == nil {
 		if o, ok := g.(ownedGrad); ok {
 			n.grad = o.Matrix
@@ -50,10 +60,57 @@ func (n *node) AccGrad(g mat.Tensor) {
 	}
 }
 
+// isDevGrad reports whether g is a device-resident gradient.
+func isDevGrad(g mat.Tensor) bool {
+	d, ok := g.(*node)
+	return ok && d.dv != nil
+}
+
+// accGradDevice is AccGrad where the value or the gradient is on a device
+// (n.mu held): a device value keeps device gradients (a host one is
+// uploaded, counted), a host value gets a device gradient downloaded.
+func (n *node) accGradDevice(g mat.Tensor) {
+	if n.dv == nil { // host value, device gradient
+		d := g.(*node).dv
+		h := allocRaw(d.rows * d.cols)
+		d.dev.Download(h, d.buf, 0, "fallback: gradient of a host value from "+curOp())
+		d.dev.Free(d.buf)
+		m := mat.NewDense[float32](mat.WithShape(d.rows, d.cols), mat.WithBacking(h))
+		if n.grad == nil {
+			n.grad = m
+			return
+		}
+		n.grad.AddInPlace(m)
+		free(h)
+		return
+	}
+	dev := n.dv.dev
+	var gd *node
+	if isDevGrad(g) {
+		gd = g.(*node)
+	} else { // a host gradient for a device value
+		h := mat.Data[float32](g.(mat.Matrix))
+		gd = &node{dv: newDevVal(dev, n.dv.rows, n.dv.cols)}
+		dev.Upload(gd.dv.buf, 0, h, "fallback: host gradient of a device value from "+curOp())
+		if o, ok := g.(ownedGrad); ok {
+			free(mat.Data[float32](o.Matrix))
+		}
+	}
+	if n.dgrad == nil {
+		n.dgrad = gd
+		return
+	}
+	dev.Add(n.dgrad.dv.buf, gd.dv.buf, n.dgrad.dv.buf)
+	dev.Free(gd.dv.buf)
+}
+
 // Grad returns the accumulated gradient, nil when there is none.
 func (n *node) Grad() mat.Tensor {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.dgrad != nil {
+		return n.dgrad
+	}
 	if n.grad == nil {
 		return nil
 	}
@@ -64,13 +121,14 @@ func (n *node) Grad() mat.Tensor {
 func (n *node) HasGrad() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.grad != nil
+	return n.grad != nil || n.dgrad != nil
 }
 
 // ZeroGrad drops the gradient.
 func (n *node) ZeroGrad() {
 	n.mu.Lock()
 	n.grad = nil
+	n.dgrad = nil
 	n.mu.Unlock()
 }
 
@@ -78,7 +136,10 @@ func (n *node) ZeroGrad() {
 // parallelise internally, and a synchronous forward keeps graph creation
 // order, which Backward relies on, equal to program order).
 func run(fn ag.AutoGradFunction) *ag.Operator {
-	return ag.NewOperator(fn).Run()
+	setOp(fn)
+	op := ag.NewOperator(fn).Run()
+	clearOp()
+	return op
 }
 
 // wrap packages an operator's result for Forward.
@@ -108,7 +169,10 @@ func Data(t mat.Tensor) []float32 {
 	case *Matrix:
 		return mat.Data[float32](v)
 	case *node:
-		return mat.Data[float32](v.Matrix)
+		return mat.Data[float32](v.host())
+	}
+	if l := placedLeaf(t); l != nil {
+		return l.hostData(t)
 	}
 	return mat.Data[float32](t.Value())
 }
@@ -138,6 +202,13 @@ func Dims(t mat.Tensor) (rows, cols int) {
 // accGrad adds g (same shape as x's value, freshly allocated by the
 // caller, which must not touch it afterwards) to x's gradient.
 func accGrad(x mat.Tensor, g []float32) {
+	if l := placedLeaf(x); l != nil { // a device-resident leaf: upload
+		b := l.dv.dev.Alloc(max(len(g), 1))
+		l.dv.dev.Upload(b, 0, g, "fallback: host gradient of a placed leaf from "+curOp())
+		free(g)
+		l.accGrad(b)
+		return
+	}
 	x.AccGrad(ownedGrad{mat.NewDense[float32](mat.WithShape(x.Shape()...), mat.WithBacking(g))})
 	if isLeafParam(x) {
 		free(g) // a parameter copies or adds its gradient
@@ -164,7 +235,13 @@ func Backward(root mat.Tensor) error {
 		if rop.Size() != 1 {
 			return fmt.Errorf("tensor.Backward: root is %v, not a scalar, and has no output gradient", rop.Shape())
 		}
-		rop.AccGrad(New(1, 1, []float32{1}))
+		if v := devOf(rop); v != nil {
+			one := &node{dv: newDevVal(v.dev, 1, 1)}
+			v.dev.Fill(one.dv.buf, 1)
+			rop.AccGrad(one)
+		} else {
+			rop.AccGrad(New(1, 1, []float32{1}))
+		}
 	}
 	for i := len(order) - 1; i >= 0; i-- {
 		op := order[i]
@@ -176,9 +253,11 @@ func Backward(root mat.Tensor) error {
 			return fmt.Errorf("tensor.Backward: operator with value %T was not built by package tensor; use tensor's operators throughout a graph", op.Value())
 		}
 		g := op.Grad()
+		setOp(n.fn)
 		if err := n.fn.Backward(g); err != nil {
 			return err
 		}
+		clearOp()
 		op.ZeroGrad()
 		recycleGrad(g) // propagated: no operator keeps its output gradient
 	}

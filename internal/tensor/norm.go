@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/tensor/backend"
 )
 
 type layerNormFn struct {
@@ -12,6 +14,9 @@ type layerNormFn struct {
 	eps     float32
 	xhat    []float32
 	rstd    []float32
+
+	dt           devTemps
+	dxhat, drstd backend.Buffer
 }
 
 // LayerNorm normalises each row of x to zero mean and unit variance
@@ -28,6 +33,10 @@ func LayerNorm(x, g, b mat.Tensor, eps float32) mat.Tensor {
 func (f *layerNormFn) Operands() []mat.Tensor { return []mat.Tensor{f.x, f.g, f.b} }
 
 func (f *layerNormFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("LayerNorm", f.x, f.g, f.b); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.x)
 	out := rawMatrix(r, c) // every row written below
 	X, Y, G, B := Data(f.x), Data(out), Data(f.g), Data(f.b)
@@ -64,6 +73,9 @@ func (f *layerNormFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *layerNormFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	r, c := Dims(f.x)
 	Gy, G := Data(gy), Data(f.g)
 	if f.x.RequiresGrad() {

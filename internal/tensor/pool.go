@@ -4,12 +4,17 @@ import (
 	"fmt"
 
 	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/tensor/backend"
 )
 
 type meanPoolFn struct {
 	x    mat.Tensor
 	b, t int
 	lens []int
+
+	dt    devTemps
+	dlens backend.Buffer
 }
 
 // MeanPool averages, for each of the b sequences in x [b*t, D], its first
@@ -31,6 +36,10 @@ func MeanPool(x mat.Tensor, b, t int, lens []int) mat.Tensor {
 func (f *meanPoolFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *meanPoolFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("MeanPool", f.x); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	_, c := Dims(f.x)
 	out := zeroMatrix(f.b, c)
 	X, Y := Data(f.x), Data(out)
@@ -57,6 +66,9 @@ func (f *meanPoolFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *meanPoolFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() {
 		return nil
 	}

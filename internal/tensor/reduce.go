@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/tensor/backend"
 )
 
 // IgnoreIndex marks a target row that CrossEntropy skips (padding, tokens
@@ -136,6 +138,9 @@ func (f *crossEntropyFn) Backward(gy mat.Tensor) error {
 type mseFn struct {
 	x      mat.Tensor
 	target []float32
+
+	dt      devTemps
+	dtarget backend.Buffer
 }
 
 // MSE returns the 1x1 mean of (x - target)^2 over all elements of x,
@@ -150,6 +155,10 @@ func MSE(x mat.Tensor, target []float32) mat.Tensor {
 func (f *mseFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *mseFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("MSE", f.x); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	var s float64
 	for i, v := range Data(f.x) {
 		d := float64(v) - float64(f.target[i])
@@ -159,6 +168,9 @@ func (f *mseFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *mseFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() {
 		return nil
 	}

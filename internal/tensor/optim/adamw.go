@@ -67,13 +67,8 @@ func (a *AdamW) Step(params, grads [][]float32, lr float64, weightDecay []float6
 		if g == nil {
 			continue
 		}
-		a.T[i]++
-		bc1 := 1 - math.Pow(a.Beta1, float64(a.T[i]))
-		bc2 := 1 - math.Pow(a.Beta2, float64(a.T[i]))
-		stepSize := float32(lr / bc1)
-		sqrtBC2 := float32(math.Sqrt(bc2))
+		decay, stepSize, sqrtBC2 := a.count(i, lr, weightDecay[i])
 		m, v := a.M[i], a.V[i]
-		decay := float32(1 - lr*weightDecay[i])
 		if k, ok := backend.KernelsOf(backend.Current()); ok {
 			k.AdamW(p, g, m, v, decay, b1, b2, stepSize, sqrtBC2, eps)
 			continue
@@ -91,6 +86,16 @@ func (a *AdamW) Step(params, grads [][]float32, lr float64, weightDecay []float6
 			}
 		})
 	}
+}
+
+// count counts an update of parameter i and returns its coefficients:
+// the weight-decay factor, lr over the first moment's bias correction and
+// the square root of the second's.
+func (a *AdamW) count(i int, lr, weightDecay float64) (decay, stepSize, sqrtBC2 float32) {
+	a.T[i]++
+	bc1 := 1 - math.Pow(a.Beta1, float64(a.T[i]))
+	bc2 := 1 - math.Pow(a.Beta2, float64(a.T[i]))
+	return float32(1 - lr*weightDecay), float32(lr / bc1), float32(math.Sqrt(bc2))
 }
 
 // LinearSchedule is Hugging Face's get_linear_schedule_with_warmup: the

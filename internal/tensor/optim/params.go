@@ -32,6 +32,7 @@ type Params struct {
 	decay  []float64
 	data   [][]float32
 	grads  [][]float32
+	ds     *deviceState // moments on the device (device.go)
 }
 
 // ForParams prepares AdamW for params (the list and its order are fixed
@@ -66,6 +67,10 @@ func (o *Params) State() *AdamW { return o.opt }
 // (parameters without a gradient are left alone, their moments included),
 // then clears the gradients.
 func (o *Params) Step() {
+	if dev, ok := o.device(); ok {
+		o.stepDevice(dev)
+		return
+	}
 	for i, p := range o.params {
 		o.data[i] = tensor.Data(p)
 		o.grads[i] = tensor.GradData(p)

@@ -77,3 +77,75 @@ extern "C" __global__ void repro_adamw(float *p, const float *g, float *m, float
 	unsigned int i = thread_index();
 	if (i < (unsigned int)n) k_adamw((int)i, p, g, m, v, decay, b1, b2, stepSize, sqrtBC2, eps);
 }
+
+extern "C" __global__ void repro_add(const float *a, const float *b, float *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_add((int)i, a, b, y);
+}
+
+extern "C" __global__ void repro_mul(const float *a, const float *b, float *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_mul((int)i, a, b, y);
+}
+
+extern "C" __global__ void repro_gather_rows(const float *x, int cols, const int *idx, float *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_gather_rows((int)i, x, cols, idx, y);
+}
+
+/* One thread per column (cols threads). */
+extern "C" __global__ void repro_scatter_add_rows(const float *g, int cols, const int *idx, int npos, float *gx) {
+	unsigned int j = thread_index();
+	if (j < (unsigned int)cols) k_scatter_add_rows((int)j, g, cols, idx, npos, gx);
+}
+
+extern "C" __global__ void repro_broadcast_rows(const float *b, int cols, float *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_broadcast_rows((int)i, b, cols, y);
+}
+
+/* One thread per column (cols threads). */
+extern "C" __global__ void repro_col_sums(const float *x, int rows, int cols, float *y) {
+	unsigned int j = thread_index();
+	if (j < (unsigned int)cols) k_col_sums((int)j, x, rows, cols, y);
+}
+
+/* One thread per 64-bit draw: (n+1)/2 threads. The PCG state comes as four
+ * 32-bit words, high first. */
+extern "C" __global__ void repro_dropout_mask(float *m, int n, unsigned int thr, float keep, unsigned int h1, unsigned int h0, unsigned int l1, unsigned int l0) {
+	unsigned int k = thread_index();
+	if (k < ((unsigned int)n + 1u) / 2u)
+		k_dropout_mask((int)k, m, n, thr, keep, ((k_u64)h1 << 32) | h0, ((k_u64)l1 << 32) | l0);
+}
+
+/* One thread per score row (n = batch*heads*qlen). */
+extern "C" __global__ void repro_attention_visible(const int *lens, int heads, int qlen, int klen, int causal, int *vis, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_attention_visible((int)i, lens, heads, qlen, klen, causal, vis);
+}
+
+extern "C" __global__ void repro_softmax_backward_rows(const float *p, float *d, int rows, int cols, float scale) {
+	unsigned int r = thread_index();
+	if (r < (unsigned int)rows) k_softmax_backward_row((int)r, p, d, cols, scale);
+}
+
+extern "C" __global__ void repro_mean_pool(const float *x, int t, int cols, const int *lens, float *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_mean_pool((int)i, x, t, cols, lens, y);
+}
+
+extern "C" __global__ void repro_mean_pool_backward(const float *g, int t, int cols, const int *lens, float *gx, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_mean_pool_backward((int)i, g, t, cols, lens, gx);
+}
+
+/* One thread. */
+extern "C" __global__ void repro_mse_forward(const float *x, const float *t, float *out, int n) {
+	unsigned int i = thread_index();
+	if (i < 1u) k_mse_forward((int)i, x, t, out, n);
+}
+
+extern "C" __global__ void repro_mse_backward(const float *x, const float *t, const float *gy, float *gx, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_mse_backward((int)i, x, t, gy, gx, n);
+}

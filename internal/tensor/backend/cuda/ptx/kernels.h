@@ -276,4 +276,183 @@ KFN void k_adamw(int j, float *p, const float *g, float *m, float *v, float deca
 	p[j] = pj - stepSize * mj / denom;
 }
 
+/* ---- Device-resident training (internal/tensor/device.go): the kernels
+ * the operators run when their values live in device memory. Each mirrors
+ * the operator's own Go loop:
+ *   add, mul                 binaryFn, dropoutFn (y = x * mask)
+ *   gather / scatter-add     gatherFn forward / backward (index order)
+ *   broadcast rows           linearFn's bias rows before the sgemm
+ *   column sums              colSums (rows in order, per column)
+ *   dropout mask             dropoutMask: math/rand/v2's PCG, draw k taken
+ *                            by jump-ahead from the state before the mask
+ *   attention visible        attentionFn's key lengths and causal mask
+ *   softmax backward row     attentionFn.Backward's dS = P (dP - <P, dP>)
+ *   mean pool fwd/bwd        meanPoolFn
+ *   MSE fwd/bwd              mseFn (one thread sums in order)
+ */
+
+typedef unsigned long long k_u64;
+
+/* y = a + b, element i. */
+KFN void k_add(int i, const float *a, const float *b, float *y) {
+	y[i] = a[i] + b[i];
+}
+
+/* y = a * b, element i. */
+KFN void k_mul(int i, const float *a, const float *b, float *y) {
+	y[i] = a[i] * b[i];
+}
+
+/* y[p, j] = x[idx[p], j], element i = p*cols + j. */
+KFN void k_gather_rows(int i, const float *x, int cols, const int *idx, float *y) {
+	int p = i / cols, j = i - p * cols;
+	y[i] = x[(long)idx[p] * cols + j];
+}
+
+/* gx[idx[p], j] += g[p, j] for p = 0, 1, ... in order: thread j owns
+ * column j of gx, so repeated indices sum in position order. */
+KFN void k_scatter_add_rows(int j, const float *g, int cols, const int *idx, int npos, float *gx) {
+	for (int p = 0; p < npos; p++) {
+		long d = (long)idx[p] * cols + j;
+		gx[d] = gx[d] + g[(long)p * cols + j];
+	}
+}
+
+/* y[i] = b[i mod cols]: the bias in every row. */
+KFN void k_broadcast_rows(int i, const float *b, int cols, float *y) {
+	y[i] = b[i % cols];
+}
+
+/* y[j] = sum over rows of x[., j], rows in order (float32). */
+KFN void k_col_sums(int j, const float *x, int rows, int cols, float *y) {
+	float acc = 0.0f;
+	for (int r = 0; r < rows; r++) acc = acc + x[(long)r * cols + j];
+	y[j] = acc;
+}
+
+/* The high 64 bits of a*b. */
+KFN k_u64 k_mulhi64(k_u64 a, k_u64 b) {
+	k_u64 a0 = a & 0xffffffffull, a1 = a >> 32, b0 = b & 0xffffffffull, b1 = b >> 32;
+	k_u64 p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	k_u64 mid = (p00 >> 32) + (p01 & 0xffffffffull) + (p10 & 0xffffffffull);
+	return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* (rh, rl) = (ah, al) * (bh, bl) mod 2^128. */
+KFN void k_mul128(k_u64 ah, k_u64 al, k_u64 bh, k_u64 bl, k_u64 *rh, k_u64 *rl) {
+	k_u64 h = k_mulhi64(al, bl) + ah * bl + al * bh;
+	*rl = al * bl;
+	*rh = h;
+}
+
+/* (rh, rl) = (ah, al) + (bh, bl) mod 2^128. */
+KFN void k_add128(k_u64 ah, k_u64 al, k_u64 bh, k_u64 bl, k_u64 *rh, k_u64 *rl) {
+	k_u64 l = al + bl;
+	*rh = ah + bh + (l < al ? 1ull : 0ull);
+	*rl = l;
+}
+
+/* math/rand/v2's PCG after delta steps of state = state*mul + inc (mod
+ * 2^128), by Brown's jump-ahead: O(log delta) multiplications. */
+KFN void k_pcg_advance(k_u64 *hi, k_u64 *lo, k_u64 delta) {
+	k_u64 mh = 2549297995355413924ull, ml = 4865540595714422341ull; /* mul */
+	k_u64 ph = 6364136223846793005ull, pl = 1442695040888963407ull; /* inc */
+	k_u64 amh = 0, aml = 1, aph = 0, apl = 0;
+	while (delta > 0) {
+		if (delta & 1ull) {
+			k_mul128(amh, aml, mh, ml, &amh, &aml);
+			k_u64 th, tl;
+			k_mul128(aph, apl, mh, ml, &th, &tl);
+			k_add128(th, tl, ph, pl, &aph, &apl);
+		}
+		k_u64 m1h, m1l;
+		k_add128(mh, ml, 0, 1, &m1h, &m1l);
+		k_mul128(m1h, m1l, ph, pl, &ph, &pl);
+		k_mul128(mh, ml, mh, ml, &mh, &ml);
+		delta >>= 1;
+	}
+	k_u64 sh, sl;
+	k_mul128(amh, aml, *hi, *lo, &sh, &sl);
+	k_add128(sh, sl, aph, apl, hi, lo);
+}
+
+/* PCG's DXSM output for a state (math/rand/v2's PCG.Uint64 after next). */
+KFN k_u64 k_pcg_output(k_u64 hi, k_u64 lo) {
+	hi ^= hi >> 32;
+	hi *= 0xda942042e4dd58b5ull;
+	hi ^= hi >> 48;
+	hi *= (lo | 1ull);
+	return hi;
+}
+
+/* Dropout mask, draw k: the (k+1)th Uint64 of the PCG whose state is
+ * (hi, lo) gives elements 2k (low 32 bits) and 2k+1 (high 32 bits), keep
+ * when the 32-bit uniform is at least thr, else 0. */
+KFN void k_dropout_mask(int k, float *m, int n, unsigned int thr, float keep, k_u64 hi, k_u64 lo) {
+	k_pcg_advance(&hi, &lo, (k_u64)k + 1ull);
+	k_u64 u = k_pcg_output(hi, lo);
+	int i = 2 * k;
+	m[i] = (unsigned int)u >= thr ? keep : 0.0f;
+	if (i + 1 < n) m[i + 1] = (unsigned int)(u >> 32) >= thr ? keep : 0.0f;
+}
+
+/* Visible keys of score row i = (b*heads + h)*qlen + q: the key length of
+ * sequence b clamped to [0, klen], and at most q+1 when causal. */
+KFN void k_attention_visible(int i, const int *lens, int heads, int qlen, int klen, int causal, int *vis) {
+	int b = i / (heads * qlen), q = i % qlen;
+	int v = lens[b];
+	if (v < 0) v = 0;
+	if (v > klen) v = klen;
+	if (causal && v > q + 1) v = q + 1;
+	vis[i] = v;
+}
+
+/* Attention's softmax backward, row r in place: d = p * (d - <p, d>) * scale. */
+KFN void k_softmax_backward_row(int r, const float *p, float *d, int cols, float scale) {
+	const float *pr = p + (long)r * cols;
+	float *dr = d + (long)r * cols;
+	float dot = 0.0f;
+	for (int j = 0; j < cols; j++) dot = dot + pr[j] * dr[j];
+	for (int j = 0; j < cols; j++) dr[j] = pr[j] * (dr[j] - dot) * scale;
+}
+
+/* Mean pool, element i = s*cols + j of the [B, cols] output: the float64
+ * mean of rows s*t .. s*t+lens[s]-1 of x in column j (0 for length 0). */
+KFN void k_mean_pool(int i, const float *x, int t, int cols, const int *lens, float *y) {
+	int s = i / cols, j = i - s * cols;
+	int n = lens[s];
+	if (n == 0) {
+		y[i] = 0.0f;
+		return;
+	}
+	double acc = 0.0;
+	for (int r = 0; r < n; r++) acc += (double)x[((long)s * t + r) * cols + j];
+	y[i] = (float)(acc / (double)n);
+}
+
+/* Mean pool backward, element i of the [B*t, cols] input gradient. */
+KFN void k_mean_pool_backward(int i, const float *g, int t, int cols, const int *lens, float *gx) {
+	int row = i / cols, j = i - row * cols;
+	int s = row / t, r = row - s * t;
+	int n = lens[s];
+	gx[i] = r < n ? g[(long)s * cols + j] / (float)n : 0.0f;
+}
+
+/* MSE forward (one thread): out[0] = float64 mean of (x - t)^2, in order. */
+KFN void k_mse_forward(int i, const float *x, const float *t, float *out, int n) {
+	if (i != 0) return;
+	double s = 0.0;
+	for (int k = 0; k < n; k++) {
+		double d = (double)x[k] - (double)t[k];
+		s += d * d;
+	}
+	out[0] = (float)(s / (double)n);
+}
+
+/* MSE backward, element i: gx = (gy*2/n) * (x - t). */
+KFN void k_mse_backward(int i, const float *x, const float *t, const float *gy, float *gx, int n) {
+	float g = gy[0] * 2.0f / (float)n;
+	gx[i] = g * (x[i] - t[i]);
+}
+
 #endif

@@ -1,6 +1,9 @@
 // Package ptx holds the PTX of repro's non-GEMM CUDA kernels (GELU and
 // tanh GELU, ReLU, layer and RMS norm, masked softmax with or without a
-// score bias, AdamW) and their C source. It has no build tag and
+// score bias, AdamW; and the kernels of device-resident training: add,
+// multiply, row gather and scatter-add, bias rows, column sums, the
+// counter-based dropout mask, attention's visibility and softmax backward,
+// mean pooling, MSE) and their C source. It has no build tag and
 // no cgo: the CUDA backend loads Source with cuModuleLoadData, and a machine
 // without a GPU can still test that the PTX is current.
 //
@@ -60,11 +63,44 @@ const (
 	RMSNormBackward = "repro_rms_norm_backward"
 	// x *float; rows, cols int; visible *int; bias *float; biasRows int
 	BiasMaskedSoftmaxRows = "repro_bias_masked_softmax_rows"
+
+	// The kernels of device-resident training (tensor's device path):
+	// they read and write device memory only, nothing is copied per call.
+
+	// a, b, y *float; n int (y = a + b)
+	Add = "repro_add"
+	// a, b, y *float; n int (y = a * b)
+	Mul = "repro_mul"
+	// x *float; cols int; idx *int; y *float; n int (n = len(idx)*cols)
+	GatherRows = "repro_gather_rows"
+	// g *float; cols int; idx *int; npos int; gx *float (cols threads)
+	ScatterAddRows = "repro_scatter_add_rows"
+	// b *float; cols int; y *float; n int
+	BroadcastRows = "repro_broadcast_rows"
+	// x *float; rows, cols int; y *float (cols threads)
+	ColSums = "repro_col_sums"
+	// m *float; n int; thr int (u32); keep float; the PCG state as four
+	// u32 words, high first ((n+1)/2 threads)
+	DropoutMask = "repro_dropout_mask"
+	// lens *int; heads, qlen, klen, causal int; vis *int; n int
+	AttentionVisible = "repro_attention_visible"
+	// p, d *float; rows, cols int; scale float
+	SoftmaxBackwardRows = "repro_softmax_backward_rows"
+	// x *float; t, cols int; lens *int; y *float; n int (n = B*cols)
+	MeanPool = "repro_mean_pool"
+	// g *float; t, cols int; lens *int; gx *float; n int (n = B*t*cols)
+	MeanPoolBackward = "repro_mean_pool_backward"
+	// x, t, out *float; n int (one thread)
+	MSEForward = "repro_mse_forward"
+	// x, t, gy, gx *float; n int
+	MSEBackward = "repro_mse_backward"
 )
 
 // Entries lists every kernel entry point.
 var Entries = []string{GELUForward, GELUBackward, LayerNormForward, LayerNormBackward, MaskedSoftmaxRows, AdamW,
-	GELUTanhForward, GELUTanhBackward, ReLUForward, ReLUBackward, RMSNormForward, RMSNormBackward, BiasMaskedSoftmaxRows}
+	GELUTanhForward, GELUTanhBackward, ReLUForward, ReLUBackward, RMSNormForward, RMSNormBackward, BiasMaskedSoftmaxRows,
+	Add, Mul, GatherRows, ScatterAddRows, BroadcastRows, ColSums, DropoutMask, AttentionVisible, SoftmaxBackwardRows,
+	MeanPool, MeanPoolBackward, MSEForward, MSEBackward}
 
 // Params gives the parameter kinds of each entry, in order: 'p' a device
 // pointer (.u64 in the PTX), 'i' a 32-bit int (.u32), 'f' a float32 (.f32).
@@ -85,6 +121,20 @@ var Params = map[string]string{
 	RMSNormForward:        "ppiifppp",
 	RMSNormBackward:       "ppppiip",
 	BiasMaskedSoftmaxRows: "piippi",
+
+	Add:                 "pppi",
+	Mul:                 "pppi",
+	GatherRows:          "pippi",
+	ScatterAddRows:      "pipip",
+	BroadcastRows:       "pipi",
+	ColSums:             "piip",
+	DropoutMask:         "piifiiii",
+	AttentionVisible:    "piiiipi",
+	SoftmaxBackwardRows: "ppiif",
+	MeanPool:            "piippi",
+	MeanPoolBackward:    "piippi",
+	MSEForward:          "pppi",
+	MSEBackward:         "ppppi",
 }
 
 const hashPrefix = "// kernels-sha256: "

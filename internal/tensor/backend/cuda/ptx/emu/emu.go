@@ -5,8 +5,9 @@
 // what the GPU computes; its tests compare it bit for bit with the Go
 // operators, which is how the kernels are verified without a GPU (they skip
 // where the Go compiler fuses multiply-adds -- arm64, amd64 with GOAMD64=v3
-// -- since the operators' results differ there). It is a test aid: nothing
-// in a training run uses it.
+// -- since the operators' results differ there). The emulated device backend
+// (package backend/emudev, "emu") runs its kernels through it; no other
+// training code does.
 //
 // The go command does not see ../kernels.h as an input of this package (it
 // lies outside the package directory), so editing it alone would not
@@ -67,6 +68,53 @@ static void emu_rms_norm_backward(const float *gy, const float *g, const float *
 }
 static void emu_bias_masked_softmax_rows(float *x, int rows, int cols, const int *visible, const float *bias, int biasRows) {
 	for (int r = 0; r < rows; r++) k_bias_masked_softmax_row(r, x, cols, visible, bias, biasRows);
+}
+static void emu_add(const float *a, const float *b, float *y, int n) {
+	for (int i = 0; i < n; i++) k_add(i, a, b, y);
+}
+static void emu_mul(const float *a, const float *b, float *y, int n) {
+	for (int i = 0; i < n; i++) k_mul(i, a, b, y);
+}
+static void emu_gather_rows(const float *x, int cols, const int *idx, float *y, int n) {
+	for (int i = 0; i < n; i++) k_gather_rows(i, x, cols, idx, y);
+}
+static void emu_scatter_add_rows(const float *g, int cols, const int *idx, int npos, float *gx) {
+	for (int j = 0; j < cols; j++) k_scatter_add_rows(j, g, cols, idx, npos, gx);
+}
+static void emu_broadcast_rows(const float *b, int cols, float *y, int n) {
+	for (int i = 0; i < n; i++) k_broadcast_rows(i, b, cols, y);
+}
+static void emu_col_sums(const float *x, int rows, int cols, float *y) {
+	for (int j = 0; j < cols; j++) k_col_sums(j, x, rows, cols, y);
+}
+static void emu_dropout_mask(float *m, int n, unsigned int thr, float keep, unsigned long long hi, unsigned long long lo) {
+	for (int k = 0; k < (n + 1) / 2; k++) k_dropout_mask(k, m, n, thr, keep, hi, lo);
+}
+static void emu_attention_visible(const int *lens, int heads, int qlen, int klen, int causal, int *vis, int n) {
+	for (int i = 0; i < n; i++) k_attention_visible(i, lens, heads, qlen, klen, causal, vis);
+}
+static void emu_softmax_backward_rows(const float *p, float *d, int rows, int cols, float scale) {
+	for (int r = 0; r < rows; r++) k_softmax_backward_row(r, p, d, cols, scale);
+}
+static void emu_mean_pool(const float *x, int t, int cols, const int *lens, float *y, int n) {
+	for (int i = 0; i < n; i++) k_mean_pool(i, x, t, cols, lens, y);
+}
+static void emu_mean_pool_backward(const float *g, int t, int cols, const int *lens, float *gx, int n) {
+	for (int i = 0; i < n; i++) k_mean_pool_backward(i, g, t, cols, lens, gx);
+}
+static void emu_mse_forward(const float *x, const float *t, float *out, int n) {
+	k_mse_forward(0, x, t, out, n);
+}
+static void emu_mse_backward(const float *x, const float *t, const float *gy, float *gx, int n) {
+	for (int i = 0; i < n; i++) k_mse_backward(i, x, t, gy, gx, n);
+}
+static unsigned long long emu_pcg_advance_hi(unsigned long long hi, unsigned long long lo, unsigned long long delta) {
+	k_pcg_advance(&hi, &lo, delta);
+	return hi;
+}
+static unsigned long long emu_pcg_advance_lo(unsigned long long hi, unsigned long long lo, unsigned long long delta) {
+	k_pcg_advance(&hi, &lo, delta);
+	return lo;
 }
 static float emu_expf(float x) { return k_expf(x); }
 static float emu_tanhf(float x) { return k_tanhf(x); }
@@ -213,6 +261,146 @@ func AdamW(p, g, m, v []float32, decay, b1, b2, stepSize, sqrtBC2, eps float32) 
 	check("AdamW", len(p), g, m, v)
 	C.emu_adamw(ptr(p), ptr(g), ptr(m), ptr(v), cint(len(p)),
 		C.float(decay), C.float(b1), C.float(b2), C.float(stepSize), C.float(sqrtBC2), C.float(eps))
+}
+
+func iptr(x []int32) *C.int {
+	if len(x) == 0 {
+		return nil
+	}
+	return (*C.int)(&x[0])
+}
+
+func checkInts(what string, want int, xs ...[]int32) {
+	for _, x := range xs {
+		if len(x) != want {
+			panic(fmt.Sprintf("emu.%s: %d indices, want %d", what, len(x), want))
+		}
+	}
+}
+
+// Add is the repro_add kernel: y = a + b (y may be a or b).
+func Add(a, b, y []float32) {
+	check("Add", len(a), b, y)
+	C.emu_add(ptr(a), ptr(b), ptr(y), cint(len(a)))
+}
+
+// Mul is the repro_mul kernel: y = a * b (y may be a or b).
+func Mul(a, b, y []float32) {
+	check("Mul", len(a), b, y)
+	C.emu_mul(ptr(a), ptr(b), ptr(y), cint(len(a)))
+}
+
+// GatherRows is the repro_gather_rows kernel: row p of y is row idx[p] of
+// x (cols wide). Indices must lie inside x: the kernel does not check.
+func GatherRows(x []float32, cols int, idx []int32, y []float32) {
+	check("GatherRows", len(idx)*cols, y)
+	for _, i := range idx {
+		if i < 0 || (int(i)+1)*cols > len(x) {
+			panic(fmt.Sprintf("emu.GatherRows: index %d outside a table of %d rows", i, len(x)/max(cols, 1)))
+		}
+	}
+	C.emu_gather_rows(ptr(x), cint(cols), iptr(idx), ptr(y), cint(len(y)))
+}
+
+// ScatterAddRows is the repro_scatter_add_rows kernel: row p of g is
+// added into row idx[p] of gx, positions in order.
+func ScatterAddRows(g []float32, cols int, idx []int32, gx []float32) {
+	check("ScatterAddRows", len(idx)*cols, g)
+	for _, i := range idx {
+		if i < 0 || (int(i)+1)*cols > len(gx) {
+			panic(fmt.Sprintf("emu.ScatterAddRows: index %d outside a table of %d rows", i, len(gx)/max(cols, 1)))
+		}
+	}
+	C.emu_scatter_add_rows(ptr(g), cint(cols), iptr(idx), cint(len(idx)), ptr(gx))
+}
+
+// BroadcastRows is the repro_broadcast_rows kernel: every row of y (len(b)
+// wide) becomes b.
+func BroadcastRows(b, y []float32) {
+	if len(b) == 0 || len(y)%len(b) != 0 {
+		panic(fmt.Sprintf("emu.BroadcastRows: %d values are not rows of %d", len(y), len(b)))
+	}
+	C.emu_broadcast_rows(ptr(b), cint(len(b)), ptr(y), cint(len(y)))
+}
+
+// ColSums is the repro_col_sums kernel: y[j] is the sum of column j of
+// the rows x cols matrix x, rows in order.
+func ColSums(x []float32, rows, cols int, y []float32) {
+	check("ColSums", rows*cols, x)
+	check("ColSums", cols, y)
+	C.emu_col_sums(ptr(x), cint(rows), cint(cols), ptr(y))
+}
+
+// DropoutMask is the repro_dropout_mask kernel: the n multipliers that
+// tensor's dropoutMask draws from a PCG in state (hi, lo), each keep or 0.
+func DropoutMask(m []float32, thr uint32, keep float32, hi, lo uint64) {
+	C.emu_dropout_mask(ptr(m), cint(len(m)), C.uint(thr), C.float(keep), C.ulonglong(hi), C.ulonglong(lo))
+}
+
+// PCGAdvance is kernels.h's k_pcg_advance: the PCG state after delta
+// steps from (hi, lo).
+func PCGAdvance(hi, lo, delta uint64) (uint64, uint64) {
+	h := C.emu_pcg_advance_hi(C.ulonglong(hi), C.ulonglong(lo), C.ulonglong(delta))
+	l := C.emu_pcg_advance_lo(C.ulonglong(hi), C.ulonglong(lo), C.ulonglong(delta))
+	return uint64(h), uint64(l)
+}
+
+// AttentionVisible is the repro_attention_visible kernel: the visible keys
+// of every score row of a batch*heads*qlen attention.
+func AttentionVisible(lens []int32, heads, qlen, klen int, causal bool, vis []int32) {
+	if heads <= 0 || qlen <= 0 || len(vis) != len(lens)*heads*qlen {
+		panic(fmt.Sprintf("emu.AttentionVisible: %d rows for %d sequences of %d heads x %d queries", len(vis), len(lens), heads, qlen))
+	}
+	c := C.int(0)
+	if causal {
+		c = 1
+	}
+	C.emu_attention_visible(iptr(lens), cint(heads), cint(qlen), cint(klen), c, iptr(vis), cint(len(vis)))
+}
+
+// SoftmaxBackwardRows is the repro_softmax_backward_rows kernel (d in
+// place).
+func SoftmaxBackwardRows(p, d []float32, rows, cols int, scale float32) {
+	check("SoftmaxBackwardRows", rows*cols, p, d)
+	C.emu_softmax_backward_rows(ptr(p), ptr(d), cint(rows), cint(cols), C.float(scale))
+}
+
+// MeanPool is the repro_mean_pool kernel over x [len(lens)*t, cols].
+func MeanPool(x []float32, t, cols int, lens []int32, y []float32) {
+	check("MeanPool", len(lens)*t*cols, x)
+	check("MeanPool", len(lens)*cols, y)
+	for _, n := range lens {
+		if n < 0 || int(n) > t {
+			panic(fmt.Sprintf("emu.MeanPool: length %d outside [0, %d]", n, t))
+		}
+	}
+	C.emu_mean_pool(ptr(x), cint(t), cint(cols), iptr(lens), ptr(y), cint(len(y)))
+}
+
+// MeanPoolBackward is the repro_mean_pool_backward kernel.
+func MeanPoolBackward(g []float32, t, cols int, lens []int32, gx []float32) {
+	check("MeanPoolBackward", len(lens)*cols, g)
+	check("MeanPoolBackward", len(lens)*t*cols, gx)
+	for _, n := range lens {
+		if n < 0 || int(n) > t {
+			panic(fmt.Sprintf("emu.MeanPoolBackward: length %d outside [0, %d]", n, t))
+		}
+	}
+	C.emu_mean_pool_backward(ptr(g), cint(t), cint(cols), iptr(lens), ptr(gx), cint(len(gx)))
+}
+
+// MSEForward is the repro_mse_forward kernel: out[0] = mean (x-t)^2.
+func MSEForward(x, t, out []float32) {
+	check("MSEForward", len(x), t)
+	check("MSEForward", 1, out)
+	C.emu_mse_forward(ptr(x), ptr(t), ptr(out), cint(len(x)))
+}
+
+// MSEBackward is the repro_mse_backward kernel.
+func MSEBackward(x, t, gy, gx []float32) {
+	check("MSEBackward", len(x), t, gx)
+	check("MSEBackward", 1, gy)
+	C.emu_mse_backward(ptr(x), ptr(t), ptr(gy), ptr(gx), cint(len(x)))
 }
 
 // Kernels presents the emulated kernels as a backend.Kernels, for testing

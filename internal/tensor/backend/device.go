@@ -1,0 +1,227 @@
+package backend
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Buffer is memory on a Device: a handle the device hands out, never a Go
+// slice the host can read. Its elements are 4 bytes wide (float32 or
+// int32, as the kernel that reads it says). Only the Device that allocated
+// it may be given it back.
+type Buffer interface {
+	// Len is the number of 4-byte elements.
+	Len() int
+}
+
+// Device is memory apart from the host's plus the kernels that work on it:
+// what a backend offers when tensors can live on it (see the design in
+// internal/tensor/device.go). Every copy between host and device memory
+// goes through Upload or Download and is counted (Copies): nothing else
+// moves data across.
+//
+// Kernels take Buffers and sizes; they panic on sizes that disagree with
+// the buffers (a programming error in the calling operator, as for
+// Sgemm). Each kernel computes exactly what the operator's own Go loop
+// computes (the C bodies in cuda/ptx/kernels.h), except the GEMMs, whose
+// bits are the implementation's (the CPU kernel in emulation, cuBLAS on a
+// GPU).
+type Device interface {
+	// Name names the device ("emu", "cuda:0 (NVIDIA H100 ...)").
+	Name() string
+
+	// Alloc returns n zeroed elements of device memory (n >= 1).
+	Alloc(n int) Buffer
+	// Free returns b to the device's allocator; b must not be used again.
+	Free(b Buffer)
+	// Upload copies src into dst[off:]; why says what it is for (the
+	// counter's label).
+	Upload(dst Buffer, off int, src []float32, why string)
+	// UploadInts is Upload for int32 data (indices, lengths).
+	UploadInts(dst Buffer, off int, src []int32, why string)
+	// Download copies src[off:off+len(dst)] into dst.
+	Download(dst []float32, src Buffer, off int, why string)
+	// Copies reports every host<->device copy so far.
+	Copies() Copies
+
+	// Fill sets every element of x to v (a float32 bit pattern).
+	Fill(x Buffer, v float32)
+	// Copy copies src into dst (equal lengths), device to device.
+	Copy(dst, src Buffer)
+
+	// Gemm is Backend.Sgemm over device memory, batch.Count times: call i
+	// adds batch's offsets for i to offA, offB and offC.
+	Gemm(transA, transB bool, m, n, k int, alpha float32, a Buffer, offA, lda int, b Buffer, offB, ldb int, beta float32, c Buffer, offC, ldc int, batch GemmBatch)
+
+	// Add sets y = a + b; Mul sets y = a * b (y may be a or b).
+	Add(a, b, y Buffer)
+	Mul(a, b, y Buffer)
+	// GatherRows sets row p of y to row idx[p] of x (rows of cols values;
+	// idx holds int32).
+	GatherRows(x Buffer, cols int, idx Buffer, y Buffer)
+	// ScatterAddRows adds row p of g into row idx[p] of gx, p in order.
+	ScatterAddRows(g Buffer, cols int, idx Buffer, gx Buffer)
+	// BroadcastRows sets every row of y (b.Len() wide) to b.
+	BroadcastRows(b, y Buffer)
+	// ColSums sets y[j] to the sum of column j of the rows x cols x, rows
+	// in order.
+	ColSums(x Buffer, rows, cols int, y Buffer)
+	// DropoutMask fills m with dropout multipliers (keep or 0) exactly as
+	// tensor's dropoutMask draws them from a math/rand/v2 PCG whose state
+	// is (hi, lo): draw k of the PCG gives elements 2k and 2k+1.
+	DropoutMask(m Buffer, thr uint32, keep float32, hi, lo uint64)
+	// AttentionVisible sets vis (int32, batch*heads*qlen rows) to the
+	// number of visible keys of each score row, from the key lengths lens
+	// (int32, one per sequence) and the causal mask.
+	AttentionVisible(lens Buffer, heads, qlen, klen int, causal bool, vis Buffer)
+	// MaskedSoftmaxRows is Kernels.MaskedSoftmaxRows with vis on the device.
+	MaskedSoftmaxRows(x Buffer, rows, cols int, vis Buffer)
+	// SoftmaxBackwardRows replaces each row of d by p*(d - <p, d>)*scale.
+	SoftmaxBackwardRows(p, d Buffer, rows, cols int, scale float32)
+	// GELUForward, GELUBackward, LayerNormForward, LayerNormBackward and
+	// AdamW are Kernels' methods of the same names over device memory.
+	GELUForward(x, y, cdf Buffer)
+	GELUBackward(x, cdf, gy, gx Buffer)
+	LayerNormForward(x, g, b Buffer, rows, cols int, eps float32, y, xhat, rstd Buffer)
+	LayerNormBackward(gy, g, xhat, rstd Buffer, rows, cols int, gx Buffer)
+	AdamW(p, g, m, v Buffer, decay, b1, b2, stepSize, sqrtBC2, eps float32)
+	// MeanPool averages the first lens[s] rows of each block of t rows of
+	// x (cols wide) into row s of y; MeanPoolBackward is its gradient.
+	MeanPool(x Buffer, t, cols int, lens Buffer, y Buffer)
+	MeanPoolBackward(g Buffer, t, cols int, lens Buffer, gx Buffer)
+	// MSEForward sets out[0] to the mean of (x-t)^2 (float64, in order);
+	// MSEBackward sets gx = (gy[0]*2/n)*(x-t).
+	MSEForward(x, t, out Buffer)
+	MSEBackward(x, t, gy, gx Buffer)
+}
+
+// GemmBatch repeats a Gemm over a two-level grid, as attention needs one
+// product per (sequence, head): call i = o*Inner + h (o < Count/Inner,
+// h < Inner) offsets A by o*Outer[0] + h*InnerStride[0], B by index 1 and
+// C by index 2. The zero value is a single call.
+type GemmBatch struct {
+	Count, Inner       int
+	Outer, InnerStride [3]int
+}
+
+// Offsets returns the offsets of call i for A, B and C.
+func (g GemmBatch) Offsets(i int) (a, b, c int) {
+	inner := max(g.Inner, 1)
+	o, h := i/inner, i%inner
+	return o*g.Outer[0] + h*g.InnerStride[0], o*g.Outer[1] + h*g.InnerStride[1], o*g.Outer[2] + h*g.InnerStride[2]
+}
+
+// Calls is the number of products (1 for the zero value).
+func (g GemmBatch) Calls() int { return max(g.Count, 1) }
+
+// DeviceOf returns b's device when b has one (a backend whose tensors can
+// live in device memory implements interface{ Device() Device }).
+func DeviceOf(b Backend) (Device, bool) {
+	d, ok := b.(interface{ Device() Device })
+	if !ok {
+		return nil, false
+	}
+	return d.Device(), true
+}
+
+// Copies counts host<->device copies: how many and how many bytes each
+// way, in all and by label (the why of Upload and Download).
+type Copies struct {
+	Up, Down           int   // copies
+	UpBytes, DownBytes int64 // bytes
+	ByLabel            map[string]Copy
+}
+
+// Copy is the count of one label.
+type Copy struct {
+	Up, Down           int
+	UpBytes, DownBytes int64
+}
+
+// Bytes is the total bytes copied either way.
+func (c Copies) Bytes() int64 { return c.UpBytes + c.DownBytes }
+
+// Since returns the copies made after earlier (a snapshot of the same
+// counter).
+func (c Copies) Since(earlier Copies) Copies {
+	d := Copies{Up: c.Up - earlier.Up, Down: c.Down - earlier.Down,
+		UpBytes: c.UpBytes - earlier.UpBytes, DownBytes: c.DownBytes - earlier.DownBytes, ByLabel: map[string]Copy{}}
+	for l, x := range c.ByLabel {
+		e := earlier.ByLabel[l]
+		y := Copy{Up: x.Up - e.Up, Down: x.Down - e.Down, UpBytes: x.UpBytes - e.UpBytes, DownBytes: x.DownBytes - e.DownBytes}
+		if y != (Copy{}) {
+			d.ByLabel[l] = y
+		}
+	}
+	return d
+}
+
+// String lists the totals and every label, largest first.
+func (c Copies) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d up (%d B), %d down (%d B)", c.Up, c.UpBytes, c.Down, c.DownBytes)
+	labels := make([]string, 0, len(c.ByLabel))
+	for l := range c.ByLabel {
+		labels = append(labels, l)
+	}
+	sort.Slice(labels, func(i, j int) bool {
+		bi := c.ByLabel[labels[i]].UpBytes + c.ByLabel[labels[i]].DownBytes
+		bj := c.ByLabel[labels[j]].UpBytes + c.ByLabel[labels[j]].DownBytes
+		if bi != bj {
+			return bi > bj
+		}
+		return labels[i] < labels[j]
+	})
+	for _, l := range labels {
+		x := c.ByLabel[l]
+		fmt.Fprintf(&b, "\n  %s: %d up (%d B), %d down (%d B)", l, x.Up, x.UpBytes, x.Down, x.DownBytes)
+	}
+	return b.String()
+}
+
+// Counter is a Copies safe for concurrent use, for Device implementations.
+type Counter struct {
+	mu sync.Mutex
+	c  Copies
+}
+
+// Up records an upload of n bytes labelled why.
+func (k *Counter) Up(why string, n int64) { k.add(why, n, true) }
+
+// Down records a download of n bytes labelled why.
+func (k *Counter) Down(why string, n int64) { k.add(why, n, false) }
+
+func (k *Counter) add(why string, n int64, up bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.c.ByLabel == nil {
+		k.c.ByLabel = map[string]Copy{}
+	}
+	x := k.c.ByLabel[why]
+	if up {
+		k.c.Up++
+		k.c.UpBytes += n
+		x.Up++
+		x.UpBytes += n
+	} else {
+		k.c.Down++
+		k.c.DownBytes += n
+		x.Down++
+		x.DownBytes += n
+	}
+	k.c.ByLabel[why] = x
+}
+
+// Snapshot returns a copy of the counts.
+func (k *Counter) Snapshot() Copies {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	c := k.c
+	c.ByLabel = make(map[string]Copy, len(k.c.ByLabel))
+	for l, x := range k.c.ByLabel {
+		c.ByLabel[l] = x
+	}
+	return c
+}

@@ -1,0 +1,99 @@
+package emudev
+
+import (
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+
+	"repro/internal/model/conformance"
+)
+
+// mulAdd is compiled like the operators' a*b + c.
+//
+//go:noinline
+func mulAdd(a, b, c float32) float32 { return a*b + c }
+
+// needUnfused skips t where Go fuses multiply-adds (arm64, GOAMD64=v3):
+// there the CPU operators do not compute what the kernels compute.
+func needUnfused(t *testing.T) {
+	t.Helper()
+	a := float32(1 + 1.0/4096)
+	if mulAdd(a, a, -(1+1.0/2048)) != 0 {
+		t.Skipf("skipped: this Go build (GOARCH=%s) fuses multiply-adds; the bit-for-bit comparison needs amd64 below GOAMD64=v3", runtime.GOARCH)
+	}
+}
+
+func sameBits(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("%s[%d]: %v on the emulated device, %v on the CPU", what, i, got[i], want[i])
+		}
+	}
+}
+
+// TestEncoderStepsOnDevice: three training steps of a BERT-shaped encoder
+// (embeddings with segments, attention with padding masks and dropout,
+// GELU, layer norms, mean pooling, a regression head, MSE, AdamW) with the
+// weights placed on the emulated device give the CPU's losses, weights and
+// optimiser moments bit for bit, and each step copies no more than its
+// batch (token and segment ids, lengths, labels) and the logged loss.
+func TestEncoderStepsOnDevice(t *testing.T) {
+	needUnfused(t)
+	run := conformance.SmallEncoder(3)
+	want, err := run.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Losses[0] == want.Losses[2] || math.IsNaN(float64(want.Losses[0])) {
+		t.Fatalf("the model did not train: losses %v", want.Losses)
+	}
+	b := New()
+	got, err := run.Run(b.Device())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "loss", got.Losses, want.Losses)
+	for i := range want.Weights {
+		sameBits(t, "weight", got.Weights[i], want.Weights[i])
+		sameBits(t, "first moment", got.M[i], want.M[i])
+		sameBits(t, "second moment", got.V[i], want.V[i])
+	}
+
+	// Placing uploads every weight once, and only that.
+	var weightBytes int64
+	for _, w := range want.Weights {
+		weightBytes += int64(4 * len(w))
+	}
+	if got.Placed.UpBytes != weightBytes || got.Placed.Down != 0 || len(got.Placed.ByLabel) != 1 {
+		t.Errorf("placing copied %v, want %d bytes up under \"place\"", got.Placed, weightBytes)
+	}
+	// Per step: the batch and the loss. The first step also uploads the
+	// position ids (and whatever the cache has not seen).
+	T := run.Len * run.Batch
+	for s, c := range got.PerStep {
+		budget := got.InputBytes[s]
+		if s == 0 {
+			budget += int64(4 * T) // position ids, cached from then on
+		}
+		t.Logf("step %d: %d bytes copied (budget %d): %v", s, c.Bytes(), budget, c)
+		if c.Bytes() > budget {
+			t.Errorf("step %d copied %d bytes, more than its batch and loss (%d): %v", s, c.Bytes(), budget, c)
+		}
+		if c.Down != 1 || c.DownBytes != 4 {
+			t.Errorf("step %d downloaded %d values (%d bytes), want the loss alone", s, c.Down, c.DownBytes)
+		}
+		for l := range c.ByLabel {
+			if strings.HasPrefix(l, "fallback") {
+				t.Errorf("step %d: an operator ran on the host: %q", s, l)
+			}
+		}
+	}
+	if n, bytes := b.Dev().Live(); n != 0 {
+		t.Errorf("%d device buffers (%d bytes) still allocated after the run", n, bytes)
+	}
+}
