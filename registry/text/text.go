@@ -44,7 +44,11 @@ import (
 // MaskParams are text.mask_phrases's parameters.
 type MaskParams struct {
 	Method string `cty:"method" doc:"phrases to mask: rake (top_k best RAKE phrases), np, vp or np+vp (all noun phrases / verb groups of a Brown-trained tagger and chunker)"`
-	TopK   int    `cty:"top_k" doc:"RAKE only: how many of the best phrases to mask (paper: 1-5, best 3)"`
+	TopK   int    `cty:"top_k" doc:"RAKE only: how many of the best phrases to mask (paper: 1-5; Table 5)"`
+	// OneChunk and DrawSeed came after results were cached (key:"added"):
+	// at their defaults, every chunk masked, the keys are the old ones.
+	OneChunk bool  `cty:"one_chunk" key:"added" doc:"np, vp and np+vp: mask ONE chunk of those kinds per sentence, drawn at random with draw_seed (the paper's \"a random sub-tree\", section 3.1.1; with np+vp one of either kind), instead of every chunk; RAKE ranks its phrases and ignores it"`
+	DrawSeed int64 `cty:"draw_seed" key:"added" doc:"one_chunk only: the seed of the draws (row i draws with PCG(draw_seed, i)). A parameter rather than the stage's seed, which this type's key does not hold: set it to var.seed"`
 }
 
 // EDAParams are text.eda's parameters. Defaults are the paper's best
@@ -99,17 +103,25 @@ func runMask(ctx context.Context, env *registry.Env) error {
 	if !ok {
 		return fmt.Errorf("text.mask_phrases: parameters of type %T", env.Params)
 	}
-	var maskOne func(string) (mask.MaskedPair, error)
+	// maskOne masks row i, sentence s.
+	var maskOne func(i int, s string) (mask.MaskedPair, error)
 	switch p.Method {
 	case "rake":
-		maskOne = func(s string) (mask.MaskedPair, error) { return rake.MaskTopK(s, p.TopK) }
+		maskOne = func(_ int, s string) (mask.MaskedPair, error) { return rake.MaskTopK(s, p.TopK) }
 	case "np", "vp", "np+vp":
 		tg, err := brownTagger()
 		if err != nil {
 			return fmt.Errorf("text.mask_phrases: method %q: %w", p.Method, err)
 		}
 		np, vp := p.Method != "vp", p.Method != "np"
-		maskOne = func(s string) (mask.MaskedPair, error) { return chunk.Mask(s, tg, np, vp) }
+		maskOne = func(_ int, s string) (mask.MaskedPair, error) { return chunk.Mask(s, tg, np, vp) }
+		if p.OneChunk {
+			// One generator per row, from draw_seed and the row number: a
+			// row's draw does not depend on the rows before it.
+			maskOne = func(i int, s string) (mask.MaskedPair, error) {
+				return chunk.MaskOne(s, tg, np, vp, rand.New(rand.NewPCG(uint64(p.DrawSeed), uint64(i))))
+			}
+		}
 	default:
 		return fmt.Errorf("text.mask_phrases: method %q: must be rake, np, vp or np+vp", p.Method)
 	}
@@ -129,7 +141,8 @@ func runMask(ctx context.Context, env *registry.Env) error {
 			}
 			env.Report(i, len(sents), "")
 		}
-		if out[i], err = maskOne(s.Text); err != nil {
+		out[i], err = maskOne(i, s.Text)
+		if err != nil {
 			return fmt.Errorf("%s:%d: %v", in.Path(registry.FileSentences), i+1, err)
 		}
 	}

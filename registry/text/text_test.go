@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,6 +154,71 @@ func TestMaskChunks(t *testing.T) {
 	}
 }
 
+// TestMaskOneChunk: with one_chunk the NP/VP methods mask one chunk of the
+// kinds per sentence, the paper's "a random sub-tree" -- not every chunk,
+// which is still the default -- drawn with draw_seed row by row: the same
+// seed draws the same chunks, and over seeds every chunk of a sentence is
+// drawn; with np+vp the draw is over both kinds.
+func TestMaskOneChunk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the Brown tagger (about 5 s)")
+	}
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
+	r := registryForTest(t)
+	in := []rows.Sentence{{Text: "A man is playing a large flute."}, {Text: "The old man can not run to the big house."}, {Text: "Quickly!"}}
+	dir := writeSentences(t, in)
+	// Every chunk, as TestMaskChunks has it: what one_chunk draws from.
+	chunks := map[string][][]string{
+		"np":    {{"A man", "a large flute"}, {"The old man", "the big house"}, nil},
+		"vp":    {{"is playing"}, {"can not run"}, nil},
+		"np+vp": {{"A man", "is playing", "a large flute"}, {"The old man", "can not run", "the big house"}, nil},
+	}
+	for _, m := range []string{"np", "vp", "np+vp"} {
+		drawn := make([]map[string]bool, len(in))
+		for i := range drawn {
+			drawn[i] = map[string]bool{}
+		}
+		for seed := int64(1); seed <= 12; seed++ {
+			p := &MaskParams{Method: m, TopK: 3, OneChunk: true, DrawSeed: seed}
+			got, err := run(t, r, "text.mask_phrases", p, dir, registry.KindSentences, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := run(t, r, "text.mask_phrases", p, dir, registry.KindSentences, 99)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, row := range got {
+				if strings.Join(again[i].Targets, "|") != strings.Join(row.Targets, "|") || again[i].Masked != row.Masked {
+					t.Errorf("%s seed %d row %d: %+v, then %+v (the stage's seed must not matter, draw_seed decides)", m, seed, i+1, row, again[i])
+				}
+				if len(chunks[m][i]) == 0 {
+					if len(row.Targets) != 0 || row.Masked != in[i].Text {
+						t.Errorf("%s row %d without chunks: %+v", m, i+1, row)
+					}
+					continue
+				}
+				if len(row.Targets) != 1 {
+					t.Fatalf("%s seed %d row %d: %d targets %q, want one chunk", m, seed, i+1, len(row.Targets), row.Targets)
+				}
+				tg := row.Targets[0]
+				if !slices.Contains(chunks[m][i], tg) {
+					t.Errorf("%s seed %d row %d: target %q is not a chunk of %q", m, seed, i+1, tg, chunks[m][i])
+				}
+				if n, w := strings.Count(row.Masked, mask.MaskToken), len(strings.Fields(tg)); n != w {
+					t.Errorf("%s seed %d row %d: %d masks for the %d words of %q: %q", m, seed, i+1, n, w, tg, row.Masked)
+				}
+				drawn[i][tg] = true
+			}
+		}
+		for i, cs := range chunks[m] {
+			if len(drawn[i]) != len(cs) {
+				t.Errorf("%s row %d: 12 seeds drew %v of the chunks %q", m, i+1, drawn[i], cs)
+			}
+		}
+	}
+}
+
 func TestMaskErrors(t *testing.T) {
 	r := registryForTest(t)
 	dir := writeSentences(t, []rows.Sentence{{Text: "A dog runs."}})
@@ -160,6 +226,13 @@ func TestMaskErrors(t *testing.T) {
 		if _, err := run(t, r, "text.mask_phrases", p, dir, registry.KindSentences, 0); err == nil || !strings.Contains(err.Error(), "text.mask_phrases") {
 			t.Errorf("%+v: error %v", p, err)
 		}
+	}
+	// A draw seed without one_chunk draws nothing: refused at load time.
+	if err := (&MaskParams{Method: "np", TopK: 3, DrawSeed: 7}).Validate(); err == nil || !strings.Contains(err.Error(), "draw_seed") {
+		t.Errorf("draw_seed without one_chunk: %v", err)
+	}
+	if err := (&MaskParams{Method: "np", TopK: 3, OneChunk: true, DrawSeed: 7}).Validate(); err != nil {
+		t.Errorf("one_chunk with draw_seed: %v", err)
 	}
 	bad := t.TempDir()
 	os.WriteFile(filepath.Join(bad, registry.FileSentences), []byte("{\"text\": \"ok\"}\n{\"txt\": \"typo\"}\n"), 0o644)

@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -39,5 +40,34 @@ func TestFind(t *testing.T) {
 		if got := render(tc.tags, tc.np, tc.vp); got != tc.want {
 			t.Errorf("Find(%q, np=%v, vp=%v) = %q, want %q", tc.tags, tc.np, tc.vp, got, tc.want)
 		}
+	}
+}
+
+// TestPickOne: MaskOne's draw keeps exactly one chunk of those found, each
+// of them for some seed, the same one for the same generator state; none
+// when there is none.
+func TestPickOne(t *testing.T) {
+	cs := Find(strings.Fields("DET ADJ NOUN MD NEG VERB ADP DET ADJ NOUN ."), true, true)
+	if len(cs) != 3 {
+		t.Fatalf("chunks %v", cs)
+	}
+	seen := map[Chunk]int{}
+	for seed := uint64(0); seed < 60; seed++ {
+		got := pickOne(cs, rand.New(rand.NewPCG(seed, 0)))
+		if len(got) != 1 {
+			t.Fatalf("seed %d: %d chunks drawn, want 1", seed, len(got))
+		}
+		if again := pickOne(cs, rand.New(rand.NewPCG(seed, 0))); again[0] != got[0] {
+			t.Errorf("seed %d: drew %v, then %v", seed, got[0], again[0])
+		}
+		seen[got[0]]++
+	}
+	for _, c := range cs {
+		if seen[c] < 5 {
+			t.Errorf("chunk %v drawn %d times in 60 seeds: %v", c, seen[c], seen)
+		}
+	}
+	if got := pickOne(nil, rand.New(rand.NewPCG(1, 2))); got != nil {
+		t.Errorf("no chunks: drew %v", got)
 	}
 }
