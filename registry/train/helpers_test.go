@@ -57,6 +57,7 @@ type stageRun struct {
 	inputs map[string]registry.Artifact
 	work   string
 	seed   int64
+	log    slog.Handler // nil: discarded
 }
 
 // run decodes the defaults overridden by set through the registry's
@@ -122,8 +123,12 @@ func (s stageRun) exec(t testing.TB, ctx context.Context, hook func(done int)) (
 	}
 	out := outs["model"]
 	pr := &progress{hook: hook}
+	h := s.log
+	if h == nil {
+		h = slog.NewTextHandler(io.Discard, nil)
+	}
 	env := &registry.Env{Params: params, Inputs: s.inputs, Outputs: outs,
-		Work: s.work, Seed: s.seed, Progress: pr, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Work: s.work, Seed: s.seed, Progress: pr, Log: slog.New(h)}
 	return out, pr, st.Call(ctx, env)
 }
 

@@ -287,6 +287,11 @@ type LoopSpec struct {
 	Epochs       int
 	MaxSteps     int // 0: epochs decide
 	Warmup       int // updates of linear warm-up
+	// WarmupRatio, when Warmup is 0, is the warm-up as a share of the
+	// run's updates, rounded up (sentence-transformers' ceil(10% of the
+	// updates)): the trainer counts them from the data, so it follows the
+	// data the run actually has.
+	WarmupRatio  float64
 	WeightDecay  float64
 	GradClip     float64 // max global gradient norm (0: none)
 	Accumulation int
@@ -304,7 +309,7 @@ func (l LoopSpec) config(env *registry.Env) trainer.Config {
 	return trainer.Config{
 		Epochs: l.Epochs, MaxSteps: l.MaxSteps, BatchSize: l.BatchSize, Accumulate: l.Accumulation,
 		// The epoch's last, short batch is kept (HF's loop does too).
-		LR: l.LearningRate, Warmup: l.Warmup, WeightDecay: l.WeightDecay, MaxGradNorm: l.GradClip,
+		LR: l.LearningRate, Warmup: l.Warmup, WarmupRatio: l.WarmupRatio, WeightDecay: l.WeightDecay, MaxGradNorm: l.GradClip,
 		EvalEvery: l.EvalEvery, Patience: l.Patience,
 		Work: env.Work, Seed: uint64(env.Seed),
 		// A run killed outright (a time limit, a crash) resumes from a
@@ -335,6 +340,8 @@ func (l LoopSpec) validate(c *registry.Checks) {
 	c.Add(l.Epochs >= 1 || l.MaxSteps > 0, "epochs", "%d must be at least 1 (or set max_steps)", l.Epochs)
 	c.NonNegative("max_steps", l.MaxSteps)
 	c.NonNegative("warmup", l.Warmup)
+	c.Add(l.WarmupRatio >= 0 && l.WarmupRatio < 1, "warmup_ratio", "%v must be in [0, 1)", l.WarmupRatio)
+	c.Add(l.Warmup == 0 || l.WarmupRatio == 0, "warmup_ratio", "%v with warmup = %d: give the warm-up one way, in updates or as a share of them", l.WarmupRatio, l.Warmup)
 	c.Add(l.WeightDecay >= 0, "weight_decay", "%v is negative", l.WeightDecay)
 	c.Add(l.GradClip >= 0, "grad_clip", "%v is negative", l.GradClip)
 	c.Positive("accumulation", l.Accumulation)
