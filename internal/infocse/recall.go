@@ -13,7 +13,7 @@ import (
 // evaluation during training: InfoCSE selects its models by recall@k of
 // the headline among the set's headlines (Appendix C: early stopping on
 // R@5), and the same protocol as evaluate.retrieval (document = mean of
-// its sentence vectors, cosine, pessimistic ties).
+// its sentence vectors, cosine or the inner product, pessimistic ties).
 type Headlines struct {
 	texts []string // distinct sentences and headlines, first-seen order
 	docs  [][]int  // each document's sentences, as indices into texts
@@ -53,8 +53,22 @@ func NewHeadlines(docs []rows.Document, what string) (*Headlines, error) {
 }
 
 // Recall encodes the set with enc and returns recall@k x 100 of each
-// document's headline among all headlines.
+// document's headline among all headlines, ranked by cosine.
 func (h *Headlines) Recall(ctx context.Context, enc encoder.Encoder, k int) (float64, error) {
+	return h.RecallBy(ctx, enc, k, Cosine)
+}
+
+// RecallBy is Recall ranked by sim: Cosine, or Dot (the inner product the
+// paper trains and clusters with, eq. 1 and 2).
+func (h *Headlines) RecallBy(ctx context.Context, enc encoder.Encoder, k int, sim Similarity) (float64, error) {
+	retrieval := metrics.Retrieval
+	switch sim {
+	case Cosine:
+	case Dot:
+		retrieval = metrics.RetrievalDot
+	default:
+		return 0, fmt.Errorf("headline recall: similarity %q: want %q or %q", sim, Dot, Cosine)
+	}
 	vs, err := enc.Encode(ctx, h.texts)
 	if err != nil {
 		return 0, err
@@ -73,7 +87,7 @@ func (h *Headlines) Recall(ctx context.Context, enc encoder.Encoder, k int) (flo
 		}
 		c[i] = vs[h.heads[i]]
 	}
-	res, err := metrics.Retrieval(q, c, []int{k}, nil)
+	res, err := retrieval(q, c, []int{k}, nil)
 	if err != nil {
 		return 0, fmt.Errorf("headline recall: %v", err)
 	}

@@ -84,6 +84,15 @@ type unitRows struct {
 	nz    int   // non-zeros in all
 }
 
+// raw makes u's rows scale by 1 instead of their norms, so the similarity
+// matrix holds plain inner products (retrieval by dot product; sq, which
+// only the geometry of unit rows reads, is left as it was).
+func (u *unitRows) raw() {
+	for i := range u.norm {
+		u.norm[i] = 1
+	}
+}
+
 // newUnitRows validates that all vectors have one dimension and computes
 // norms and non-zero counts. what names the vectors in errors.
 func newUnitRows(vs [][]float32, what string) (*unitRows, error) {

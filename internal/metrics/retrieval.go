@@ -50,6 +50,18 @@ type RetrievalResult struct {
 // query i (the best-scoring one is ranked), and none of them counts as a
 // wrong candidate. With class nil only candidate i is correct.
 func Retrieval(queries, candidates [][]float32, ks []int, class []int) (RetrievalResult, error) {
+	return retrieval(queries, candidates, ks, class, false)
+}
+
+// RetrievalDot is Retrieval ranked by the inner product of the vectors as
+// they are, not their cosine: InfoCSE trains and clusters with the inner
+// product (its eq. 1 and 2), so its retrieval can rank with it too. For one
+// query the two orders differ only through the candidates' norms.
+func RetrievalDot(queries, candidates [][]float32, ks []int, class []int) (RetrievalResult, error) {
+	return retrieval(queries, candidates, ks, class, true)
+}
+
+func retrieval(queries, candidates [][]float32, ks []int, class []int, dot bool) (RetrievalResult, error) {
 	n := len(queries)
 	if n == 0 {
 		return RetrievalResult{}, fmt.Errorf("retrieval: no queries")
@@ -65,7 +77,7 @@ func Retrieval(queries, candidates [][]float32, ks []int, class []int) (Retrieva
 			return RetrievalResult{}, fmt.Errorf("retrieval: recall@%d: k must be at least 1", k)
 		}
 	}
-	ranks, err := retrievalRanks(queries, candidates, class)
+	ranks, err := retrievalRanksBy(queries, candidates, class, dot)
 	if err != nil {
 		return RetrievalResult{}, fmt.Errorf("retrieval: %v", err)
 	}
@@ -88,8 +100,14 @@ func Retrieval(queries, candidates [][]float32, ks []int, class []int) (Retrieva
 }
 
 // retrievalRanks returns each query's pessimistic rank (pessimisticRank)
-// over all candidates, from the similarity matrix of gram.go.
+// over all candidates by cosine, from the similarity matrix of gram.go.
 func retrievalRanks(queries, candidates [][]float32, class []int) ([]int, error) {
+	return retrievalRanksBy(queries, candidates, class, false)
+}
+
+// retrievalRanksBy is retrievalRanks by cosine (the unit vectors' inner
+// product) or, with dot, by the inner product of the vectors as they are.
+func retrievalRanksBy(queries, candidates [][]float32, class []int, dot bool) ([]int, error) {
 	qu, err := newUnitRows(queries, "query")
 	if err != nil {
 		return nil, err
@@ -97,6 +115,10 @@ func retrievalRanks(queries, candidates [][]float32, class []int) ([]int, error)
 	cu, err := newUnitRows(candidates, "candidate")
 	if err != nil {
 		return nil, err
+	}
+	if dot {
+		qu.raw()
+		cu.raw()
 	}
 	if qu.dim != cu.dim {
 		return nil, fmt.Errorf("queries have %d dimensions, candidates %d", qu.dim, cu.dim)

@@ -46,7 +46,7 @@ cross-entropy on its own headline. A document without a headline is an error nam
 		Params: HeadlineParams{
 			LearningRate: 2e-5, BatchSize: 64, MaxLength: 32,
 			Contrast: Contrast{Similarity: string(infocse.Dot), Temperature: 1},
-			Epochs:   20, Validation: Validation{ValidationK: 5},
+			Epochs:   20, Validation: Validation{ValidationK: 5, ValidationSimilarity: string(infocse.Cosine)},
 			Optimisation: Optimisation{EvalEvery: 0, Patience: 2, GradClip: 1, Accumulation: 1},
 			Dropout:      0.1, Pooling: string(transformer.PoolCLSBeforePooler),
 			Architecture: DefaultArchitecture(),
@@ -132,5 +132,5 @@ func runHeadline(ctx context.Context, env *registry.Env) error {
 		return loss.InfoNCEMasked(zd, zh, temp, cosine, nil)
 	}
 	return fitAndSave(ctx, env, m, pool, p.MaxLength, "train.headline", len(docs), step,
-		recallEval(val, m, p.ValidationK), p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
+		recallEval(val, m, p.Validation), p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
 }

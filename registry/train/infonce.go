@@ -27,6 +27,24 @@ type Contrast struct {
 // Validation is the parameter group of InfoCSE's model selection.
 type Validation struct {
 	ValidationK int `cty:"validation_k" doc:"with validation connected: select (and stop early) by recall@k x 100 of each validation document's headline among theirs (paper: R@5)"`
+	// Added after results were cached: the default ranks as before.
+	ValidationSimilarity string `cty:"validation_similarity" key:"added" doc:"how that recall ranks the headlines: cosine, or dot (the inner product InfoCSE trains and clusters with, as evaluate.retrieval's similarity)"`
+}
+
+// validate checks the selection settings.
+func (v Validation) validate(c *registry.Checks) {
+	c.Positive("validation_k", v.ValidationK)
+	if v.ValidationSimilarity != "" { // "" (a Go caller's zero value) ranks by cosine
+		c.OneOf("validation_similarity", v.ValidationSimilarity, string(infocse.Dot), string(infocse.Cosine))
+	}
+}
+
+// similarity is the selection's ranking ("" ranks by cosine).
+func (v Validation) similarity() infocse.Similarity {
+	if v.ValidationSimilarity == "" {
+		return infocse.Cosine
+	}
+	return infocse.Similarity(v.ValidationSimilarity)
 }
 
 // InfoNCEParams are train.infonce's parameters. The defaults are InfoCSE's
@@ -74,7 +92,7 @@ CONPONO / ICT initialisations (annotate.conpono, annotate.ict).`,
 			LearningRate: 2e-5, BatchSize: 3200, MaxLength: 32,
 			Contrast:         Contrast{Similarity: string(infocse.Dot), Temperature: 1},
 			MaskSameDocument: true, Swap: true, Epochs: 1, MaxSteps: 200000,
-			Validation:   Validation{ValidationK: 5},
+			Validation:   Validation{ValidationK: 5, ValidationSimilarity: string(infocse.Cosine)},
 			Optimisation: Optimisation{EvalEvery: 2000, Patience: 10, GradClip: 1, Accumulation: 1},
 			Dropout:      0.1, Pooling: string(transformer.PoolCLSBeforePooler),
 			Architecture: DefaultArchitecture(),
@@ -102,7 +120,7 @@ func (p *InfoNCEParams) Validate() error {
 	c.Add(p.PositiveMaxLength == 0 || p.PositiveMaxLength >= 3, "positive_max_length", "%d must be 0 (= max_length) or at least 3", p.PositiveMaxLength)
 	p.Contrast.validate(&c)
 	checkPooling(&c, "pooling", p.Pooling, false)
-	c.Positive("validation_k", p.ValidationK)
+	p.Validation.validate(&c)
 	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
 	p.Architecture.validate(&c)
 	return c.Result()
@@ -115,7 +133,7 @@ func (p *HeadlineParams) Validate() error {
 	c.NonNegative("max_sentences", p.MaxSentences)
 	p.Contrast.validate(&c)
 	checkPooling(&c, "pooling", p.Pooling, false)
-	c.Positive("validation_k", p.ValidationK)
+	p.Validation.validate(&c)
 	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
 	p.Architecture.validate(&c)
 	return c.Result()
@@ -157,13 +175,14 @@ func loadValidation(env *registry.Env) (*infocse.Headlines, error) {
 	return h, nil
 }
 
-// recallEval is the trainer's metric: headline recall@k of m on h (nil
-// without validation).
-func recallEval(h *infocse.Headlines, m *pooled.Model, k int) trainer.EvalFunc {
+// recallEval is the trainer's metric: headline recall@k of m on h, ranked
+// by v's similarity (nil without validation).
+func recallEval(h *infocse.Headlines, m *pooled.Model, v Validation) trainer.EvalFunc {
 	if h == nil {
 		return nil
 	}
-	return func(ctx context.Context) (float64, error) { return h.Recall(ctx, m, k) }
+	k, sim := v.ValidationK, v.similarity()
+	return func(ctx context.Context) (float64, error) { return h.RecallBy(ctx, m, k, sim) }
 }
 
 func runInfoNCE(ctx context.Context, env *registry.Env) error {
@@ -234,7 +253,7 @@ func runInfoNCE(ctx context.Context, env *registry.Env) error {
 		return loss.InfoNCEMasked(za, zp, temp, cosine, g)
 	}
 	return fitAndSave(ctx, env, m, pool, p.MaxLength, "train.infonce", len(pairs), step,
-		recallEval(val, m, p.ValidationK), p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
+		recallEval(val, m, p.Validation), p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps))
 }
 
 // fitAndSave trains m on n examples, selecting by eval (nil: the last

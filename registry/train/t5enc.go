@@ -27,6 +27,8 @@ type T5ContrastiveParams struct {
 	MaxSteps      int     `cty:"max_steps" doc:"optimizer updates in all; 0 = epochs decide"`
 	MaxTriplets   int     `cty:"max_triplets" doc:"train on the first N triplets; 0 = all"`
 	Dropout       float64 `cty:"dropout" doc:"dropout_rate during training (T5: 0.1)"`
+	// Added after results were cached: the default refuses, as before.
+	SmallData string `cty:"small_data" key:"added" doc:"a set of fewer triplets than batch_size: \"refuse\" (an error before training) or \"one_batch\" (every epoch is one batch of all of them, as Hugging Face's loop, which keeps an epoch's last short batch, trains it; the log says so)"`
 	Optimisation
 	T5Architecture
 }
@@ -54,6 +56,9 @@ func (p *T5ContrastiveParams) Validate() error {
 	checkTemperature(&c, p.Temperature)
 	c.NonNegative("max_triplets", p.MaxTriplets)
 	c.Add(p.Dropout >= 0 && p.Dropout < 1, "dropout", "%v must lie in [0, 1)", p.Dropout)
+	if p.SmallData != "" { // "" (a Go caller's zero value) refuses
+		c.OneOf("small_data", p.SmallData, "refuse", "one_batch")
+	}
 	p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).validate(&c)
 	p.T5Architecture.validate(&c)
 	return c.Result()
@@ -73,7 +78,7 @@ train.span_corruption or train.seq2seq), else hf_checkpoint, else from scratch. 
 dev) the best weights by Spearman are kept. The artifact is an encoder that every evaluate.*
 stage accepts and also a Hugging Face T5 directory.`,
 		Params: T5ContrastiveParams{Mode: t5enc.ModeEncDec, Template: "[X] Question: what can we draw from the above sentence?",
-			MaxLength: 64, Temperature: 0.05, HardNegatives: true, LearningRate: 5e-5, BatchSize: 64, Epochs: 1, Dropout: 0.1,
+			MaxLength: 64, Temperature: 0.05, HardNegatives: true, LearningRate: 5e-5, BatchSize: 64, Epochs: 1, Dropout: 0.1, SmallData: "refuse",
 			Optimisation: DefaultOptimisation(), T5Architecture: defaultT5Architecture()},
 		Inputs: []registry.Port{
 			{Name: "data", Kind: registry.KindTriplets, Doc: "training triplets (anchor, positive, negative); negatives may be empty without hard_negatives"},
@@ -108,6 +113,14 @@ func runT5Contrastive(ctx context.Context, env *registry.Env) error {
 	cfg, err := p.Loop(p.LearningRate, p.BatchSize, p.Epochs, p.MaxSteps).trainerConfig(env)
 	if err != nil {
 		return err
+	}
+	if p.SmallData == "one_batch" && len(ts) < cfg.BatchSize {
+		if len(ts) < 2 {
+			return fmt.Errorf("data: %d triplet(s): a batch needs at least 2 (in-batch negatives), even with small_data = \"one_batch\"", len(ts))
+		}
+		env.Logger().Info("small_data one_batch: fewer triplets than batch_size, every epoch is one batch of all of them",
+			"triplets", len(ts), "batch_size", cfg.BatchSize)
+		cfg.BatchSize = len(ts)
 	}
 	r := &contrastive.T5{Encoder: enc, Triplets: ts, HardNegatives: p.HardNegatives, Temperature: p.Temperature, Dropout: p.Dropout,
 		Dev: dev, Source: source}
