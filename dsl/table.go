@@ -618,7 +618,12 @@ func (e *evaluator) rowStage(expr hcl.Expression) (Ref, bool) {
 	if !e.staticHead(root, parts, dyn[1:]) {
 		return Ref{}, false
 	}
-	parts, ok = e.bareStage(root, parts, expr.Range(), exprText(e.m, expr))
+	// stage.NAME["KEY"]: a for_each instance, bare like stage.NAME.
+	inst := len(t) == 3 && root == "stage"
+	if inst {
+		_, inst = t[2].(hcl.TraverseIndex)
+	}
+	parts, ok = e.bareStage(root, parts, inst, expr.Range(), exprText(e.m, expr))
 	if !ok {
 		return Ref{}, false
 	}
@@ -635,15 +640,23 @@ func (e *evaluator) rowStage(expr hcl.Expression) (Ref, bool) {
 	return ref, true
 }
 
-// bareStage completes stage.NAME and module.M.STAGE with the stage's one
-// metrics output.
-func (e *evaluator) bareStage(root string, parts []step, rng hcl.Range, text string) ([]step, bool) {
+// bareStage completes stage.NAME, stage.NAME["KEY"] (inst: a for_each
+// instance) and module.M.STAGE with the stage's one metrics output.
+func (e *evaluator) bareStage(root string, parts []step, inst bool, rng hcl.Range, text string) ([]step, bool) {
 	var s *stageBlock
 	switch {
 	case root == "stage" && len(parts) == 1 && !parts[0].isIdx:
 		s = e.m.stages[parts[0].name]
 		if s != nil && s.repeat != nil {
 			return parts, true // resolveTrav explains
+		}
+	case root == "stage" && len(parts) == 2 && inst && !parts[0].isIdx && !parts[1].isIdx:
+		s = e.m.stages[parts[0].name]
+		if s == nil || s.repeat != nil || s.typ == nil {
+			return parts, true
+		}
+		if _, isOutput := s.typ.Output(parts[1].name); isOutput {
+			return parts, true // stage.NAME["OUTPUT"]: an output written in brackets
 		}
 	case root == "module" && len(parts) == 2 && !parts[0].isIdx && !parts[1].isIdx:
 		c, ok := e.m.calls[parts[0].name]
