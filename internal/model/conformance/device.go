@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/nlpodyssey/spago/mat"
 	"github.com/nlpodyssey/spago/nn"
@@ -49,6 +50,10 @@ type EncoderResult struct {
 	// InputBytes is the bytes of each step's batch: token and segment ids,
 	// lengths and labels (4 bytes each), plus 4 for the logged loss.
 	InputBytes []int64
+	// StepSeconds is each step's wall time, from the batch's forward pass
+	// to the optimiser's update (the logged loss's download synchronises a
+	// device).
+	StepSeconds []float64
 }
 
 // Run trains on dev (its parameters placed there, every operator with a
@@ -107,6 +112,7 @@ func (r EncoderRun) Run(dev backend.Device) (EncoderResult, error) {
 		if dev != nil {
 			before = dev.Copies()
 		}
+		start := time.Now()
 		out, err := enc.Forward(b, rng)
 		if err != nil {
 			return EncoderResult{}, err
@@ -122,6 +128,7 @@ func (r EncoderRun) Run(dev backend.Device) (EncoderResult, error) {
 		res.Losses = append(res.Losses, tensor.Data(l)[0]) // the logged scalar
 		opt.Step()
 		tensor.Release(l)
+		res.StepSeconds = append(res.StepSeconds, time.Since(start).Seconds())
 		if dev != nil {
 			res.PerStep = append(res.PerStep, dev.Copies().Since(before))
 		}

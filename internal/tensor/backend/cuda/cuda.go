@@ -63,6 +63,8 @@ type Backend struct {
 	calls   chan func()
 	closeMu sync.RWMutex
 	closed  bool
+	devOnce sync.Once
+	dev     *Device // Device: the backend.Device view (device.go)
 
 	// Owned by the worker goroutine.
 	impl    *cublas.Standard

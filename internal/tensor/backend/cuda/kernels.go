@@ -27,6 +27,11 @@ type kernels struct {
 	reluForward, reluBackward           cu.Function
 	rmsNormForward, rmsNormBackward     cu.Function
 	biasMaskedSoftmaxRows               cu.Function
+
+	// Device-resident training (device.go).
+	add, mul, gatherRows, scatterAddRows, broadcastRows, colSums cu.Function
+	dropoutMask, attentionVisible, softmaxBackwardRows           cu.Function
+	meanPool, meanPoolBackward, mseForward, mseBackward          cu.Function
 }
 
 // loadKernels loads ptx.Source into the current context (the driver
@@ -53,6 +58,19 @@ func (b *Backend) loadKernels() error {
 		{&b.fns.rmsNormForward, ptx.RMSNormForward},
 		{&b.fns.rmsNormBackward, ptx.RMSNormBackward},
 		{&b.fns.biasMaskedSoftmaxRows, ptx.BiasMaskedSoftmaxRows},
+		{&b.fns.add, ptx.Add},
+		{&b.fns.mul, ptx.Mul},
+		{&b.fns.gatherRows, ptx.GatherRows},
+		{&b.fns.scatterAddRows, ptx.ScatterAddRows},
+		{&b.fns.broadcastRows, ptx.BroadcastRows},
+		{&b.fns.colSums, ptx.ColSums},
+		{&b.fns.dropoutMask, ptx.DropoutMask},
+		{&b.fns.attentionVisible, ptx.AttentionVisible},
+		{&b.fns.softmaxBackwardRows, ptx.SoftmaxBackwardRows},
+		{&b.fns.meanPool, ptx.MeanPool},
+		{&b.fns.meanPoolBackward, ptx.MeanPoolBackward},
+		{&b.fns.mseForward, ptx.MSEForward},
+		{&b.fns.mseBackward, ptx.MSEBackward},
 	} {
 		if *e.fn, err = mod.Function(e.name); err != nil {
 			mod.Unload()
