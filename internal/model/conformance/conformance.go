@@ -10,10 +10,12 @@ package conformance
 import (
 	"math/rand/v2"
 
+	"github.com/nlpodyssey/spago/mat"
 	"github.com/nlpodyssey/spago/nn"
 
 	"repro/internal/model/transformer"
 	"repro/internal/tensor"
+	"repro/internal/tensor/backend"
 	"repro/internal/tensor/loss"
 	"repro/internal/tensor/optim"
 )
@@ -23,18 +25,28 @@ import (
 // the encoder's states with a causal mask (token cross-entropy) -- steps
 // times with AdamW, and returns the losses and every weight afterwards.
 func TrainSteps(steps int) (losses []float32, weights [][]float32, err error) {
+	losses, weights, _, err = TrainStepsOn(nil, steps)
+	return losses, weights, err
+}
+
+// TrainStepsOn is TrainSteps with the parameters placed on dev
+// (tensor.Place; nil: the host), returning also what each step copied
+// between host and device: the operators without a device path show there
+// by name (internal/tensor/device.go).
+func TrainStepsOn(dev backend.Device, steps int) (losses []float32, weights [][]float32, perStep []backend.Copies, err error) {
+	fail := func(err error) ([]float32, [][]float32, []backend.Copies, error) { return nil, nil, nil, err }
 	rng := rand.New(rand.NewPCG(7, 8))
 	c := transformer.Config{VocabSize: 50, Hidden: 32, Layers: 2, Heads: 4, Intermediate: 64, MaxPosition: 16,
 		HiddenDropout: 0.1, AttentionDropout: 0.1, LayerNormEps: 1e-12}
 	enc, err := transformer.NewEncoder(c, rng)
 	if err != nil {
-		return nil, nil, err
+		return fail(err)
 	}
 	dc := c
 	dc.Layers = 1
 	dec, err := transformer.NewDecoder(dc, enc.Embeddings.Word, rng)
 	if err != nil {
-		return nil, nil, err
+		return fail(err)
 	}
 	seqs := make([][]int, 6)
 	tgts := make([][]int, 6)
@@ -47,11 +59,11 @@ func TrainSteps(steps int) (losses []float32, weights [][]float32, err error) {
 	}
 	b, err := transformer.NewBatch(seqs, c.PadID)
 	if err != nil {
-		return nil, nil, err
+		return fail(err)
 	}
 	tb, err := transformer.NewBatch(tgts, c.PadID)
 	if err != nil {
-		return nil, nil, err
+		return fail(err)
 	}
 	var targets []int
 	for _, s := range tgts {
@@ -69,46 +81,66 @@ func TrainSteps(steps int) (losses []float32, weights [][]float32, err error) {
 	}
 	opt, err := optim.ForParams(params, optim.Config{LR: 1e-3, WeightDecay: 0.01})
 	if err != nil {
-		return nil, nil, err
+		return fail(err)
+	}
+	leaves := make([]mat.Tensor, len(params))
+	for i, p := range params {
+		leaves[i] = p
+	}
+	if dev != nil {
+		tensor.Place(dev, leaves...)
 	}
 	for s := 0; s < steps; s++ {
+		var before backend.Copies
+		if dev != nil {
+			before = dev.Copies()
+		}
 		o1, err := enc.Forward(b, rng)
 		if err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		o2, err := enc.Forward(b, rng)
 		if err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		z1, err := enc.Pool(o1, transformer.PoolMean)
 		if err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		z2, err := enc.Pool(o2, transformer.PoolMean)
 		if err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		lc, err := loss.SimCSEUnsup(z1, z2, 0.05)
 		if err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		logits, _, err := dec.Forward(tb, transformer.Memory{States: o1.Last(), Len: b.T, Lens: b.Lens}, rng)
 		if err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		lg, err := loss.TokenCE(logits, targets)
 		if err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		l := tensor.Add(lc, lg)
 		if err := tensor.Backward(l); err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		losses = append(losses, tensor.Data(l)[0])
 		opt.Step()
+		if dev != nil {
+			tensor.Release(l)
+			perStep = append(perStep, dev.Copies().Since(before))
+		}
+	}
+	if dev != nil {
+		opt.Release()
+		tensor.Unplace(leaves...)
+		tensor.DropIntCache(dev)
 	}
 	for _, p := range params {
 		weights = append(weights, append([]float32(nil), tensor.Data(p)...))
 	}
-	return losses, weights, nil
+	return losses, weights, perStep, nil
 }

@@ -97,3 +97,48 @@ func TestEncoderStepsOnDevice(t *testing.T) {
 		t.Errorf("%d device buffers (%d bytes) still allocated after the run", n, bytes)
 	}
 }
+
+// TestPaSeRStepsFallBack: the PaSeR-shaped conformance run (encoder over
+// two dropout views with the SimCSE loss, a tied decoder with causal self-
+// and cross-attention and token cross-entropy) with its weights on the
+// emulated device gives the CPU's bits although some of its operators have
+// no device path yet; the counter names exactly those.
+func TestPaSeRStepsFallBack(t *testing.T) {
+	needUnfused(t)
+	wantL, wantW, err := conformance.TrainSteps(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := New()
+	gotL, gotW, perStep, err := conformance.TrainStepsOn(b.Device(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "loss", gotL, wantL)
+	for i := range wantW {
+		sameBits(t, "weight", gotW[i], wantW[i])
+	}
+	last := perStep[len(perStep)-1]
+	t.Logf("copies in the last step: %v", last)
+	var fell []string
+	for l := range last.ByLabel {
+		if strings.HasPrefix(l, "fallback") {
+			fell = append(fell, l)
+		}
+	}
+	if len(fell) == 0 {
+		t.Fatal("no operator fell back: the SimCSE loss and cross-entropy have no device path, the counter must show them")
+	}
+	for _, op := range []string{"crossEntropyFn", "l2NormFn"} {
+		found := false
+		for _, l := range fell {
+			found = found || strings.Contains(l, op)
+		}
+		if !found {
+			t.Errorf("the counter does not name %s among the fallbacks %q", op, fell)
+		}
+	}
+	if n, bytes := b.Dev().Live(); n != 0 {
+		t.Errorf("%d device buffers (%d bytes) still allocated after the run", n, bytes)
+	}
+}
