@@ -20,8 +20,10 @@ import (
 // have one. Orderings are counted over all columns together.
 //
 // A paper prints one run's numbers to a tenth of a point, so a pair it sets
-// 0.1 apart is not a finding: PaSeR prints its default configuration in four
-// tables, and the four copies differ by up to 0.1 on STS and 1.0 on SICK-R.
+// 0.1 apart is not a finding; where it prints one configuration more than
+// once, its copies may differ by more (PaSeR's four copies of its default,
+// read as RAKE top-3, differed by 1.0 on SICK-R; read as top-5, as
+// experiments/paser.hcl declares, they agree to the tenth).
 // An ablation may declare that resolution per column (`paper_resolution`);
 // Resolved then counts apart the orderings the paper makes beyond it -- the
 // findings -- and the pairs it does not separate, of which ours may still
