@@ -225,6 +225,12 @@ func (e *evaluator) moduleInputs(c *moduleCall) []override {
 			continue
 		}
 		set[a.Name] = true
+		if len(a.Expr.Variables()) == 0 {
+			e.errorf(a.Expr.Range(), "Invalid module input",
+				"Input %q of module %q takes a reference to an artifact of kind %s, such as stage.NAME.OUTPUT or module.M.OUTPUT; %s is a value.",
+				a.Name, c.name, in.kind, exprText(e.m, a.Expr))
+			continue
+		}
 		ref, kind, ok := e.resolve(a.Expr, scope{}, false)
 		if !ok || in.kind == "" {
 			continue
@@ -353,7 +359,7 @@ func (e *evaluator) resolveModuleOutput(c *moduleCall, parts []step, rng hcl.Ran
 	child := e.module(c.name)
 	if child == evaluating {
 		e.errorf(rng, "Module cycle",
-			"module.%s.%s is read by what module %q's own inputs depend on: the module blocks' inputs and outputs form a loop.",
+			"module.%s.%s cannot be read here: module %q is still resolving its own inputs, which lead back to this one (module blocks whose inputs read each other's outputs form a loop).",
 			c.name, parts[1].name, c.name)
 		return Ref{}, "", false
 	}

@@ -369,10 +369,18 @@ func (e *evaluator) perCell(attrs hcl.Attributes, ca cellAttr, cols, all []strin
 			set(col, v, a.Expr.Range())
 		}
 	}
-	for col, c := range out {
-		if ca.typ == cty.Number && (ca.name == "tolerance" || ca.name == "max_tolerance") {
+	if ca.name == "tolerance" || ca.name == "max_tolerance" {
+		reported := false
+		for _, col := range cols { // in column order: one message, the first column
+			c, ok := out[col]
+			if !ok {
+				continue
+			}
 			if f, _ := c.AsBigFloat().Float64(); f < 0 {
-				e.errorf(a.Expr.Range(), "Invalid "+ca.name, "A %s is at least 0; column %q has %v.", ca.name, col, f)
+				if !reported {
+					e.errorf(a.Expr.Range(), "Invalid "+ca.name, "A %s is at least 0; column %q has %v.", ca.name, col, f)
+					reported = true
+				}
 				delete(out, col)
 			}
 		}

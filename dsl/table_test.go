@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -110,5 +111,38 @@ func TestNewBlocksFormat(t *testing.T) {
 		if got := hclwrite.Format(messy); !bytes.Equal(got, src) {
 			t.Errorf("%s: fmt of the messy copy differs:\n%s", p, got)
 		}
+	}
+}
+
+// TestRenderGoldenTablesModules: the rendered diagnostics (file:line:col,
+// snippet, message) of table blocks and module inputs, as a user sees them.
+func TestRenderGoldenTablesModules(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ golden, file string }{
+		{"testdata/render/table.golden", "testdata/errors/table.hcl"},
+		{"testdata/render/module_inputs.golden", "testdata/modules/input_errors/root.hcl"},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			t.Parallel()
+			l := NewLoader(testRegistry())
+			_, diags := l.Load(c.file, Options{})
+			var b bytes.Buffer
+			if err := Render(&b, l.Files(), diags); err != nil {
+				t.Fatal(err)
+			}
+			if *update {
+				if err := os.WriteFile(c.golden, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(c.golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("rendered output differs from %s (go test -update rewrites it):\n%s", c.golden, b.String())
+			}
+		})
 	}
 }

@@ -33,7 +33,7 @@ module "typo" {
 
 module "value" {
   source  = "./mod.hcl"
-  encoder = "base" # ERROR: Invalid reference
+  encoder = "base" # ERROR: Input "encoder" of module "value" takes a reference to an artifact of kind encoder, such as stage.NAME.OUTPUT or module.M.OUTPUT; "base" is a value.
 }
 
 module "p" {
@@ -43,7 +43,7 @@ module "p" {
 
 module "q" {
   source  = "./mod.hcl"
-  encoder = module.p.model # ERROR: module.p.model is read by what module "p"'s own inputs depend on
+  encoder = module.p.model # ERROR: module.p.model cannot be read here: module "p" is still resolving its own inputs
 }
 
 module "nostage" {
