@@ -122,7 +122,8 @@ type Stage struct {
 	// resources blocks that apply).
 	Resources registry.Resources
 
-	Block  string // the stage block's name ("train" for "idc[2].train")
+	Block  string // the stage block's name ("train" for "idc[2].train" and train["sts"])
+	Key    string // a for_each instance's key ("sts" for train["sts"]), else ""
 	Repeat string // the enclosing repeat block, "" at top level
 	Round  int    // 1-based round inside Repeat, 0 at top level
 }

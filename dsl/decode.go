@@ -143,6 +143,8 @@ type stageBlock struct {
 	resources map[string]*hcl.Attribute
 	defRange  hcl.Range
 	order     int
+	forEach   hcl.Expression // nil: one instance (foreach.go)
+	inst      *instance      // set on a for_each block's per-key copies
 }
 
 type repeatBlock struct {
@@ -354,6 +356,7 @@ func (d *decoder) stage(b *hcl.Block, rep *repeatBlock) *stageBlock {
 	attrs, blocks, diags := attrsBesideBlocks(b.Body, stageSchema)
 	d.diags = append(d.diags, diags...)
 	d.spreadParams(attrs)
+	forEach := d.takeForEach(attrs, rep)
 	if !d.label(b, "stage") {
 		return nil
 	}
@@ -366,7 +369,7 @@ func (d *decoder) stage(b *hcl.Block, rep *repeatBlock) *stageBlock {
 		d.errorf(b.LabelRanges[0], "Duplicate name", "%q already names the repeat block at %s.", name, prev.defRange.String())
 		return nil
 	}
-	s := &stageBlock{name: name, repeat: rep, attrs: map[string]*hcl.Attribute{}, defRange: b.DefRange, order: d.order}
+	s := &stageBlock{name: name, repeat: rep, attrs: map[string]*hcl.Attribute{}, defRange: b.DefRange, order: d.order, forEach: forEach}
 	for _, rb := range blocks {
 		s.resources = d.resources(rb, s.resources)
 	}
@@ -583,10 +586,8 @@ func (d *decoder) profile(b *hcl.Block) {
 	for _, sb := range content.Blocks {
 		switch sb.Type {
 		case "stage":
-			s, ok := d.m.stages[sb.Labels[0]]
+			s, key, ok := d.profileStage(name, sb) // NAME or NAME["KEY"] (foreach.go)
 			if !ok {
-				d.errorf(sb.LabelRanges[0], "Unknown stage",
-					"Profile %q changes stage %q, which is not declared.%s", name, sb.Labels[0], Suggest(sb.Labels[0], d.stageNames()))
 				continue
 			}
 			attrs, blocks, diags := attrsBesideBlocks(sb.Body, stageSchema)
@@ -594,6 +595,9 @@ func (d *decoder) profile(b *hcl.Block) {
 			d.spreadParams(attrs)
 			for _, a := range sortedAttrs(attrs) {
 				t, ok := d.stageTarget(s, a.Name, a.NameRange)
+				if ok && key != "" {
+					t, ok = d.onInstance(t, key, a.NameRange)
+				}
 				if ok {
 					p.overrides = append(p.overrides, override{target: t, expr: a.Expr, rng: a.NameRange})
 				}
@@ -603,7 +607,11 @@ func (d *decoder) profile(b *hcl.Block) {
 				res = d.resources(rb, res)
 			}
 			for _, a := range sortedAttrs(res) {
-				if t, ok := d.resourceTarget(s, a.Name, a.NameRange); ok {
+				t, ok := d.resourceTarget(s, a.Name, a.NameRange)
+				if ok && key != "" {
+					t, ok = d.onInstance(t, key, a.NameRange)
+				}
+				if ok {
 					p.overrides = append(p.overrides, override{target: t, expr: a.Expr, rng: a.NameRange})
 				}
 			}
@@ -738,6 +746,12 @@ func (d *decoder) pathKey(key hcl.Expression) (string, bool) {
 				parts = append(parts, s.Name)
 			case hcl.TraverseAttr:
 				parts = append(parts, s.Name)
+			case hcl.TraverseIndex:
+				var ok bool
+				if parts, ok = pathIndex(parts, s); !ok { // stage.NAME["KEY"] (foreach.go)
+					d.errorf(key.Range(), "Invalid path", "A path is written stage.NAME.ATTRIBUTE, stage.NAME[\"KEY\"].ATTRIBUTE, repeat.NAME.rounds or var.NAME.")
+					return "", false
+				}
 			default:
 				d.errorf(key.Range(), "Invalid path", "A path is written stage.NAME.ATTRIBUTE, repeat.NAME.rounds or var.NAME.")
 				return "", false

@@ -48,6 +48,8 @@ type evaluator struct {
 	children map[string]*evaluator
 	modUsed  map[string]bool
 	mods     *moduleState // resolved output blocks (module_inputs.go)
+
+	fe *forEachState // for_each instances (foreach.go)
 }
 
 // scope is where a reference is written: at top level (repeat nil), or in
@@ -59,7 +61,7 @@ type scope struct {
 
 func (sc scope) instance(s *stageBlock) string {
 	if s.repeat == nil {
-		return s.name
+		return s.instanceName() // NAME, or NAME["KEY"] for a for_each instance
 	}
 	return fmt.Sprintf("%s[%d].%s", s.repeat.name, sc.round, s.name)
 }
@@ -91,9 +93,11 @@ func evaluate(m *module, ovrs []override, profile, prefix string) *evaluator {
 		}
 	}
 	e.modules() // after rounds: a module input may read repeat.R.last.X
+	// for_each: the instances of every stage block that has one (foreach.go)
+	e.expandAll()
 	for _, it := range m.items {
 		if it.stage != nil {
-			e.instantiate(it.stage, scope{})
+			e.instantiateTop(it.stage)
 			continue
 		}
 		r := it.repeat
@@ -247,13 +251,15 @@ func (e *evaluator) checkVars(expr hcl.Expression, what string) bool {
 		case "each":
 			if _, inScope := e.ctx.Variables["each"]; !inScope {
 				e.errorf(t.SourceRange(), "each outside for_each",
-					"each.key and each.value are only defined in an expect block with for_each.")
+					"each.key and each.value are only defined in a block with for_each (a stage or an expect block).")
 				ok = false
 				continue
 			}
 			attr, isAttr := traverseAttr(t)
 			if !isAttr || (attr != "key" && attr != "value") {
 				e.errorf(t.SourceRange(), "Invalid reference", "Write each.key or each.value.")
+				ok = false
+			} else if !e.eachPlain(t) { // each.value holds stage outputs (foreach.go)
 				ok = false
 			}
 		case "stage", "repeat", "previous", "module", "input":
@@ -326,7 +332,7 @@ func (e *evaluator) roundsOf(r *repeatBlock) {
 // attrExpr returns the expression for a stage attribute: an override, else
 // what the block says, else nil.
 func (e *evaluator) attrExpr(s *stageBlock, name string) (hcl.Expression, *override) {
-	if o, ok := e.ovr["stage."+s.name+"."+name]; ok {
+	if o, ok := e.stageOvr(s, name); ok { // an instance's own, else the block's
 		return o.expr, &o
 	}
 	if a, ok := s.attrs[name]; ok {
@@ -473,7 +479,7 @@ func (e *evaluator) seedOf(s *stageBlock) int64 {
 	}
 	seed := e.seed
 	expr := s.seed
-	if o, ok := e.ovr["stage."+s.name+".seed"]; ok {
+	if o, ok := e.stageOvr(s, "seed"); ok {
 		expr = o.expr
 		if v, ok := e.int(expr, "seed", false); ok && o.label {
 			e.labels[o.target.path] = cty.NumberIntVal(v)
@@ -583,6 +589,7 @@ type step struct {
 	name  string
 	index int64
 	isIdx bool
+	key   bool // written ["name"]: an instance key after stage.NAME
 	rng   hcl.Range
 }
 
@@ -595,7 +602,7 @@ func steps(t hcl.Traversal) ([]step, bool) {
 		case hcl.TraverseIndex:
 			switch {
 			case s.Key.Type() == cty.String && !s.Key.IsNull():
-				out = append(out, step{name: s.Key.AsString(), rng: s.SrcRange})
+				out = append(out, step{name: s.Key.AsString(), rng: s.SrcRange, key: true})
 			case s.Key.Type() == cty.Number && !s.Key.IsNull():
 				i, acc := s.Key.AsBigFloat().Int64()
 				if acc != big.Exact {
@@ -619,10 +626,8 @@ const refForms = "stage.NAME.OUTPUT, previous.NAME, repeat.NAME.last.NAME, repea
 // output (metrics). ok is false when it reported an error, or when the
 // reference leads to a stage whose own error was already reported.
 func (e *evaluator) resolve(expr hcl.Expression, sc scope, allowPath bool) (Ref, registry.Kind, bool) {
-	t, diags := hcl.AbsTraversalForExpr(expr)
-	if diags.HasErrors() {
-		e.errorf(expr.Range(), "Invalid reference",
-			"An input takes a reference to another stage's output: %s.", refForms)
+	t, ok := e.refTraversal(expr) // an instance key may be computed (foreach.go)
+	if !ok {
 		return Ref{}, "", false
 	}
 	parts, good := steps(t)
@@ -685,6 +690,9 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		if s.typ == nil {
 			return Ref{}, "", false
 		}
+		if s, parts, ok = e.pickInstance(s, parts, rng, e); !ok { // stage.NAME["KEY"] (foreach.go)
+			return Ref{}, "", false
+		}
 		if len(parts) < 2 || parts[1].isIdx {
 			return fail(rng, "Missing output name",
 				"Name one of the outputs of stage %q (%s): %s.", s.name, s.typ.Name, strings.Join(names(s.typ.Outputs), ", "))
@@ -703,6 +711,9 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 
 	case "module":
 		return e.resolveModule(parts, rng)
+
+	case "each":
+		return e.resolveEach(parts, rng) // each.value.OUTPUT (foreach.go)
 
 	case "input":
 		return e.resolveInput(parts, rng) // module_inputs.go

@@ -104,12 +104,8 @@ func (e *evaluator) expect(x *expectBlock, key string, each bool) *Expect {
 // forEach evaluates a for_each expression into its keys (in source order
 // where the source has one) and elements.
 func (e *evaluator) forEach(expr hcl.Expression) ([]string, map[string]cty.Value, bool) {
-	if !e.checkVars(expr, "for_each") {
-		return nil, nil, false
-	}
-	v, diags := expr.Value(e.ctx)
-	e.diags = append(e.diags, diags...)
-	if diags.HasErrors() || !v.IsKnown() {
+	v, ok := e.forEachValue(expr) // may iterate over a stage's instances (foreach.go)
+	if !ok {
 		return nil, nil, false
 	}
 	ty := v.Type()
@@ -130,7 +126,7 @@ func (e *evaluator) forEach(expr hcl.Expression) ([]string, map[string]cty.Value
 		sorted = append(sorted, k.AsString())
 	}
 	sort.Strings(sorted)
-	order, ok := e.sourceOrder(expr)
+	order, ok := e.keyOrder(expr) // as written, or a stage's instance order (foreach.go)
 	if !ok || len(order) != len(sorted) {
 		return sorted, vals, true
 	}
@@ -312,8 +308,12 @@ func (e *evaluator) staticHead(root string, parts []step, dyn []bool) bool {
 	default:
 		return true // not a reference: resolveTrav reports it
 	}
+	inst := e.instanceKeyAt(root, parts) // stage.NAME[KEY].OUTPUT: KEY may be computed (foreach.go)
+	if inst >= 0 {
+		static++
+	}
 	for i := 0; i < static && i < len(parts); i++ {
-		if !dyn[i] || (root == "repeat" && static == 4 && i == 2) {
+		if !dyn[i] || (root == "repeat" && static == 4 && i == 2) || i == inst {
 			continue
 		}
 		e.errorf(parts[i].rng, "Invalid reference",

@@ -52,6 +52,7 @@ func functions() map[string]function.Function {
 		"tonumber":   stdlib.MakeToFunc(cty.Number),
 		"tobool":     stdlib.MakeToFunc(cty.Bool),
 		"tolist":     stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
+		"toset":      stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), // for_each = toset([...])
 		"jsonencode": stdlib.JSONEncodeFunc,
 	}
 }

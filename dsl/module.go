@@ -232,6 +232,11 @@ func (e *evaluator) resolveModule(parts []step, rng hcl.Range) (Ref, registry.Ki
 	if s.typ == nil {
 		return Ref{}, "", false
 	}
+	if s.forEach != nil { // foreach.go
+		e.errorf(parts[1].rng, "Module stage with for_each",
+			"Stage %q of module %q has for_each; give the instance the including file reads an output block in the module: output \"NAME\" { value = stage.%s[\"KEY\"].OUTPUT }.", s.name, c.name, s.name)
+		return Ref{}, "", false
+	}
 	if len(parts) < 3 || parts[2].isIdx {
 		e.errorf(rng, "Missing output name",
 			"Name one of the outputs of module stage %s.%s (%s): %s.", c.name, s.name, s.typ.Name, strings.Join(names(s.typ.Outputs), ", "))

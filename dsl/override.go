@@ -32,6 +32,7 @@ type target struct {
 	repeat *repeatBlock
 	name   string // variable name
 	path   string // canonical form, the key of Variant.Label
+	key    string // the instance of a for_each stage ("" : the whole block)
 }
 
 type override struct {
@@ -44,6 +45,9 @@ type override struct {
 // target resolves an override path, reporting an error at rng when it names
 // nothing.
 func (d *decoder) target(path string, rng hcl.Range) (target, bool) {
+	if t, ok, handled := d.instanceTarget(path, rng); handled { // stage.NAME["KEY"].ATTR (foreach.go)
+		return t, ok
+	}
 	parts := strings.Split(path, ".")
 	bad := func(detail string, args ...any) (target, bool) {
 		d.errorf(rng, "Invalid override path", "%q: "+detail, append([]any{path}, args...)...)
@@ -84,6 +88,9 @@ func (d *decoder) target(path string, rng hcl.Range) (target, bool) {
 
 func (d *decoder) stageTarget(s *stageBlock, attr string, rng hcl.Range) (target, bool) {
 	path := "stage." + s.name + "." + attr
+	if attr == "for_each" {
+		return d.forEachTarget(s, path, rng)
+	}
 	if attr == "uses" {
 		d.errorf(rng, "Invalid override", "%s: a stage's type cannot be overridden; declare another stage instead.", path)
 		return target{}, false
@@ -201,7 +208,7 @@ type parsedSet struct {
 
 func parseSet(ff *flagFile, text string) (parsedSet, hcl.Diagnostics) {
 	pos := ff.add(text)
-	eq := strings.IndexByte(text, '=')
+	eq := pathEnd(text) // the first '=' outside an instance key
 	if eq <= 0 {
 		rng := span(ff.name, pos, text, 0, len(text))
 		return parsedSet{}, hcl.Diagnostics{{

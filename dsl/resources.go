@@ -124,7 +124,7 @@ func (e *evaluator) resourcesOf(s *stageBlock) registry.Resources {
 		}
 	}
 	for _, n := range names {
-		if o, ok := e.ovr["stage."+s.name+".resources."+n]; ok {
+		if o, ok := e.stageOvr(s, "resources."+n); ok {
 			set(n, o.expr)
 		}
 	}

@@ -117,7 +117,7 @@ func Load(reg *registry.Registry, file string, opts Options) (*Experiment, hcl.D
 			}
 		}
 		if len(targets) > 0 {
-			sub, err := g.Upstream(targets...)
+			sub, err := g.Upstream(instanceTargets(v, targets)...) // --target train: every train["KEY"]
 			if err != nil {
 				return nil, diags, loader.Files(), fmt.Errorf("--target: %v", err)
 			}

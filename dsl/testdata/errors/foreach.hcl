@@ -8,7 +8,7 @@ locals {
 stage "corpus" {
   uses  = "data.sentences"
   path  = "x"
-  limit = each.key # ERROR: each.key and each.value are only defined in an expect block with for_each.
+  limit = each.key # ERROR: each.key and each.value are only defined in a block with for_each (a stage or an expect block).
 }
 
 stage "mask" {
@@ -83,7 +83,7 @@ expect "dup_key" {
 
 expect "not_ref" {
   for_each = { a = 1 }
-  value    = each.value # ERROR: "each" is none of these
+  value    = each.value # ERROR: each.value is a number, not a stage output
 }
 
 expect "from_stage" {
