@@ -13,6 +13,7 @@ import (
 // An empty triplet set is an error that quotes the producer's reason (a
 // filter that kept nothing) rather than a division by zero downstream.
 func TestReadTripletsEmpty(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := rows.Write(filepath.Join(dir, registry.FileTriplets), []rows.Triplet{}); err != nil {
 		t.Fatal(err)
@@ -34,6 +35,7 @@ func TestReadTripletsEmpty(t *testing.T) {
 // TestReadTripletsRows: each row check names its row; an empty artifact
 // passes where a reader allows none.
 func TestReadTripletsRows(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		ts   []rows.Triplet

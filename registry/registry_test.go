@@ -38,6 +38,7 @@ func flatDefaults() flatParams {
 }
 
 func TestParamSchemaFlattensEmbeddedStructs(t *testing.T) {
+	t.Parallel()
 	ps, err := stageOf(flatDefaults()).ParamSchema()
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +77,7 @@ func TestParamSchemaFlattensEmbeddedStructs(t *testing.T) {
 }
 
 func TestParamSchemaDefaultsFromEmbeddedValues(t *testing.T) {
+	t.Parallel()
 	// Two stage types sharing a group, with different defaults in it.
 	a := flatDefaults()
 	b := flatDefaults()
@@ -132,6 +134,7 @@ type badOverride struct {
 }
 
 func TestParamSchemaErrors(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct {
 		params any
 		want   string
@@ -160,6 +163,7 @@ func TestParamSchemaErrors(t *testing.T) {
 }
 
 func TestParamSchemaDocOverride(t *testing.T) {
+	t.Parallel()
 	ps, err := stageOf(docOverride{}).ParamSchema()
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +191,7 @@ func flatObject(rate float64, width int64, label string, depth int64, ratio floa
 }
 
 func TestDecodeParamsIntoEmbeddedFields(t *testing.T) {
+	t.Parallel()
 	st := stageOf(flatDefaults())
 	obj := flatObject(1.5, 12, "y", 4, 0.75, false)
 	got, err := st.DecodeParams(obj)
@@ -217,6 +222,7 @@ func TestDecodeParamsIntoEmbeddedFields(t *testing.T) {
 }
 
 func TestDecodeParamsErrors(t *testing.T) {
+	t.Parallel()
 	st := stageOf(flatDefaults())
 	full := flatObject(1, 2, "z", 3, 0.5, true).AsValueMap()
 	without := func(name string) cty.Value {
@@ -259,6 +265,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 }
 
 func TestParamSchemaWithoutEmbedding(t *testing.T) {
+	t.Parallel()
 	// A flat struct and nil Params behave as before.
 	type plain struct {
 		A int    `cty:"a" doc:"an a"`
@@ -298,6 +305,7 @@ type laterParams struct {
 // absent one decodes to the default, and a set one is encoded like any
 // other.
 func TestAddedParameterKeepsTheOldEncoding(t *testing.T) {
+	t.Parallel()
 	st := stageOf(laterParams{Rate: 0.5})
 	before := cty.ObjectVal(map[string]cty.Value{"rate": cty.NumberFloatVal(0.5)})
 	enc, err := st.EncodeParams(laterParams{Rate: 0.5})

@@ -13,6 +13,7 @@ func gp(x1, x2 string, label float64, x int) rows.GeneratedPair {
 }
 
 func TestInstruction(t *testing.T) {
+	t.Parallel()
 	got := Instruction(Template, Labels[0].Instruction, "A man is playing a flute.")
 	want := "Task: Write two sentences that mean the same thing.\nSentence 1: \"A man is playing a flute.\"\nSentence 2: \""
 	if got != want {
@@ -35,6 +36,7 @@ func TestInstruction(t *testing.T) {
 }
 
 func TestPostProcessing(t *testing.T) {
+	t.Parallel()
 	ps := []rows.GeneratedPair{gp("a", "a ", 1, 0), gp("a", "b", 1, 0), gp("c", "d", 0, 1), gp("c", "e", 0.5, 1), gp("f", "g", 0, 2)}
 	kept, dropped := DropIdentical(ps)
 	if dropped != 1 || len(kept) != 4 || kept[0].Sentence2 != "b" {
@@ -76,6 +78,7 @@ func TestPostProcessing(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
+	t.Parallel()
 	ts := []rows.Triplet{{Anchor: "A man plays.", Positive: "Someone plays.", Negative: "Nobody plays."},
 		{Anchor: "Dogs run.", Positive: "Animals run.", Negative: ""}}
 	texts, err := Render(ts, Template, Labels, `"`, rand.New(rand.NewPCG(1, 1)))

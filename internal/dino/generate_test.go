@@ -89,6 +89,7 @@ func config(lambda float64) Config {
 // (x1, y) from the first try; one that never does is tried five times per
 // (x1, y), every draw counted as dropped and every cell short.
 func TestGeneratePairsTries(t *testing.T) {
+	t.Parallel()
 	x1s := []string{"A man plays.", "A dog runs.", "Rain falls."}
 	for _, lambda := range []float64{0, 100} {
 		ps, st, err := GeneratePairs(context.Background(), charGenerator(&charLM{word: "Hello there", quote: true}), x1s, config(lambda))
@@ -127,6 +128,7 @@ func TestGeneratePairsTries(t *testing.T) {
 // TestGenerateBadInput: empty X1, an empty sentence, a negative lambda, a
 // template without x1 -- errors before any generation.
 func TestGenerateBadInput(t *testing.T) {
+	t.Parallel()
 	g := charGenerator(&charLM{word: "x", quote: true})
 	bad := config(100)
 	bad.Lambda = -1

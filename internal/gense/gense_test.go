@@ -7,6 +7,7 @@ import (
 )
 
 func TestNormalised(t *testing.T) {
+	t.Parallel()
 	// p_t = 0.3, p_f = 0.1: P(true) = 0.75.
 	if got := Normalised(math.Log(0.3), math.Log(0.1)); math.Abs(got-0.75) > 1e-12 {
 		t.Errorf("Normalised(log .3, log .1) = %v, want 0.75", got)
@@ -28,6 +29,7 @@ func TestNormalised(t *testing.T) {
 }
 
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		pe, pc, alpha float64
 		want          Reason
@@ -48,6 +50,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestCheckAlpha(t *testing.T) {
+	t.Parallel()
 	for _, a := range []float64{0, 0.5, 0.9, 1} {
 		if err := CheckAlpha(a); err != nil {
 			t.Errorf("%v: %v", a, err)
@@ -61,6 +64,7 @@ func TestCheckAlpha(t *testing.T) {
 }
 
 func TestPair(t *testing.T) {
+	t.Parallel()
 	e := []Generation{{0, 0, "a cat sleeps", " a cat rests "}, {1, 0, "two dogs", "dogs"}}
 	c := []Generation{{1, 0, "two dogs", "no dogs"}, {0, 0, "a cat sleeps", "a cat runs"}}
 	got, err := Pair(e, c)
@@ -88,6 +92,7 @@ func TestPair(t *testing.T) {
 }
 
 func TestPrecheck(t *testing.T) {
+	t.Parallel()
 	for c, want := range map[Candidate]Reason{
 		{"u", "e", "c"}:  Kept,
 		{"u", "", "c"}:   EmptyEntail,
@@ -102,6 +107,7 @@ func TestPrecheck(t *testing.T) {
 }
 
 func TestTally(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	// alpha 0.5: candidate 0 passes both at 0.5 and 0.9, 1 only at 0.5,
 	// 2 fails the contradiction, 3 was empty and never scored.

@@ -6,6 +6,7 @@ import (
 )
 
 func TestSentencesOf(t *testing.T) {
+	t.Parallel()
 	got := sentencesOf("Best Bank Hi Guys; I need to open a new account.  Which is the best?? 3 banks... or more! thanks", true)
 	want := []string{"Best Bank Hi Guys; I need to open a new account.", "Which is the best??", "3 banks... or more! thanks"} // a lower-case start does not split
 	if !reflect.DeepEqual(got, want) {
@@ -17,6 +18,7 @@ func TestSentencesOf(t *testing.T) {
 }
 
 func TestInDomainSentences(t *testing.T) {
+	t.Parallel()
 	texts := []string{
 		"Good bank in Doha? Which bank is good as per your experience here.",
 		"Driving license validity. If you hold a Qatar license it is valid.",

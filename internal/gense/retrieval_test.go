@@ -9,6 +9,7 @@ import (
 )
 
 func TestRetrievePairs(t *testing.T) {
+	t.Parallel()
 	corpus := []string{
 		"A man getting ready to fly a kite.",
 		"A young man getting ready to release a red kite.",
@@ -45,6 +46,7 @@ func TestRetrievePairs(t *testing.T) {
 }
 
 func TestRetrievePairsBadInput(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		q, c []string
 		k    int
@@ -62,6 +64,7 @@ func TestRetrievePairsBadInput(t *testing.T) {
 }
 
 func TestKeepEntailed(t *testing.T) {
+	t.Parallel()
 	keep, c := KeepEntailed([]float64{0.95, 0.5, 0.9, 0.1}, 0.9)
 	if !reflect.DeepEqual(keep, []bool{true, false, true, false}) {
 		t.Fatalf("keep %v", keep)

@@ -59,6 +59,7 @@ func f32(rows [][]float64) [][]float32 {
 }
 
 func TestPartitionGolden(t *testing.T) {
+	t.Parallel()
 	g := loadGolden(t)
 	for _, c := range g.Partition {
 		clusters, err := Partition(f32(c.Vectors), c.K, Similarity(c.Similarity))
@@ -75,6 +76,7 @@ func TestPartitionGolden(t *testing.T) {
 }
 
 func TestKMeansGolden(t *testing.T) {
+	t.Parallel()
 	g := loadGolden(t)
 	for _, c := range g.KMeans {
 		pts := make([][]float64, len(c.Points))

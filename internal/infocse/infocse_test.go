@@ -10,6 +10,7 @@ import (
 )
 
 func TestPartitionEdgeCases(t *testing.T) {
+	t.Parallel()
 	if _, err := Partition([][]float32{{1}, {2}}, 0, Dot); err == nil || !strings.Contains(err.Error(), "at least 1") {
 		t.Errorf("k = 0: err = %v", err)
 	}
@@ -49,6 +50,7 @@ func TestPartitionEdgeCases(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
+	t.Parallel()
 	var s Stats
 	s.Add(1, nil, 0)
 	s.Add(4, [][]int{{0, 1, 2}, {3}}, 3)
@@ -63,6 +65,7 @@ func TestStats(t *testing.T) {
 }
 
 func TestKMeansSeeded(t *testing.T) {
+	t.Parallel()
 	var x [][]float32
 	for i := 0; i < 40; i++ {
 		c := float32(i % 4 * 10)
@@ -103,6 +106,7 @@ func TestKMeansSeeded(t *testing.T) {
 }
 
 func TestGroupByCluster(t *testing.T) {
+	t.Parallel()
 	got := GroupByCluster([]int{7, 3, 7, 9, 3})
 	if !reflect.DeepEqual(got, [][]int{{0, 2}, {1, 4}, {3}}) {
 		t.Errorf("groups %v", got)
@@ -110,6 +114,7 @@ func TestGroupByCluster(t *testing.T) {
 }
 
 func TestConponoAndICT(t *testing.T) {
+	t.Parallel()
 	p, err := ConponoPairs(4, 2)
 	if err != nil || !reflect.DeepEqual(p, []Pair{{0, 1}, {0, 2}, {1, 2}, {1, 3}, {2, 3}}) {
 		t.Errorf("conpono %v %v", p, err)
@@ -135,6 +140,7 @@ func TestConponoAndICT(t *testing.T) {
 }
 
 func TestFewShotSplit(t *testing.T) {
+	t.Parallel()
 	s, err := FewShotSplit(100, 10, 20, 42)
 	if err != nil {
 		t.Fatal(err)
@@ -201,6 +207,7 @@ func (bagEncoder) Encode(_ context.Context, ss []string) ([][]float32, error) {
 }
 
 func TestHeadlines(t *testing.T) {
+	t.Parallel()
 	docs := []rows.Document{
 		{ID: "1", Headline: "aaa", Sentences: []string{"aa", "ab"}},
 		{ID: "2", Headline: "bbb", Sentences: []string{"bb", "b"}},

@@ -152,6 +152,7 @@ func near(t *testing.T, what string, got, want float64) {
 }
 
 func TestGoldenCorrelation(t *testing.T) {
+	t.Parallel()
 	g := loadGolden(t)
 	if len(g.Correlation) < 10 {
 		t.Fatalf("only %d correlation cases in golden.json", len(g.Correlation))
@@ -170,6 +171,7 @@ func TestGoldenCorrelation(t *testing.T) {
 }
 
 func TestGoldenCosine(t *testing.T) {
+	t.Parallel()
 	g := loadGolden(t)
 	for _, c := range g.Cosine {
 		near(t, c.Name, Cosine(c.AA, c.BB), c.Cos)
@@ -177,6 +179,7 @@ func TestGoldenCosine(t *testing.T) {
 }
 
 func TestGoldenSTS(t *testing.T) {
+	t.Parallel()
 	g := loadGolden(t)
 	var pairs []ScoredPair
 	for _, p := range g.STS.Pairs {
@@ -219,6 +222,7 @@ func TestGoldenSTS(t *testing.T) {
 }
 
 func TestGoldenRound2(t *testing.T) {
+	t.Parallel()
 	g := loadGolden(t)
 	for _, c := range g.Round2 {
 		if got := Round2(c.V); got != c.R {
@@ -228,6 +232,7 @@ func TestGoldenRound2(t *testing.T) {
 }
 
 func TestGoldenAveragePrecision(t *testing.T) {
+	t.Parallel()
 	g := loadGolden(t)
 	for i, c := range g.AveragePrecision {
 		near(t, "case "+strconv.Itoa(i), AveragePrecision(c.Relevant, c.Scores), c.AP)
@@ -242,6 +247,7 @@ func TestGoldenAveragePrecision(t *testing.T) {
 }
 
 func TestGoldenRerank(t *testing.T) {
+	t.Parallel()
 	g := loadGolden(t)
 	var qs []RerankQuery
 	for _, q := range g.Rerank.Queries {
@@ -259,6 +265,7 @@ func TestGoldenRerank(t *testing.T) {
 }
 
 func TestGoldenRetrieval(t *testing.T) {
+	t.Parallel()
 	g := loadGolden(t)
 	r := g.Retrieval
 	docs := make([][]float32, len(r.Documents))
@@ -290,6 +297,7 @@ func TestGoldenRetrieval(t *testing.T) {
 }
 
 func TestGoldenGeometry(t *testing.T) {
+	t.Parallel()
 	g := loadGolden(t)
 	a, err := Alignment(g.Geometry.A, g.Geometry.B)
 	if err != nil {
@@ -304,6 +312,7 @@ func TestGoldenGeometry(t *testing.T) {
 }
 
 func TestGoldenDensity(t *testing.T) {
+	t.Parallel()
 	g := loadGolden(t)
 	lv, err := CosineDensity(g.Density.Sys, g.Density.Gold)
 	if err != nil {

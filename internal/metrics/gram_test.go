@@ -108,6 +108,8 @@ func allSims(t *testing.T, a, b [][]float32, path simPath, kernel func(a, b []fl
 // bits, that both are within rounding of the per-pair dot products, and
 // that identical rows get identical scores wherever they sit (shapes not
 // multiples of the block sizes, dimensions spanning several panels).
+// Serial: it sets forcePath, micro and prepackBytes, which every other
+// test reads (the parallel ones run after it).
 func TestSimilarityPaths(t *testing.T) {
 	for _, sh := range []struct{ m, n, dim, nz int }{
 		{1, 1, 1, 1}, {2, 3, 5, 2}, {67, 131, 300, 6}, {150, 257, 520, 40}, {70, 130, 33, 33},
@@ -148,7 +150,8 @@ func TestSimilarityPaths(t *testing.T) {
 
 // TestGramMatchesPerPair compares Uniformity and Retrieval with the per-pair
 // implementations they replaced, on dense and on sparse data, through both
-// paths, with duplicates, a zero vector and duplicate classes.
+// paths, with duplicates, a zero vector and duplicate classes. Serial: it
+// sets forcePath.
 func TestGramMatchesPerPair(t *testing.T) {
 	defer func(p simPath) { forcePath = p }(forcePath)
 	sets := map[string][2][][]float32{
@@ -206,7 +209,7 @@ func TestGramMatchesPerPair(t *testing.T) {
 }
 
 // TestGramDeterministic checks that the number of goroutines does not change
-// a single bit.
+// a single bit. Serial: it sets GOMAXPROCS.
 func TestGramDeterministic(t *testing.T) {
 	x := randomVectors(300, 96, 9)
 	sx := sparseVectors(300, 500, 10, 9)
@@ -229,6 +232,7 @@ func TestGramDeterministic(t *testing.T) {
 }
 
 func TestGramErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := Uniformity([][]float32{{1, 2}, {1}}); err == nil || err.Error() != "uniformity: vector 1 has 1 dimensions, vector 0 has 2" {
 		t.Errorf("ragged uniformity: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 // TestMeanSettingGolden checks the per-subset mean against scipy
 // (testdata/mean_golden.py).
 func TestMeanSettingGolden(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("testdata/mean_golden.json")
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +57,7 @@ func TestMeanSettingGolden(t *testing.T) {
 // order, not in Go's randomised map order (values chosen so that orders
 // round differently).
 func TestSubsetMeanDeterministic(t *testing.T) {
+	t.Parallel()
 	tr := TaskResult{Subsets: map[string]Correlation{}}
 	for i := 0; i < 12; i++ {
 		tr.Subsets[fmt.Sprintf("s%02d", i)] = Correlation{Spearman: 1/float64(i+3) + float64(i%4)*17.3}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSTSErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		pairs []ScoredPair
@@ -46,6 +47,7 @@ func TestSTSErrors(t *testing.T) {
 }
 
 func TestSTSAvgNeedsAllSeven(t *testing.T) {
+	t.Parallel()
 	var pairs []ScoredPair
 	for _, task := range STSSeven[:6] {
 		for i := 0; i < 5; i++ {
@@ -68,6 +70,7 @@ func TestSTSAvgNeedsAllSeven(t *testing.T) {
 }
 
 func TestRerankAllDropped(t *testing.T) {
+	t.Parallel()
 	_, err := Rerank([]RerankQuery{{Query: []float32{1}, Positive: [][]float32{{1}}}}, 10)
 	if err == nil || !strings.Contains(err.Error(), "none of 1 queries") {
 		t.Errorf("error %v", err)
@@ -75,6 +78,7 @@ func TestRerankAllDropped(t *testing.T) {
 }
 
 func TestRetrievalErrorsAndCollapse(t *testing.T) {
+	t.Parallel()
 	if _, err := Retrieval([][]float32{{1}}, [][]float32{{1}, {2}}, []int{1}, nil); err == nil {
 		t.Error("no error for 1 query and 2 candidates")
 	}
@@ -94,6 +98,7 @@ func TestRetrievalErrorsAndCollapse(t *testing.T) {
 }
 
 func TestDensityErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := CosineDensity([]float64{0.1}, []float64{5.5}); err == nil || !strings.Contains(err.Error(), "pair 0: gold score 5.5") {
 		t.Errorf("error %v", err)
 	}
@@ -107,6 +112,7 @@ func TestDensityErrors(t *testing.T) {
 }
 
 func TestGeometryErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := Uniformity([][]float32{{1}}); err == nil {
 		t.Error("uniformity of one vector gave no error")
 	}

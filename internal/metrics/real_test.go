@@ -187,6 +187,7 @@ func prefix(vs [][]float32, n int) [][]float32 {
 }
 
 func TestRealUniformityMatchesPerPair(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("per-pair reference on real data")
 	}
@@ -213,6 +214,7 @@ func TestRealUniformityMatchesPerPair(t *testing.T) {
 }
 
 func TestRealRetrievalMatchesPerPair(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("per-pair reference on real data")
 	}

@@ -27,6 +27,7 @@ func syntheticLevels() []Group {
 }
 
 func TestDensityPNG(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "fig5.png")
 	if err := Density(path, "Cosine density", "cosine similarity", syntheticLevels()); err != nil {
@@ -42,6 +43,7 @@ func TestDensityPNG(t *testing.T) {
 }
 
 func TestDensityDeterministic(t *testing.T) {
+	t.Parallel()
 	gs := syntheticLevels()
 	sameBytes(t, func(p string) error { return Density(p, "Cosine density", "cosine", gs) })
 }
@@ -49,6 +51,7 @@ func TestDensityDeterministic(t *testing.T) {
 // An empty group draws no curve (only a legend note); a constant group
 // still draws a peak through the fallback bandwidth.
 func TestDensityEmptyAndConstantGroups(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.png")
 	gs := []Group{
@@ -78,6 +81,7 @@ func TestDensityEmptyAndConstantGroups(t *testing.T) {
 }
 
 func TestDensityErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct {
 		path   string
@@ -101,6 +105,7 @@ func TestDensityErrors(t *testing.T) {
 // with a bag-of-words cosine standing in for a trained encoder: higher gold
 // levels must have higher mean cosine, and the figure must render.
 func TestDensitySTSB(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(datadirtest.Dir(t), "sts", "STSB", "test.tsv")
 	gold, sim := readSTSBagOfWords(t, path)
 	if len(gold) != 1379 {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestKDEHandComputed(t *testing.T) {
+	t.Parallel()
 	sample := []float64{0, 1, 2}
 	// f(0) with h = 1: (phi(0) + phi(1) + phi(2)) / 3
 	//   = (0.3989422804 + 0.2419707245 + 0.0539909665) / 3 = 0.2316346571
@@ -27,6 +28,7 @@ func TestKDEHandComputed(t *testing.T) {
 }
 
 func TestSilvermanHandComputed(t *testing.T) {
+	t.Parallel()
 	// {0,1,2}: s = 1, quartiles 0.5 and 1.5 so IQR/1.34 = 0.7462686567,
 	// h = 0.9 * 0.7462686567 * 3^(-1/5) = 0.6716417910 * 0.8027415617.
 	want := 0.9 / 1.34 * math.Pow(3, -0.2)
@@ -39,6 +41,7 @@ func TestSilvermanHandComputed(t *testing.T) {
 }
 
 func TestSilvermanDegenerate(t *testing.T) {
+	t.Parallel()
 	for _, s := range [][]float64{nil, {0.3}, {0.7, 0.7, 0.7}} {
 		if h := Silverman(s); h != 0 {
 			t.Errorf("Silverman(%v) = %v, want 0 (no spread)", s, h)
@@ -56,6 +59,7 @@ type golden struct {
 
 // TestKDEGolden compares with NumPy/SciPy (testdata/kde_golden.py).
 func TestKDEGolden(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join("testdata", "kde_golden.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +86,7 @@ func TestKDEGolden(t *testing.T) {
 }
 
 func TestKDEIntegratesToOne(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	sample := make([]float64, 300)
 	for i := range sample {
@@ -104,6 +109,7 @@ func TestKDEIntegratesToOne(t *testing.T) {
 }
 
 func TestKDEEmptyOrBadBandwidth(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		s []float64
 		h float64
@@ -117,6 +123,7 @@ func TestKDEEmptyOrBadBandwidth(t *testing.T) {
 }
 
 func TestGrid(t *testing.T) {
+	t.Parallel()
 	xs := Grid(-1, 1, 5)
 	want := []float64{-1, -0.5, 0, 0.5, 1}
 	for i := range want {
@@ -127,6 +134,7 @@ func TestGrid(t *testing.T) {
 }
 
 func TestSimilarityLevels(t *testing.T) {
+	t.Parallel()
 	gold := []float64{0, 0.99, 1, 2.5, 3.999, 4, 5}
 	sim := []float64{.1, .2, .3, .4, .5, .6, .7}
 	gs, err := SimilarityLevels(gold, sim)

@@ -17,6 +17,7 @@ func decoderDepthSeries() []Series {
 }
 
 func TestLinePNG(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "fig4.png")
 	if err := Line(path, "Decoder depth", "decoder layers", "avg. STS Spearman", decoderDepthSeries()); err != nil {
@@ -35,12 +36,14 @@ func TestLinePNG(t *testing.T) {
 }
 
 func TestLineDeterministic(t *testing.T) {
+	t.Parallel()
 	sameBytes(t, func(p string) error {
 		return Line(p, "Decoder depth", "layers", "Spearman", decoderDepthSeries())
 	})
 }
 
 func TestLineEdgeCases(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := map[string][]Series{
 		// single point, unnamed (no legend), non-integer X
@@ -65,6 +68,7 @@ func TestLineEdgeCases(t *testing.T) {
 }
 
 func TestLineErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ok := []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{1, 2}}}
 	for _, c := range []struct {
@@ -90,6 +94,7 @@ func TestLineErrors(t *testing.T) {
 }
 
 func TestIntegerTicks(t *testing.T) {
+	t.Parallel()
 	ticks := integerTicks{}.Ticks(0.7, 8.3)
 	if len(ticks) != 8 || ticks[0].Value != 1 || ticks[7].Value != 8 || ticks[3].Label != "4" {
 		t.Fatalf("ticks over [0.7, 8.3] = %v, want 1..8", ticks)
@@ -110,6 +115,7 @@ func TestIntegerTicks(t *testing.T) {
 }
 
 func TestNiceTicks(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		lo, hi float64
 		want   []string

@@ -17,6 +17,7 @@ func geometryPoints() []Point {
 }
 
 func TestScatterPNG(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "fig2.png")
 	if err := Scatter(path, "Alignment and uniformity", "alignment", "uniformity", geometryPoints()); err != nil {
@@ -35,6 +36,7 @@ func TestScatterPNG(t *testing.T) {
 }
 
 func TestScatterDeterministicAndEdges(t *testing.T) {
+	t.Parallel()
 	sameBytes(t, func(p string) error { return Scatter(p, "t", "x", "y", geometryPoints()) })
 	dir := t.TempDir()
 	// One point, and points on a flat line, still get a readable range.
@@ -52,6 +54,7 @@ func TestScatterDeterministicAndEdges(t *testing.T) {
 }
 
 func TestScatterBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct {
 		path string

@@ -6,6 +6,7 @@ import (
 )
 
 func TestFill(t *testing.T) {
+	t.Parallel()
 	te := MustParse(`Write two sentences that are entailment. Sentence 1: "[X1]" Sentence 2:`, 1)
 	if got := te.Fill("A man sleeps."); got != `Write two sentences that are entailment. Sentence 1: "A man sleeps." Sentence 2:` {
 		t.Errorf("got %q", got)
@@ -35,6 +36,7 @@ func TestFill(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		text  string
 		slots int

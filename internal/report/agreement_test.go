@@ -13,6 +13,7 @@ import (
 // TestKendallTauBGolden compares with scipy.stats.kendalltau
 // (testdata/gen_kendall.py).
 func TestKendallTauBGolden(t *testing.T) {
+	t.Parallel()
 	var cases []struct {
 		X, Y []float64
 		Tau  *float64
@@ -38,6 +39,7 @@ func TestKendallTauBGolden(t *testing.T) {
 }
 
 func TestAgreementOf(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	ab := &Ablation{
 		Name:    "augmentation",
@@ -106,6 +108,7 @@ func TestAgreementOf(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
+	t.Parallel()
 	mk := func(name string, agree, n int, tau, min float64) *Ablation {
 		return &Ablation{Name: name, Agreement: &Agreement{Orderings: n, Agree: agree, Tau: tau, Min: min}}
 	}
@@ -125,6 +128,7 @@ func TestSummary(t *testing.T) {
 // paper sets no further apart than it are near-ties (whatever ours does),
 // the rest its orderings.
 func TestResolvedOf(t *testing.T) {
+	t.Parallel()
 	ab := &Ablation{
 		Name:    "pooling",
 		Columns: []string{"A", "B"},

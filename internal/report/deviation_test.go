@@ -11,6 +11,7 @@ import (
 // deviation list, and the JSON carries it under "deviations" ([] when
 // there is none) and reads it back.
 func TestDeviationsRendered(t *testing.T) {
+	t.Parallel()
 	r := &Report{Experiment: "gense", Table: "Table 2", Cells: []Cell{{Name: "avg", Row: "GenSE", Column: "Avg", Paper: 82.1, HasPaper: true, Ours: 80, HasOurs: true, Tolerance: 1}},
 		Notes: []string{"a note"},
 		Deviations: Deviations{{Name: "placeholder", What: "generation prompts' placeholder", Paper: "[X1]", Ours: "[X]", Why: "one placeholder.",

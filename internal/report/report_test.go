@@ -40,6 +40,7 @@ func sample(profile string) *Report {
 }
 
 func TestJudgePaper(t *testing.T) {
+	t.Parallel()
 	js := Judge(sample(""), nil, JudgeOptions{})
 	want := []Verdict{OK, BelowPaper, Missing, NoPaper}
 	for i, j := range js {
@@ -55,6 +56,7 @@ func TestJudgePaper(t *testing.T) {
 // Above the paper by more than the tolerance fails too, as an improvement
 // (its own class), unless improvements are allowed.
 func TestJudgeAbovePaper(t *testing.T) {
+	t.Parallel()
 	r := sample("")
 	r.Cells[0].Ours = 90 // paper 68.40, tolerance 1
 	j := Judge(r, nil, JudgeOptions{})[0]
@@ -69,6 +71,7 @@ func TestJudgeAbovePaper(t *testing.T) {
 
 // A pending cell (a row only the paper reports) is shown, never judged.
 func TestJudgePending(t *testing.T) {
+	t.Parallel()
 	for _, prof := range []string{"", "mini"} {
 		r := &Report{Experiment: "syncse", Profile: prof, Cells: []Cell{
 			{Name: "dino[Avg]", Row: "DINO", Column: "Avg", Paper: 75.20, HasPaper: true, Tolerance: 1, Pending: "the paper's value"},
@@ -93,6 +96,7 @@ func TestJudgePending(t *testing.T) {
 // Against a baseline on another backend (or without knowing the run's),
 // the recorded tolerance applies, and a change beyond it fails either way.
 func TestJudgeBaselineTolerance(t *testing.T) {
+	t.Parallel()
 	bl := &Baseline{Backend: "cpu", Seeds: []int64{42}, Cells: map[string]BaselineCell{
 		"unsup_sts12": {Value: 70, Tolerance: 0.5}, // ours 68.9: regressed
 		"unsup_sts13": {Value: 78.8, Tolerance: 0.5},
@@ -129,6 +133,7 @@ func TestJudgeBaselineTolerance(t *testing.T) {
 // tolerance is a change, and so is one upward; +1000 on a count is caught
 // on every backend.
 func TestJudgeBaselineExact(t *testing.T) {
+	t.Parallel()
 	seed := int64(42)
 	mk := func(backend string, sts, kept float64) *Report {
 		return &Report{Experiment: "gense", Profile: "ci", Backend: backend, Seed: &seed, Cells: []Cell{
@@ -210,6 +215,7 @@ func TestJudgeBaselineExact(t *testing.T) {
 }
 
 func TestTallyString(t *testing.T) {
+	t.Parallel()
 	tl := Tally{Checked: 93, Exact: 93, Pending: 24}
 	if got := tl.String(); got != "93 checked (all exact), 24 pending" {
 		t.Errorf("got %q", got)
@@ -221,6 +227,7 @@ func TestTallyString(t *testing.T) {
 }
 
 func TestBaselineFromRuns(t *testing.T) {
+	t.Parallel()
 	mk := func(v float64) *Report {
 		return &Report{Experiment: "x", Profile: "mini", Backend: "cpu", Cells: []Cell{{Name: "a", Ours: v, HasOurs: true}}}
 	}
@@ -258,6 +265,7 @@ func TestBaselineFromRuns(t *testing.T) {
 // (GenSE's ci STS12: 7.97 over seeds 7.97, 20.89, 30.70) or than the
 // declared ceiling is refused, naming the cell, unless recorded exact-only.
 func TestBaselineRefusesWideTolerances(t *testing.T) {
+	t.Parallel()
 	mk := func(sts, kept, rate float64) *Report {
 		return &Report{Experiment: "gense", Profile: "ci", Backend: "cpu", Cells: []Cell{
 			{Name: "prompt_nli[STS12]", Ours: sts, HasOurs: true},
@@ -295,6 +303,7 @@ func TestBaselineRefusesWideTolerances(t *testing.T) {
 }
 
 func TestTolerance(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		vals      []float64
 		std, want float64
@@ -314,6 +323,7 @@ func TestTolerance(t *testing.T) {
 }
 
 func TestMarkdownAndAblationJSON(t *testing.T) {
+	t.Parallel()
 	r := sample("mini")
 	r.Ablation = &Ablation{Name: "top_k", Title: "Table 5", Columns: []string{"STS-B"}, Rows: []AblRow{{Label: "1", Values: []float64{70.1}}, {Label: "2", Values: []float64{math.NaN()}}}}
 	var buf bytes.Buffer
@@ -332,6 +342,7 @@ func TestMarkdownAndAblationJSON(t *testing.T) {
 // TestMarkdownGroupsTables: rows with different columns go into separate
 // tables, in order; unit-scale values keep three decimals.
 func TestMarkdownGroupsTables(t *testing.T) {
+	t.Parallel()
 	r := &Report{Cells: []Cell{
 		{Name: "a[STS12]", Row: "unsup", Column: "STS12", Ours: 50, HasOurs: true, Paper: 70.2, HasPaper: true},
 		{Name: "a[Avg]", Row: "unsup", Column: "Avg", Ours: 49, HasOurs: true},

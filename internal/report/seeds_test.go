@@ -24,6 +24,7 @@ func grid(name string, vals ...[]float64) *Ablation {
 // is the means' (not the average of the seeds' agreements); each seed's own
 // agreement is kept; a cell one seed misses is missing.
 func TestMeanOverSeeds(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	// Column A: seed 42 orders p < q < r except q > r by 0.1; seed 1 orders
 	// r > q by 1: the means order all three as the paper does.
@@ -99,6 +100,7 @@ func TestMeanOverSeeds(t *testing.T) {
 // TestMeanOverSeedsRefusesDifferentGrids: grids of different variants or
 // columns are not one ablation under two seeds.
 func TestMeanOverSeedsRefusesDifferentGrids(t *testing.T) {
+	t.Parallel()
 	a := grid("g", []float64{1, 1}, []float64{2, 2}, []float64{3, 3})
 	b := grid("g", []float64{1, 1}, []float64{2, 2})
 	if _, err := MeanOverSeeds([]*Ablation{a, b}, []int64{42, 1}); err == nil || !strings.Contains(err.Error(), "seed 1's grid of ablation g") {
@@ -124,6 +126,7 @@ func near(a, b float64) bool {
 // TestMeanOverSeedsKeepsTheResolution: the paper's resolution the seeds'
 // grids were read with is applied to the means.
 func TestMeanOverSeedsKeepsTheResolution(t *testing.T) {
+	t.Parallel()
 	s42 := grid("g", []float64{1, 5}, []float64{3, 4}, []float64{2, 6})
 	s1 := grid("g", []float64{2, 6}, []float64{3, 7}, []float64{4, 8})
 	for _, g := range []*Ablation{s42, s1} {

@@ -37,6 +37,7 @@ func readGolden(t *testing.T) golden {
 // TestGoldenScores compares every score with testdata/bm25_golden.py's, an
 // independent numpy implementation of the formula over a dense matrix.
 func TestGoldenScores(t *testing.T) {
+	t.Parallel()
 	g := readGolden(t)
 	for _, s := range g.Settings {
 		ix, err := NewIndex(g.Corpus, Params{K1: s.K1, B: s.B})
@@ -97,6 +98,7 @@ func topK(scores []float64, k int) []int {
 }
 
 func TestSearchSkipAndTies(t *testing.T) {
+	t.Parallel()
 	docs := []string{"the cat sat", "the cat sat", "a dog ran", "the cat sat on the cat mat"}
 	ix, err := NewIndex(docs, DefaultParams)
 	if err != nil {
@@ -127,6 +129,7 @@ func TestSearchSkipAndTies(t *testing.T) {
 }
 
 func TestTokens(t *testing.T) {
+	t.Parallel()
 	got := Tokens("The hotel's 300 rooms -- Zürich, e.g. U.S.!")
 	want := []string{"the", "hotel", "s", "300", "rooms", "zürich", "e", "g", "u", "s"}
 	if !reflect.DeepEqual(got, want) {
@@ -135,6 +138,7 @@ func TestTokens(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		docs []string
 		p    Params

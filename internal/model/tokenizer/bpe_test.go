@@ -26,6 +26,7 @@ func gpt2(t *testing.T) *BPE {
 // independent Python implementation of OpenAI's GPT-2 encoder
 // (testdata/gen_bpe_golden.py) over real STS/NLI sentences and edge cases.
 func TestBPEGolden(t *testing.T) {
+	t.Parallel()
 	tok := gpt2(t)
 	f, err := os.Open("testdata/bpe_golden.jsonl")
 	if err != nil {
@@ -68,6 +69,7 @@ func TestBPEGolden(t *testing.T) {
 }
 
 func TestGPT2Split(t *testing.T) {
+	t.Parallel()
 	got := gpt2Split("I'm  here!! 42x\t\tend ")
 	want := []string{"I", "'m", " ", " here", "!!", " 42", "x", "\t", "\t", "end", " "}
 	if !reflect.DeepEqual(got, want) {
@@ -78,6 +80,7 @@ func TestGPT2Split(t *testing.T) {
 // TestRoBERTaFraming uses a tiny RoBERTa-style vocabulary: <s> ... </s>
 // framing, <pad> padding, <mask> kept whole and eating the space before it.
 func TestRoBERTaFraming(t *testing.T) {
+	t.Parallel()
 	vocab := map[string]int{"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "a": 4, "b": 5, "Ġ": 6, "Ġa": 7, "ab": 8, "<mask>": 9}
 	tok, err := NewBPE(vocab, [][2]string{{"Ġ", "a"}, {"a", "b"}}, BPEOptions{})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // pure-ASCII Wikipedia sentences with those of an independent, naive Python
 // implementation (testdata/gen_bpe_train_golden.py).
 func TestTrainBPEGolden(t *testing.T) {
+	t.Parallel()
 	var golden struct {
 		Sentences int         `json:"sentences"`
 		VocabSize int         `json:"vocab_size"`
@@ -95,6 +96,7 @@ func TestTrainBPEGolden(t *testing.T) {
 }
 
 func TestTrainBPEErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := TrainBPE([]string{"a b"}, BPETrainOptions{VocabSize: 100}); err == nil || !strings.Contains(err.Error(), "too small") {
 		t.Errorf("small vocabulary: %v", err)
 	}

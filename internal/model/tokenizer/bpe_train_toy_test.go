@@ -11,6 +11,7 @@ import (
 // GPT-2's printable runes ("Ġ" for the space), in rune order after the
 // special token ("!" first), a special token in the text kept whole.
 func TestTrainBPEToy(t *testing.T) {
+	t.Parallel()
 	var corpus []string
 	for w, n := range map[string]int{"low": 5, "lower": 2, "newest": 6, "widest": 3} {
 		for i := 0; i < n; i++ {
@@ -44,6 +45,7 @@ func TestTrainBPEToy(t *testing.T) {
 // TestTrainBPERoundTrip trains on real sentences and checks that every
 // text decodes back to itself and that the vocabulary compresses.
 func TestTrainBPERoundTrip(t *testing.T) {
+	t.Parallel()
 	sents := readSTSB(t)
 	tok, err := TrainBPE(sents[:4000], BPETrainOptions{VocabSize: 2000, Special: GPT2Specials})
 	if err != nil {

@@ -25,6 +25,7 @@ func writeBPE(t *testing.T, vocab, merges string) (*BPE, error) {
 // an allocation: 1e9 ran out of memory) or one that overflows (2^63-1
 // panicked) is refused, naming vocab.json.
 func TestBPEVocabIDsBounded(t *testing.T) {
+	t.Parallel()
 	for _, id := range []string{"2", "5000000", "9223372036854775807"} {
 		tok, err := writeBPE(t, `{"a": 0, "b": `+id+`}`, "#version: 0.2\n")
 		if !errors.Is(err, ErrVocab) || !strings.Contains(err.Error(), "vocab.json") {
@@ -40,6 +41,7 @@ func TestBPEVocabIDsBounded(t *testing.T) {
 // lacks is refused at its line (Hugging Face's tokenizers refuse such
 // files); it used to be dropped silently, so that "qxz" encoded as "z".
 func TestBPEMergeOutsideVocab(t *testing.T) {
+	t.Parallel()
 	for _, merges := range []string{"q x\n", "x z\nq x\n", "q y\n"} {
 		tok, err := writeBPE(t, `{"q": 0, "x": 1, "z": 2, "xz": 3}`, "#version: 0.2\n"+merges)
 		if !errors.Is(err, ErrVocab) || !strings.Contains(err.Error(), "merges.txt:") {
@@ -55,6 +57,7 @@ func TestBPEMergeOutsideVocab(t *testing.T) {
 // TestSentinelsBounded: a sentinel count that overflows the vocabulary's
 // size is refused (it used to pass the size check and give negative ids).
 func TestSentinelsBounded(t *testing.T) {
+	t.Parallel()
 	m := &SPModel{ModelType: 1, Pieces: []string{"<unk>", "a"}, Scores: []float32{0, -1}, Types: []PieceType{PieceUnknown, PieceNormal},
 		Normalizer: NormalizerSpec{EscapeWhitespaces: true}}
 	for _, n := range []int{math.MaxInt64, math.MaxInt64 - 1, math.MaxInt32} {
@@ -74,6 +77,7 @@ func TestSentinelsBounded(t *testing.T) {
 // TestUnigramJSONIDsBounded: tokenizer.json's unk_id and added tokens
 // beyond the vocabulary are refused or skipped, never indexed.
 func TestUnigramJSONIDsBounded(t *testing.T) {
+	t.Parallel()
 	f := map[string]any{"model": map[string]any{"type": "Unigram", "unk_id": 0, "vocab": [][2]any{{"<unk>", 0.0}, {"a", -1.0}}},
 		"added_tokens": []map[string]any{{"id": math.MaxInt64, "content": "x", "special": true}}}
 	b, _ := json.Marshal(f)

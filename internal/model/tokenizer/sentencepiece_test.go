@@ -76,6 +76,7 @@ func loadTestSPM(t testing.TB, name string) *SentencePiece {
 // Unicode-heavy lines, for a T5-shaped nmt_nfkc model and a byte-fallback
 // model with user-defined symbols and identity normalisation.
 func TestSentencePieceGolden(t *testing.T) {
+	t.Parallel()
 	golden := readSPMGolden(t)
 	toks := map[string]*SentencePiece{"t5like": loadTestSPM(t, "t5like"), "bytefb": loadTestSPM(t, "bytefb")}
 	counts := map[string]int{}
@@ -121,6 +122,7 @@ func nonNil(s []int) []int {
 // TestUnigramJSONGolden: the t5like model written as a Hugging Face
 // tokenizer.json (Precompiled normaliser, Metaspace) gives the golden ids.
 func TestUnigramJSONGolden(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tokenizer.json")
 	gunzipTo(t, "testdata/spm/t5like.tokenizer.json.gz", path)
@@ -198,6 +200,7 @@ func gunzipTo(t testing.TB, src, dst string) {
 
 // TestSentencePieceMarshalRoundTrip: Save then load gives the same model.
 func TestSentencePieceMarshalRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"t5like", "bytefb"} {
 		tok := loadTestSPM(t, name)
 		path := filepath.Join(t.TempDir(), "spiece.model")
@@ -219,6 +222,7 @@ func TestSentencePieceMarshalRoundTrip(t *testing.T) {
 }
 
 func TestSentencePieceT5Framing(t *testing.T) {
+	t.Parallel()
 	tok := loadTestSPM(t, "t5like")
 	sp := tok.Special()
 	if sp.PAD != 0 || sp.SEP != 1 || sp.UNK != 2 || sp.CLS != -1 || sp.MASK != -1 {
@@ -264,6 +268,7 @@ func TestSentencePieceT5Framing(t *testing.T) {
 }
 
 func TestSentencePieceBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
@@ -345,6 +350,7 @@ func BenchmarkSentencePieceEncode(b *testing.B) {
 // symbols, unknown runs, random mixes) against python sentencepiece
 // (testdata/gen_spm_golden_edge.py).
 func TestSentencePieceGoldenEdge(t *testing.T) {
+	t.Parallel()
 	toks := map[string]*SentencePiece{"t5like": loadTestSPM(t, "t5like"), "bytefb": loadTestSPM(t, "bytefb")}
 	n, bad := 0, 0
 	for _, line := range gzLines(t, "testdata/spm/golden_edge.jsonl.gz") {
@@ -383,6 +389,7 @@ func TestSentencePieceGoldenEdge(t *testing.T) {
 // "▁7 00 0" there, as T5's vocabulary gives it, because sentencepiece
 // adds scores in double precision before comparing.
 func TestSentencePieceGoldenDigits(t *testing.T) {
+	t.Parallel()
 	toks := map[string]*SentencePiece{"t5like": loadTestSPM(t, "t5like"), "bytefb": loadTestSPM(t, "bytefb"), "ties": loadTestSPM(t, "ties")}
 	n, bad := 0, 0
 	for _, line := range gzLines(t, "testdata/spm/golden_digits.jsonl.gz") {

@@ -16,6 +16,7 @@ import (
 // sorts first; then ##est (9); then (l,##o) and (##o,##w) tie at 7 and
 // "##o" < "l" in byte order.
 func TestTrainWordPieceMerges(t *testing.T) {
+	t.Parallel()
 	var corpus []string
 	for w, n := range map[string]int{"low": 5, "lower": 2, "newest": 6, "widest": 3} {
 		for i := 0; i < n; i++ {
@@ -63,6 +64,7 @@ func readSTSB(t testing.TB) []string {
 // vocab.txt, and checks the vocabulary is usable: exact size, unique
 // tokens, deterministic, frequent words whole, few [UNK]s on held-out text.
 func TestTrainWordPieceReal(t *testing.T) {
+	t.Parallel()
 	sents := readSTSB(t)
 	o := TrainOptions{VocabSize: 3000, Basic: BasicOptions{Lowercase: true}}
 	v, err := TrainWordPiece(sents, o)

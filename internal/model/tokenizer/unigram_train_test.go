@@ -28,6 +28,7 @@ func wikiSentences(t testing.TB) []string {
 // 3000 held-out STS/SICK sentences: pieces per sentence within 3% of
 // sentencepiece's, as few unknowns, text round-trips.
 func TestTrainUnigramAgainstSentencePiece(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("trains a vocabulary")
 	}
@@ -97,6 +98,7 @@ func TestTrainUnigramAgainstSentencePiece(t *testing.T) {
 }
 
 func TestTrainUnigramSmall(t *testing.T) {
+	t.Parallel()
 	texts := []string{"the cat sat on the mat", "the dog sat on the log", "a cat and a dog", "cats and dogs sat"}
 	var corpus []string
 	for i := 0; i < 20; i++ {

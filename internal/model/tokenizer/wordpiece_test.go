@@ -26,6 +26,7 @@ func bertUncased(t testing.TB) *WordPiece {
 // an independent Python implementation of BertTokenizer produced
 // (testdata/gen_golden.py) for real STS/NLI sentences and edge cases.
 func TestWordPieceGolden(t *testing.T) {
+	t.Parallel()
 	tok := bertUncased(t)
 	f, err := os.Open("testdata/wordpiece_golden.jsonl")
 	if err != nil {
@@ -61,6 +62,7 @@ func TestWordPieceGolden(t *testing.T) {
 }
 
 func TestWordPieceBasics(t *testing.T) {
+	t.Parallel()
 	tok := bertUncased(t)
 	if s := tok.Special(); s.CLS != 101 || s.SEP != 102 || s.PAD != 0 || s.UNK != 100 || s.MASK != 103 {
 		t.Fatalf("specials %+v", s)
@@ -95,6 +97,7 @@ func TestWordPieceBasics(t *testing.T) {
 }
 
 func TestVocabErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "vocab.txt")
 	if _, err := LoadWordPiece(filepath.Join(dir, "missing.txt"), WordPieceOptions{}); err == nil || !strings.Contains(err.Error(), "missing.txt") {

@@ -19,6 +19,7 @@ func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 1)) }
 const masked = "A [MASK] [MASK] is playing the guitar on [MASK]."
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	a := New(fakeSyn{"playing": {"acting", "performing"}, "guitar": {"axe"}})
 	opt := Options{SynonymReplacement: 0.3, RandomDeletion: 0.2, RandomSwap: 0.2}
 	outs := map[string]bool{}
@@ -45,6 +46,7 @@ func maskPositions(ws []string) []int {
 }
 
 func TestRandomSwapKeepsMultisetAndMasks(t *testing.T) {
+	t.Parallel()
 	words := strings.Fields(masked)
 	for seed := uint64(0); seed < 50; seed++ {
 		got := RandomSwap(words, 3, rng(seed))
@@ -66,6 +68,7 @@ func TestRandomSwapKeepsMultisetAndMasks(t *testing.T) {
 }
 
 func TestRandomDeletion(t *testing.T) {
+	t.Parallel()
 	words := strings.Fields(masked)
 	total, deleted := 0, 0
 	for seed := uint64(0); seed < 200; seed++ {
@@ -102,6 +105,7 @@ func TestRandomDeletion(t *testing.T) {
 }
 
 func TestSynonymReplacement(t *testing.T) {
+	t.Parallel()
 	a := New(fakeSyn{"guitar": {"axe"}, "playing": {"acting"}, "the": {"thee"}, "man": {"adult male"}})
 	words := strings.Fields("The man is playing the guitar, the Guitar [MASK].")
 	got := a.SynonymReplacement(words, 10, rng(1))
@@ -128,6 +132,7 @@ func TestSynonymReplacement(t *testing.T) {
 // WordNet: every changed word must be one of the original word's WordNet
 // synonyms, and stopwords and masks never change.
 func TestWithWordNet(t *testing.T) {
+	t.Parallel()
 	if _, err := wordnet.Dir(); err != nil {
 		// CI installs WordNet (wordnet-base) and says so with
 		// REPRO_REQUIRE_DATA=1: there a missing database is a failure.

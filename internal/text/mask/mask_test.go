@@ -8,6 +8,7 @@ import (
 )
 
 func TestMask(t *testing.T) {
+	t.Parallel()
 	s := "Do I need a transit visa for a stop in London?"
 	toks := words.Tokenize(s)
 	// "transit visa" = tokens 4..6, "London" = 10..11, "stop" = 8..9.

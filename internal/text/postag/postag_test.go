@@ -26,6 +26,7 @@ func loadBrown(t testing.TB) []Document {
 }
 
 func TestReadBrown(t *testing.T) {
+	t.Parallel()
 	docs := loadBrown(t)
 	n, toks := 0, 0
 	for _, d := range docs {
@@ -41,6 +42,7 @@ func TestReadBrown(t *testing.T) {
 }
 
 func TestCoarse(t *testing.T) {
+	t.Parallel()
 	for tag, want := range map[string]string{
 		"at": DET, "np-tl": PROPN, "nn-tl": NOUN, "jj-tl": ADJ, "vbd": VERB, "nr": NOUN,
 		"np$": PROPN, "``": PUNCT, ".-hl": PUNCT, "*": NEG, "md*": MD, "ppss+md": PRON,
@@ -68,6 +70,7 @@ func TestCoarse(t *testing.T) {
 // with 5 iterations. The threshold sits just under it, and well above the
 // most-frequent-tag baseline computed here.
 func TestHeldOutAccuracy(t *testing.T) {
+	t.Parallel()
 	tr, te := SplitHeldOut(loadBrown(t))
 	train, test := CoarseSentences(tr), CoarseSentences(te)
 	tg := Train(train, DefaultOptions)
@@ -117,6 +120,7 @@ func baselineAccuracy(train, test []Sentence) float64 {
 }
 
 func TestTrainDeterministic(t *testing.T) {
+	t.Parallel()
 	tr, te := SplitHeldOut(loadBrown(t))
 	train, test := CoarseSentences(tr[:60]), CoarseSentences(te[:5])
 	a := Train(train, TrainOptions{Iterations: 2, Seed: 7})
@@ -137,6 +141,7 @@ func TestTrainDeterministic(t *testing.T) {
 }
 
 func TestReadBrownErrors(t *testing.T) {
+	t.Parallel()
 	_, err := decodeBrown(strings.NewReader(`{"id":"x","sentences":[{"tokens":["a"],"tags":["at"]}]}`+"\n"+`{"id":"y","sentences":[{"tokens":["a","b"],"tags":["at"]}]}`+"\n"), "brown.jsonl")
 	if err == nil || !strings.Contains(err.Error(), "brown.jsonl:2:") || !strings.Contains(err.Error(), "2 tokens but 1 tags") {
 		t.Errorf("mismatched tags: error %v", err)

@@ -25,6 +25,7 @@ type goldenRow struct {
 // independent Python implementation, on real STS sentences and Rose et al.'s
 // worked example.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	gold, err := rows.Read[goldenRow]("testdata/golden.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +60,7 @@ func keys(ps []Phrase) []string {
 // TestRoseExample checks the scores Rose et al. (2010) publish for their
 // example abstract (their Table 1.1: 8.7, 8.5, 7.7 for the top three).
 func TestRoseExample(t *testing.T) {
+	t.Parallel()
 	gold, err := rows.Read[goldenRow]("testdata/golden.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +88,7 @@ func TestRoseExample(t *testing.T) {
 }
 
 func TestTieBreakFirstOccurrence(t *testing.T) {
+	t.Parallel()
 	s := "Dogs bark, cats purr and birds sing."
 	got := Extract(s, words.Tokenize(s), nil)
 	want := []string{"dogs bark", "cats purr", "birds sing"}
@@ -95,6 +98,7 @@ func TestTieBreakFirstOccurrence(t *testing.T) {
 }
 
 func TestMaskTopK(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		s       string
 		k       int
@@ -119,6 +123,7 @@ func TestMaskTopK(t *testing.T) {
 }
 
 func TestSMARTList(t *testing.T) {
+	t.Parallel()
 	st := SMART()
 	if len(st) != 570 {
 		t.Errorf("SMART list has %d words, want 570", len(st))

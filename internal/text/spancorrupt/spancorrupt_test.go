@@ -27,6 +27,7 @@ func spansOf(t *testing.T, mask []bool) (noise, spans int) {
 // TestNoiseMaskCounts: exact noise and span counts, starting with
 // non-noise and (for n >= 2) ending with noise, for every length.
 func TestNoiseMaskCounts(t *testing.T) {
+	t.Parallel()
 	for _, o := range []Options{T5, {0.3, 2}, {0.5, 1}, {0.05, 8}} {
 		for n := 1; n <= 300; n++ {
 			for seed := uint64(0); seed < 5; seed++ {
@@ -68,6 +69,7 @@ func TestNoiseMaskCounts(t *testing.T) {
 // TestMeanSpanLength: over many draws the spans average the set length
 // and every span length occurs (the segmentation is random, not fixed).
 func TestMeanSpanLength(t *testing.T) {
+	t.Parallel()
 	r := rng(7)
 	lengths := map[int]int{}
 	total, count := 0, 0
@@ -108,6 +110,7 @@ func isSentinelWord(s string) (int, bool) {
 // TestReconstruct: source + target give the original back, sentinels are
 // numbered in order, and noise equals the target's non-sentinel tokens.
 func TestReconstruct(t *testing.T) {
+	t.Parallel()
 	r := rng(3)
 	for n := 1; n <= 120; n++ {
 		words := make([]string, n)
@@ -162,6 +165,7 @@ func boolInt(b bool) int {
 // settings, the mask is always the last tokens: T5's own arithmetic,
 // which is why T5 corrupts packed 512-token sequences.)
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	words := strings.Fields(strings.Repeat("the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat near the door of the old house ", 4))
 	a1, b1 := Corrupt(words, T5, rng(42), sentinelWord)
 	a2, b2 := Corrupt(words, T5, rng(42), sentinelWord)
@@ -182,6 +186,7 @@ func TestDeterminism(t *testing.T) {
 
 // TestShortInputs: the T5 example shapes on tiny inputs.
 func TestShortInputs(t *testing.T) {
+	t.Parallel()
 	src, tgt := Corrupt([]string{"hello"}, T5, rng(1), sentinelWord)
 	if !slices.Equal(src, []string{"hello"}) || !slices.Equal(tgt, []string{"<extra_id_0>"}) {
 		t.Fatalf("one word: %v / %v", src, tgt)
@@ -203,6 +208,7 @@ func TestShortInputs(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	for _, o := range []Options{{0, 3}, {1, 3}, {-0.1, 3}, {0.15, 0.5}, {0.15, 0}} {
 		if o.Validate() == nil {
 			t.Errorf("%+v accepted", o)
@@ -214,6 +220,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestIDs(t *testing.T) {
+	t.Parallel()
 	ids := make([]int, 200)
 	for i := range ids {
 		ids[i] = 10 + i
@@ -245,6 +252,7 @@ func TestIDs(t *testing.T) {
 }
 
 func TestPack(t *testing.T) {
+	t.Parallel()
 	got := Pack([][]int{{1, 2, 3}, {}, {4, 5, 6, 7, 8}, {9}}, 4)
 	want := [][]int{{1, 2, 3, 4}, {5, 6, 7, 8}, {9}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -259,6 +267,7 @@ func TestPack(t *testing.T) {
 // of the items into that many non-empty spans equally likely (C(5,2) = 10
 // compositions of 6 items into 3 spans).
 func TestSegmentUniform(t *testing.T) {
+	t.Parallel()
 	r := rng(11)
 	seen := map[string]int{}
 	const draws = 20000

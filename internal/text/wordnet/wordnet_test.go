@@ -42,6 +42,7 @@ type goldenRow struct {
 // WordNet reader (testdata/synonyms_golden.py) for every word of 150 STS-B
 // test pairs plus inflected forms.
 func TestSynonymsGolden(t *testing.T) {
+	t.Parallel()
 	wn := open(t)
 	gold, err := rows.Read[goldenRow]("testdata/synonyms.jsonl")
 	if err != nil {
@@ -66,6 +67,7 @@ func TestSynonymsGolden(t *testing.T) {
 }
 
 func TestMorphy(t *testing.T) {
+	t.Parallel()
 	wn := open(t)
 	for _, tc := range []struct {
 		form string
@@ -87,6 +89,7 @@ func TestMorphy(t *testing.T) {
 }
 
 func TestSynsetsKnownFacts(t *testing.T) {
+	t.Parallel()
 	wn := open(t)
 	ss := wn.Synsets("dog")
 	if len(ss) != 8 { // 7 noun senses + 1 verb sense in WordNet 3.0

@@ -6,6 +6,7 @@ import (
 )
 
 func TestTokenize(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]string{
 		"A girl is styling her hair.":                 "A|girl|is|styling|her|hair|.",
 		"Don't stop: it's 3.5% of $1,000 (term-end)!": "Don't|stop|:|it's|3.5|%|of|$|1,000|(|term-end|)|!",
