@@ -23,6 +23,12 @@
 // Randomness (dropout) always comes from a *rand.Rand (math/rand/v2) that
 // the caller owns, one per model, never a global generator.
 //
+// Device residency. Values can live in a device's memory instead of Go
+// slices: leaves placed with Place, operators with a device path keeping
+// their results there, every host<->device copy explicit and counted.
+// device.go holds the design; operators without a device path fall back to
+// the host, correctly, and the counter names them.
+//
 // Errors. Operator shape mismatches are programming errors and panic with
 // a message naming the operator and the shapes; user input (token ids,
 // lengths, configuration) is validated by the callers that receive it

@@ -9,8 +9,16 @@
 // runs the operators' non-GEMM kernels (GELU in both forms, ReLU, layer
 // and RMS norm, the attention softmax with or without a score bias, AdamW)
 // there, with arithmetic identical to the operators' own loops. Only the CUDA
-// backend implements them; the CPU and OpenBLAS backends leave those loops
-// to the operators, whose numerics the recorded baselines depend on.
+// backend and the emulated device ("emu", package emudev) implement them;
+// the CPU and OpenBLAS backends leave those loops to the operators, whose
+// numerics the recorded baselines depend on.
+//
+// Device (device.go) is the next step: memory apart from the host's,
+// handed out as Buffers, with counted Upload/Download and kernels that take
+// Buffers, so that tensors stay on the device across operators
+// (internal/tensor/device.go has the design). DeviceOf finds it on a
+// backend: cuda.Backend (a GPU) and emudev.Backend (the same kernels'
+// C bodies on the CPU, for tests and for counting copies) have one.
 package backend
 
 import "sync"

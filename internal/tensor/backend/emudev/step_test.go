@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"repro/internal/model/conformance"
+	"repro/internal/tensor/backend"
 )
 
 // mulAdd is compiled like the operators' a*b + c.
@@ -140,5 +141,35 @@ func TestPaSeRStepsFallBack(t *testing.T) {
 	}
 	if n, bytes := b.Dev().Live(); n != 0 {
 		t.Errorf("%d device buffers (%d bytes) still allocated after the run", n, bytes)
+	}
+}
+
+// TestCopyPathCounts: as a plain backend (weights not placed) "emu" is
+// today's CUDA path: host operators, GEMMs and kernels on the "device" with
+// their operands copied per call. It gives the CPU's bits, and its counter
+// shows what that path moves per step, against the device path's batch.
+func TestCopyPathCounts(t *testing.T) {
+	needUnfused(t)
+	run := conformance.SmallEncoder(3)
+	want, err := run.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := New()
+	defer backend.Use(backend.Current())
+	backend.Use(b)
+	got, err := run.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "loss", got.Losses, want.Losses)
+	for i := range want.Weights {
+		sameBits(t, "weight", got.Weights[i], want.Weights[i])
+	}
+	c := b.Dev().Copies()
+	perStep := c.Bytes() / int64(run.Steps)
+	t.Logf("copy path: %d B per step (%d copies) against the device path's %d B of batch: %v", perStep, (c.Up+c.Down)/run.Steps, want.InputBytes[0], c)
+	if perStep <= 10*want.InputBytes[0] {
+		t.Errorf("the copy path moved %d B per step: no more than 10x the batch (%d B)? the counting is broken", perStep, want.InputBytes[0])
 	}
 }
