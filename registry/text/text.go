@@ -43,7 +43,7 @@ import (
 
 // MaskParams are text.mask_phrases's parameters.
 type MaskParams struct {
-	Method string `cty:"method" doc:"phrases to mask: rake (top_k best RAKE phrases), np, vp or np+vp (all noun phrases / verb groups of a Brown-trained tagger and chunker)"`
+	Method string `cty:"method" doc:"phrases to mask: rake (top_k best RAKE phrases), np, vp or np+vp (the noun phrases / verb groups of a Brown-trained tagger and chunker: every one, or one drawn at random with one_chunk)"`
 	TopK   int    `cty:"top_k" doc:"RAKE only: how many of the best phrases to mask (paper: 1-5; Table 5)"`
 	// OneChunk and DrawSeed came after results were cached (key:"added"):
 	// at their defaults, every chunk masked, the keys are the old ones.
