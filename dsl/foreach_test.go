@@ -334,3 +334,46 @@ stage "bad" {
 		t.Errorf("an instance nothing reads was instantiated: %v", stageNames(v))
 	}
 }
+
+// Instances feed repeat blocks (start, and stages inside the rounds) like
+// any stage.
+func TestForEachIntoRepeat(t *testing.T) {
+	t.Parallel()
+	src := `
+experiment "x" {
+}
+stage "corpus" {
+  uses = "data.sentences"
+  path = "x"
+}
+stage "mask" {
+  for_each = ["a", "b"]
+  uses     = "text.mask"
+  input    = stage.corpus.sentences
+}
+stage "init" {
+  for_each = toset(["a", "b"])
+  uses     = "init.random"
+}
+repeat "r" {
+  rounds = 2
+  start  = { model = stage.init["b"].model }
+  stage "train" {
+    uses = "train.encoder"
+    init = previous.model
+    data = stage.mask["a"].pairs
+  }
+  next = { model = stage.train.model }
+}
+stage "eval" {
+  uses  = "evaluate.sts"
+  model = repeat.r.last.model
+}
+`
+	v := mustLoad(t, "x.hcl", []byte(src), Options{}).Variants[0]
+	r1, r2 := v.Stage("r[1].train"), v.Stage("r[2].train")
+	if r1 == nil || r1.Inputs["init"].Stage != `init["b"]` || r1.Inputs["data"].Stage != `mask["a"]` ||
+		r2 == nil || r2.Inputs["init"].Stage != "r[1].train" {
+		t.Errorf("rounds: %+v %+v", r1, r2)
+	}
+}
