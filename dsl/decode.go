@@ -66,6 +66,7 @@ var profileSchema = &hcl.BodySchema{
 		{Type: "stage", LabelNames: []string{"name"}},
 		{Type: "repeat", LabelNames: []string{"name"}},
 		{Type: "deviation", LabelNames: []string{"name"}},
+		{Type: "module", LabelNames: []string{"name"}}, // module_inputs.go
 		resourcesBlock,
 		slurmBlock,
 	},
@@ -630,6 +631,8 @@ func (d *decoder) profile(b *hcl.Block) {
 			p.slurm = d.slurmBody(sb, p.slurm, "a profile")
 		case "deviation":
 			d.deviation(sb, p)
+		case "module":
+			d.profileModule(p, sb) // module_inputs.go
 		case "repeat":
 			if _, ok := d.m.repeats[sb.Labels[0]]; !ok {
 				d.errorf(sb.LabelRanges[0], "Unknown repeat block",

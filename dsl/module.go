@@ -181,7 +181,8 @@ func (e *evaluator) module(name string) *evaluator {
 	if p, ok := c.child.profiles[e.profile]; ok && e.profile != "" {
 		ovrs = append(ovrs, p.overrides...)
 	}
-	for _, a := range c.args {
+	args := e.moduleArgs(c) // the block's, under the profile's module block
+	for _, a := range args {
 		if _, ok := c.child.variables[a.Name]; !ok || !e.checkVars(a.Expr, "A module argument") {
 			continue
 		}
@@ -195,7 +196,7 @@ func (e *evaluator) module(name string) *evaluator {
 			expr:   hcl.StaticExpr(v, e.valueRange(a.Expr)), rng: a.NameRange,
 		})
 	}
-	ovrs = append(ovrs, e.moduleInputs(c)...)
+	ovrs = append(ovrs, e.moduleInputs(c, args)...)
 	child := evaluate(c.child, ovrs, e.profile, e.prefix+"module."+name+".")
 	e.diags = append(e.diags, child.diags...)
 	child.diags = nil

@@ -48,6 +48,10 @@ import (
 // parameters, seed and input digests, never its name: two blocks given the
 // same inputs and variables give stages with the same keys, which run once.
 //
+// A profile's `module "M" { ARG = ... }` block replaces the block's
+// arguments, inputs or variables, in that profile (the mini profile's
+// smaller corpus); null gives an input its default back.
+//
 // module.M.NAME reads output NAME of the module (with keys after it for a
 // metrics output); module.M.S.OUT still reads output OUT of stage S, so a
 // module without output blocks works as before. An output and a top-level
@@ -215,14 +219,17 @@ const targetInput targetKind = 100
 // (checking each against the declared kind) into overrides for the
 // module's evaluation, and reports declared inputs without a default that
 // the block leaves unset.
-func (e *evaluator) moduleInputs(c *moduleCall) []override {
+func (e *evaluator) moduleInputs(c *moduleCall, args []*hcl.Attribute) []override {
 	io := c.child.iface
 	var ovrs []override
 	set := map[string]bool{}
-	for _, a := range c.args {
+	for _, a := range args {
 		in, ok := io.inputs[a.Name]
 		if !ok {
 			continue
+		}
+		if isNull(a.Expr) {
+			continue // null: unset, so the input's default applies (a profile's way back to it)
 		}
 		set[a.Name] = true
 		if len(a.Expr.Variables()) == 0 {
@@ -402,4 +409,74 @@ func (e *evaluator) isModuleOutput(m, name string) bool {
 	}
 	_, ok = c.child.iface.outputs[name]
 	return ok
+}
+
+// targetModuleArg marks a profile's setting of a module block's argument
+// (its path is "module.M.ARG").
+const targetModuleArg targetKind = 101
+
+// profileModule decodes a profile's `module "M" { ARG = ... }` block: the
+// arguments (inputs or variables) it sets replace the module block's in
+// that profile, so a profile can pass the module other artifacts (the mini
+// profile's smaller corpus) or values.
+func (d *decoder) profileModule(p *profileBlock, b *hcl.Block) {
+	name := b.Labels[0]
+	c, ok := d.m.calls[name]
+	if !ok {
+		d.errorf(b.LabelRanges[0], "Unknown module",
+			"Profile %q changes module %q, which is not declared.%s Declared: %s.", p.name, name,
+			Suggest(name, d.m.callOrder), listOrNone(d.m.callOrder))
+		return
+	}
+	attrs, diags := b.Body.JustAttributes()
+	d.diags = append(d.diags, diags...)
+	for _, a := range sortedAttrs(attrs) {
+		if a.Name == "source" {
+			d.errorf(a.NameRange, "Invalid override", "A profile cannot change a module's source; declare another module block.")
+			continue
+		}
+		if c.child != nil {
+			_, isVar := c.child.variables[a.Name]
+			_, isInput := c.child.iface.inputs[a.Name]
+			if !isVar && !isInput {
+				d.errorf(a.NameRange, "Unsupported argument",
+					"Module %q (%s) declares no variable or input %q.%s Its variables: %s; its inputs: %s.", name, c.path, a.Name,
+					Suggest(a.Name, append(append([]string(nil), c.child.varOrder...), c.child.iface.inputOrder...)),
+					listOrNone(c.child.varOrder), listOrNone(c.child.iface.inputOrder))
+				continue
+			}
+		}
+		p.overrides = append(p.overrides, override{
+			target: target{kind: targetModuleArg, name: a.Name, path: "module." + name + "." + a.Name},
+			expr:   a.Expr, rng: a.NameRange,
+		})
+	}
+}
+
+// moduleArgs returns module block c's arguments under the selected
+// profile: the block's own, each replaced by the profile's where its
+// module block sets it, then those only the profile sets (in name order).
+func (e *evaluator) moduleArgs(c *moduleCall) []*hcl.Attribute {
+	prefix := "module." + c.name + "."
+	var out []*hcl.Attribute
+	seen := map[string]bool{}
+	for _, a := range c.args {
+		seen[a.Name] = true
+		if o, ok := e.ovr[prefix+a.Name]; ok {
+			a = &hcl.Attribute{Name: a.Name, Expr: o.expr, Range: o.expr.Range(), NameRange: o.rng}
+		}
+		out = append(out, a)
+	}
+	var extra []string
+	for path, o := range e.ovr {
+		if o.target.kind == targetModuleArg && strings.HasPrefix(path, prefix) && !seen[o.target.name] {
+			extra = append(extra, o.target.name)
+		}
+	}
+	slices.Sort(extra)
+	for _, name := range extra {
+		o := e.ovr[prefix+name]
+		out = append(out, &hcl.Attribute{Name: name, Expr: o.expr, Range: o.expr.Range(), NameRange: o.rng})
+	}
+	return out
 }

@@ -251,3 +251,28 @@ module "w" {
 	}
 	t.Logf("%s", b.String())
 }
+
+// TestModuleInputsFromProfile: a profile's module block replaces the
+// block's arguments (inputs and variables); null gives an input its
+// default back.
+func TestModuleInputsFromProfile(t *testing.T) {
+	t.Parallel()
+	cfg := loadFile(t, "testdata/modules/inputs/twice.hcl", Options{Profile: "mini"})
+	v := cfg.Variants[0]
+	if r := v.Stage("module.b.train").Inputs["init"]; r.Stage != "base" {
+		t.Errorf("module.b.train init = %+v: the profile passes base", r)
+	}
+	if r := v.Stage("module.d.mask").Inputs["input"]; r.Stage != "module.d.wiki" {
+		t.Errorf("module.d.mask input = %+v: corpus = null in the profile, so the default", r)
+	}
+	if got := num(t, v.Stage("module.d.train").Params, "learning_rate"); got != 5e-5 {
+		t.Errorf("module.d lr = %v", got)
+	}
+	keys := pseudoKeys(t, v.Graph)
+	if keys["module.a.train"] != keys["module.b.train"] {
+		t.Error("under mini, b has a's inputs and variables but not its key")
+	}
+	if keys["module.a.train"] == keys["module.same_as_a.train"] {
+		t.Error("under mini, same_as_a has another lr but a's key")
+	}
+}

@@ -67,3 +67,14 @@ stage "reads" {
   uses  = "evaluate.sts"
   model = module.p.model
 }
+
+profile "mini" {
+  module "nope" { # ERROR: Profile "mini" changes module "nope", which is not declared.
+    encoder = stage.base.model
+  }
+  module "p" {
+    source  = "./other.hcl" # ERROR: A profile cannot change a module's source
+    encodr  = stage.base.model # ERROR: declares no variable or input "encodr". Did you mean "encoder"?
+    encoder = stage.base.model
+  }
+}

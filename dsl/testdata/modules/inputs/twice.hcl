@@ -68,3 +68,18 @@ expect "same" {
 }
 
 profile "ci" {}
+
+# A profile changes module blocks' arguments: b gets a's encoder (so the
+# same keys), d its default corpus back and another lr, same_as_a another lr.
+profile "mini" {
+  module "b" {
+    encoder = stage.base.model
+  }
+  module "d" {
+    corpus = null
+    lr     = 5e-5
+  }
+  module "same_as_a" {
+    lr = 2e-4
+  }
+}
