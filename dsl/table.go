@@ -49,8 +49,9 @@ import (
 // object of label = key, in the order written (directly or as local.NAME);
 // a key is a string or a list of strings (a path of keys, such as
 // ["levels", "0-1", "mean"]). A row's cell reads the row's `stage` followed
-// by the column's key: `stage` is stage.NAME (its one metrics output),
-// module.M.STAGE, or any metrics reference (stage.S.metrics,
+// by the column's key: `stage` is stage.NAME or stage.NAME["KEY"] (a
+// for_each instance; its one metrics output), module.M.STAGE, or any
+// metrics reference (stage.S.metrics,
 // stage.S.metrics.mean, repeat.R.last.metrics, repeat.R.round[2].metrics,
 // module.M.OUTPUT, input.NAME), whose keys go before the column's.
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -144,5 +145,62 @@ func TestRenderGoldenTablesModules(t *testing.T) {
 				t.Errorf("rendered output differs from %s (go test -update rewrites it):\n%s", c.golden, b.String())
 			}
 		})
+	}
+}
+
+// TestTableAndModulesWithForEach: a table row reads a for_each instance
+// (stage.NAME["KEY"], bare like stage.NAME) and a module input takes one.
+func TestTableAndModulesWithForEach(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.hcl"), []byte(`input "enc" {
+  kind = "encoder"
+}
+stage "ev" {
+  uses  = "evaluate.sts"
+  model = input.enc
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "root.hcl")
+	if err := os.WriteFile(root, []byte(`experiment "x" {}
+`+testPipeline+`
+stage "tune" {
+  for_each = ["a", "b"]
+  uses     = "train.encoder"
+  data     = stage.mask.pairs
+}
+stage "score" {
+  for_each = stage.tune
+  uses     = "evaluate.sts"
+  model    = each.value.model
+}
+module "m" {
+  source = "./m.hcl"
+  enc    = stage.tune["a"].model
+}
+table "T" {
+  columns = ["avg"]
+  row "b" {
+    stage = stage.score["b"]
+  }
+  row "m" {
+    stage = module.m.ev
+  }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadFile(t, root, Options{})
+	var got []string
+	for _, x := range cfg.Expects {
+		got = append(got, x.Name+"="+x.Value.Stage+"."+x.Value.Output+"."+strings.Join(x.Value.Path, "."))
+	}
+	if want := `b=score["b"].metrics.avg m=module.m.ev.metrics.avg`; strings.Join(got, " ") != want {
+		t.Errorf("cells %v, want %s", got, want)
+	}
+	if r := cfg.Variants[0].Stage("module.m.ev").Inputs["model"]; r.Stage != `tune["a"]` {
+		t.Errorf("module.m.ev model = %+v", r)
 	}
 }
