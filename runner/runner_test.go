@@ -204,14 +204,19 @@ func TestCancel(t *testing.T) {
 		node(t, "after", ts["transform"], nil, map[string]graph.Edge{"in": {Node: "w", Output: "out"}}),
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
-	started := make(chan struct{})
+	defer cancel()
+	// Cancelled once w runs: its first progress report comes after it
+	// wrote a partial output, and it then waits for the cancellation.
+	waiting := false
 	res, err := Run(ctx, c, g, Options{Events: func(e Event) {
-		if e.Kind == EventRunning && e.Node == "w" {
-			close(started)
-			go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+		if e.Kind == EventProgress && e.Node == "w" {
+			waiting = true
+			cancel()
 		}
 	}})
-	<-started
+	if !waiting {
+		t.Fatal("w never reported progress")
+	}
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}

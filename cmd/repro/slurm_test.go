@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,6 +60,9 @@ func addTestStages(reg *registry.Registry) {
 				chain += m["chain"]
 			}
 			end := time.Now().Add(time.Duration(p.Seconds * float64(time.Second)))
+			if time.Now().Before(end) {
+				announceSleep(p.Text)
+			}
 			for time.Now().Before(end) {
 				env.Progress.Update(0, 0, "sleeping "+p.Text)
 				select {
@@ -70,6 +75,57 @@ func addTestStages(reg *registry.Registry) {
 			return os.WriteFile(filepath.Join(env.Output("metrics"), registry.FileMetrics), b, 0o644)
 		},
 	})
+}
+
+// sleepsEnv names the Unix socket where test.sleep says that it sleeps
+// (see sleeps); the jobs inherit it through sbatch.
+const sleepsEnv = "REPRO_TEST_SLEEPS"
+
+// announceSleep tells the test listening on $REPRO_TEST_SLEEPS, if any,
+// that the stage whose text this is sleeps: its job runs it, and a signal
+// now reaches a running stage.
+func announceSleep(text string) {
+	path := os.Getenv(sleepsEnv)
+	if path == "" {
+		return
+	}
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		return // the test is not listening
+	}
+	defer c.Close()
+	fmt.Fprintln(c, text)
+}
+
+// sleeps listens on a Unix socket for the test.sleep stages of this test's
+// runs (their jobs included) and delivers their texts as they start
+// sleeping: a channel from the jobs to the test.
+func sleeps(t *testing.T) <-chan string {
+	t.Helper()
+	// A short path: a socket's name has room for about 100 bytes.
+	dir, err := os.MkdirTemp("", "sleeps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close(); os.RemoveAll(dir) })
+	t.Setenv(sleepsEnv, l.Addr().String())
+	ch := make(chan string, 16)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			c.Close()
+			ch <- strings.TrimSpace(line)
+		}
+	}()
+	return ch
 }
 
 // slurmCluster starts a test cluster and lets the jobs run this binary as
@@ -113,17 +169,11 @@ func slurmWorkspace(t *testing.T) string {
 // and returns its ID.
 func waitJob(t *testing.T, c *slurmtest.Cluster, name, state string, out *bytes.Buffer) string {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, j := range c.Jobs() {
-			if f := strings.Split(j, "|"); f[1] == name && f[2] == state {
-				return f[0]
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
+	id, err := c.WaitJob(name, state, 90*time.Second)
+	if err != nil {
+		t.Fatalf("%v\noutput:\n%s", err, out)
 	}
-	t.Fatalf("no %s job %s\njobs:\n%s\noutput:\n%s", state, name, strings.Join(c.Jobs(), "\n"), out)
-	return ""
+	return id
 }
 
 // jobsByName counts the cluster's jobs per name and state, once none is
@@ -322,10 +372,18 @@ func TestSlurmSecondCoordinatorAndSIGTERM(t *testing.T) {
 func TestSlurmScancelMidRun(t *testing.T) {
 	c := slurmCluster(t)
 	file := slurmWorkspace(t)
+	sleeping := sleeps(t)
 	cmd, out := startRun(t, file, "seconds=120")
 	defer cmd.Process.Kill()
+	// scancel once the slow stage sleeps in its job.
+	for text := ""; text != "slow"; {
+		select {
+		case text = <-sleeping:
+		case <-time.After(90 * time.Second):
+			t.Fatalf("the slow stage did not start\njobs:\n%s\noutput:\n%s", strings.Join(c.Jobs(), "\n"), out)
+		}
+	}
 	id := waitJob(t, c, "slow", "RUNNING", out)
-	time.Sleep(300 * time.Millisecond)
 	if err := exec.Command("scancel", id).Run(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,15 +62,28 @@ func gridGraph(t *testing.T, reg *registry.Registry) *graph.Graph {
 
 func runSlurm(t *testing.T, ctx context.Context, st *store.Store, g *graph.Graph, cfg Config) (*runner.Result, error, *Executor) {
 	t.Helper()
+	return runSlurmEvents(t, ctx, st, g, cfg, nil)
+}
+
+// runSlurmEvents is runSlurm with the runner's events going to events.
+func runSlurmEvents(t *testing.T, ctx context.Context, st *store.Store, g *graph.Graph, cfg Config, events func(runner.Event)) (*runner.Result, error, *Executor) {
+	t.Helper()
 	ex, err := Open(ctx, st, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, rerr := runner.Run(ctx, st, g, runner.Options{Executor: ex, Scope: "test"})
+	res, rerr := runner.Run(ctx, st, g, runner.Options{Executor: ex, Scope: "test", Events: events})
 	if err := ex.Close(); err != nil {
 		t.Errorf("close: %v", err)
 	}
 	return res, rerr, ex
+}
+
+// sleeping reports whether e says that node's test.write stage sleeps in
+// its job: the job runs, and the stage within it, where a SIGTERM cancels
+// its context (TestMain). The executor passes on the job's own progress.
+func sleeping(e runner.Event, node string) bool {
+	return e.Kind == runner.EventProgress && e.Node == node && strings.HasSuffix(e.Status, ": sleeping")
 }
 
 // A grid through Slurm computes what a local run computes, byte for byte,
@@ -143,22 +157,27 @@ func TestClusterFailureAndScancel(t *testing.T) {
 	}}
 	g.Nodes = append(g.Nodes, node(t, reg, "after", "test.join", "x.hcl:3", nil, map[string]graph.Edge{"a": {Node: "slow", Output: "out"}}))
 	st := openStore(t)
+	// scancel the slow stage's job once the stage sleeps in it.
+	sleeps, done := make(chan struct{}), make(chan struct{})
 	go func() {
-		// scancel the slow stage's job once it runs.
-		deadline := time.Now().Add(60 * time.Second)
-		for time.Now().Before(deadline) {
-			for _, j := range c.Jobs() {
-				f := strings.Split(j, "|")
-				if f[1] == "slow" && f[2] == "RUNNING" {
-					time.Sleep(500 * time.Millisecond)
-					exec.Command("scancel", f[0]).Run()
-					return
-				}
+		select {
+		case <-sleeps:
+		case <-done:
+			return
+		}
+		for _, j := range c.Jobs() {
+			if f := strings.Split(j, "|"); f[1] == "slow" {
+				exec.Command("scancel", f[0]).Run()
 			}
-			time.Sleep(100 * time.Millisecond)
 		}
 	}()
-	res, err, _ := runSlurm(t, context.Background(), st, g, cfg)
+	var once sync.Once
+	res, err, _ := runSlurmEvents(t, context.Background(), st, g, cfg, func(e runner.Event) {
+		if sleeping(e, "slow") {
+			once.Do(func() { close(sleeps) })
+		}
+	})
+	close(done)
 	var re *runner.RunError
 	if !errors.As(err, &re) || len(re.Failed) != 2 || len(re.Skipped) != 1 {
 		t.Fatalf("want 2 failed, 1 skipped: %v", err)
@@ -201,17 +220,13 @@ func TestClusterCancelledRunCancelsJobs(t *testing.T) {
 	g.Nodes = append(g.Nodes, node(t, reg, "after", "test.join", "x.hcl:3", nil, map[string]graph.Edge{"a": {Node: "slow", Output: "out"}}))
 	st := openStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for ctx.Err() == nil {
-			for _, j := range c.Jobs() {
-				if f := strings.Split(j, "|"); f[1] == "slow" && f[2] == "RUNNING" {
-					cancel()
-				}
-			}
-			time.Sleep(100 * time.Millisecond)
+	defer cancel()
+	// Cancelled once the slow stage sleeps in its job.
+	_, err, _ := runSlurmEvents(t, ctx, st, g, cfg, func(e runner.Event) {
+		if sleeping(e, "slow") {
+			cancel()
 		}
-	}()
-	_, err, _ := runSlurm(t, ctx, st, g, cfg)
+	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("want a cancelled run: %v", err)
 	}
@@ -285,19 +300,10 @@ func TestClusterAdoptAfterCrash(t *testing.T) {
 	if err := first.Start(ctx, &runner.Pass{Graph: g, Plan: plan, Backend: "cpu"}); err != nil {
 		t.Fatal(err)
 	}
-	// The crash: the lock goes (as the kernel drops it), nothing is
-	// cleaned up or cancelled.
-	for {
-		quickDone := false
-		for _, j := range c.Jobs() {
-			if f := strings.Split(j, "|"); f[1] == "quick" && f[2] == "COMPLETED" {
-				quickDone = true
-			}
-		}
-		if quickDone {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	// Once quick's job has completed, the crash: the lock goes (as the
+	// kernel drops it), nothing is cleaned up or cancelled.
+	if _, err := c.WaitJob("quick", "COMPLETED", 60*time.Second); err != nil {
+		t.Fatal(err)
 	}
 	close(first.stop)
 	<-first.stopped

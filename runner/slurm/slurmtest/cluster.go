@@ -252,6 +252,24 @@ func (c *Cluster) Jobs() []string {
 	return jobs
 }
 
+// WaitJob waits up to limit until the cluster shows a job (or array task)
+// named name in state, and returns its ID. Slurm tells a job's state only
+// through squeue, so this asks it every 50 ms; the error lists the jobs.
+func (c *Cluster) WaitJob(name, state string, limit time.Duration) (string, error) {
+	deadline := time.Now().Add(limit)
+	for {
+		for _, j := range c.Jobs() {
+			if f := strings.Split(j, "|"); f[1] == name && f[2] == state {
+				return f[0], nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("no %s job named %s after %s; jobs:\n%s", state, name, limit, strings.Join(c.Jobs(), "\n"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // stop cancels every job, waits for them to end, stops the daemons and
 // removes the directory.
 func (c *Cluster) stop() {
