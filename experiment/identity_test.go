@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"repro/experiment"
-	"repro/graph"
 	"repro/registry/builtin"
 )
 
@@ -60,7 +59,7 @@ func TestExperimentIdentities(t *testing.T) {
 				if a != "" {
 					variant += " ablation " + a
 				}
-				ids, err := identities(y.Graph)
+				ids, err := y.Graph.Identities()
 				if err != nil {
 					t.Fatalf("%s: %v", variant, err)
 				}
@@ -159,26 +158,4 @@ func cells(x *experiment.Experiment, ids map[string]string) ([]string, error) {
 			e.Name, e.Row, e.Column, e.Paper, e.Tolerance, e.MaxTolerance, e.LowerIsBetter, e.Count, e.Profile, e.Pending, src))
 	}
 	return out, nil
-}
-
-// identities computes each node's structural identity in topological order
-// (graph.Graph keeps its nodes so).
-func identities(g *graph.Graph) (map[string]string, error) {
-	ids := map[string]string{}
-	for _, n := range g.Nodes {
-		p, err := graph.CanonicalParams(n.Params)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", n.ID, err)
-		}
-		in := map[string]string{}
-		for port, e := range n.Inputs {
-			up, ok := ids[e.Node]
-			if !ok {
-				return nil, fmt.Errorf("%s: input %s from %s, which comes later", n.ID, port, e.Node)
-			}
-			in[port] = up + "." + e.Output
-		}
-		ids[n.ID] = graph.KeyOf(n, p, in, "cpu")
-	}
-	return ids, nil
 }
