@@ -200,17 +200,22 @@ func TestLLMSharedRequestsPaidOnce(t *testing.T) {
 	if code, out, errs := repro(t, "run", file, "-var", url, "--target", "premises"); code != 0 {
 		t.Fatalf("run --target premises: %s%s", out, errs)
 	}
-	// The server holds every answer until 8 requests have arrived: the
-	// first run's 4 workers and the second run's 4.
-	four, eight := make(chan struct{}), make(chan struct{})
+	// The server answers the first run's first request (sent alone, the
+	// probe), then holds every answer until the second run's probe
+	// arrives: the first run's 4 workers wait on theirs, and the second
+	// run, whose first requests to send are those 4, probes with the next
+	// one it can claim.
+	four, release := make(chan struct{}), make(chan struct{})
 	srv.Script = func(n int, r *llmtest.ChatRequest) llmtest.Reply {
 		switch n {
-		case 4:
+		case 1:
+			return llmtest.Reply{}
+		case 5:
 			close(four)
-		case 8:
-			close(eight)
+		case 6:
+			close(release)
 		}
-		<-eight
+		<-release
 		return llmtest.Reply{}
 	}
 	start := func(inputs string) (*exec.Cmd, *bytes.Buffer) {

@@ -88,18 +88,22 @@ func TestLLMJobsSharedRequestsPaidOnce(t *testing.T) {
 		t.Fatalf("run --target premises: %s%s", out, errs)
 	}
 	big, small := labelJobSpec(t, file, url, "60"), labelJobSpec(t, file, url, "40")
-	// The server holds every answer until 8 requests have arrived: the
-	// first job's 4 workers and the second job's 4 (the bug: the same 4
-	// again; the fix: 4 others, as it waits for the first 4).
-	four, eight := make(chan struct{}), make(chan struct{})
+	// The server answers the first job's first request (sent alone, the
+	// probe), then holds every answer until the second job's probe
+	// arrives: the first job's 4 workers wait on theirs, and the second
+	// job, whose first requests to send are those 4 (the bug: sent again),
+	// probes with the next one it can claim and waits for the 4.
+	four, release := make(chan struct{}), make(chan struct{})
 	srv.Script = func(n int, r *llmtest.ChatRequest) llmtest.Reply {
 		switch n {
-		case 4:
+		case 1:
+			return llmtest.Reply{}
+		case 5:
 			close(four)
-		case 8:
-			close(eight)
+		case 6:
+			close(release)
 		}
-		<-eight
+		<-release
 		return llmtest.Reply{}
 	}
 	start := func(spec string) (*exec.Cmd, *bytes.Buffer) {
@@ -180,14 +184,13 @@ func TestLLMJobsClaimOfKilledJob(t *testing.T) {
 		t.Fatalf("run --target premises: %s%s", out, errs)
 	}
 	big, small := labelJobSpec(t, file, url, "60"), labelJobSpec(t, file, url, "40")
-	// The first 4 requests (the larger job's) are never answered.
-	four, hang := make(chan struct{}), make(chan struct{})
+	// The first request (the larger job's probe, sent alone) is never
+	// answered.
+	first, hang := make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() { close(hang) })
 	srv.Script = func(n int, r *llmtest.ChatRequest) llmtest.Reply {
-		if n <= 4 {
-			if n == 4 {
-				close(four)
-			}
+		if n == 1 {
+			close(first)
 			<-hang
 		}
 		return llmtest.Reply{}
@@ -202,7 +205,7 @@ func TestLLMJobsClaimOfKilledJob(t *testing.T) {
 		return cmd, &out
 	}
 	bigJob, _ := start(big)
-	<-four
+	<-first
 	smallJob, smallOut := start(small)
 	// Once the smaller job says it waits for the larger one's requests,
 	// the larger one dies.
@@ -228,21 +231,21 @@ func TestLLMJobsClaimOfKilledJob(t *testing.T) {
 	if err := <-smallDone; err != nil {
 		t.Fatalf("the smaller job: %v\n%s", err, smallOut)
 	}
-	first := map[string]bool{}
+	killed := map[string]bool{}
 	seen := map[string]int{}
 	for _, r := range srv.Received() {
 		b, _ := json.Marshal(r.Body.Messages)
 		seen[string(b)]++
-		if r.N <= 4 {
-			first[string(b)] = true
+		if r.N == 1 {
+			killed[string(b)] = true
 		}
 	}
 	for m, n := range seen {
-		if n > 1 && !first[m] {
-			t.Errorf("sent %d times, and not one the killed job had sent: %s", n, m)
+		if n > 1 && !killed[m] {
+			t.Errorf("sent %d times, and not the one the killed job had sent: %s", n, m)
 		}
 	}
-	if len(seen) != 80 || srv.Count() != 84 {
-		t.Fatalf("%d requests for %d distinct ones; want the smaller job's 80 and the killed job's 4\n%s", srv.Count(), len(seen), smallOut)
+	if len(seen) != 80 || srv.Count() != 81 {
+		t.Fatalf("%d requests for %d distinct ones; want the smaller job's 80 and the killed job's 1\n%s", srv.Count(), len(seen), smallOut)
 	}
 }

@@ -298,15 +298,11 @@ func (c *Client) Do(ctx context.Context, reqs []Request, each func(i int, r Resu
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	batches := [][]string{unsent}
 	if lim.Probe && len(unsent) > 1 {
-		batches = [][]string{unsent[:1], unsent[1:]}
+		unsent = c.probe(ctx, cancel, s, claimer, unsent, reqs, byKey, deliver)
 	}
-	for _, b := range batches {
-		if ctx.Err() != nil {
-			break
-		}
-		c.sendAll(ctx, cancel, s, claimer, b, reqs, byKey, deliver, func(elsewhere int, show bool) {
+	if len(unsent) > 0 && ctx.Err() == nil {
+		c.sendAll(ctx, cancel, s, claimer, unsent, reqs, byKey, deliver, func(elsewhere int, show bool) {
 			mu.Lock()
 			defer mu.Unlock()
 			prog.Elsewhere = elsewhere
@@ -323,6 +319,27 @@ func (c *Client) Do(ctx context.Context, reqs []Request, each func(i int, r Resu
 		return prog, c.redactErr(err)
 	}
 	return prog, nil
+}
+
+// probe answers, alone, the first of the unsent requests that this client
+// can claim (Limits.Probe), and returns the others to send: those another
+// client was sending when it came to them, and the rest. A failure cancels
+// ctx.
+func (c *Client) probe(ctx context.Context, cancel context.CancelCauseFunc, s *sender, claimer Claimer, unsent []string,
+	reqs []Request, byKey map[string][]int, deliver func(string, Record, bool) error) []string {
+	var skipped []string
+	for i, k := range unsent {
+		held, err := c.one(ctx, s, claimer, k, reqs[byKey[k][0]], deliver)
+		if err != nil {
+			cancel(err)
+			return nil
+		}
+		if held {
+			return append(skipped, unsent[i+1:]...)
+		}
+		skipped = append(skipped, k)
+	}
+	return skipped
 }
 
 // sendAll answers the unsent requests: passes over those still to answer,
