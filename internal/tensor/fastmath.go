@@ -2,6 +2,10 @@ package tensor
 
 import "math"
 
+// ExpF is the float32 exp the operators use (expf below), for code that
+// must compute what they compute (sampling's softmax).
+func ExpF(x float32) float32 { return expf(x) }
+
 // expf is a float32 exp (Cephes' expf: range reduction by ln 2 and a
 // degree-6 polynomial, relative error about 1e-7), several times faster
 // than rounding math.Exp; softmax, cross-entropy and GELU spend most of

@@ -59,9 +59,9 @@
 // The kernels mirror the Go operators' arithmetic operation by operation
 // (float64 where Go uses float64, the same float32 constants, Go's min/max
 // rules), so on the CPU they are bit-identical to them: package ptx/emu
-// compiles kernels.h with gcc and loops the thread index, and its tests
-// compare every kernel with the operators' own code (tensor.Ref*,
-// optim.AdamW) bit for bit, edge cases included. That holds for Go builds
+// compiles kernels.h with gcc and loops the thread index, and tests compare
+// every kernel with the operators' own code bit for bit, edge cases
+// included (package tensor's kernelref_test.go; optim.AdamW in emu's). That holds for Go builds
 // that do not fuse multiply-adds (amd64 below GOAMD64=v3); a Go build that
 // fuses would differ from the kernels, not the other way round. Package
 // ptx's tests check that kernels.ptx is generated from the current sources,

@@ -2,10 +2,11 @@
 // kernel bodies, compiled by the C compiler with contraction off as for
 // the PTX (no fused multiply-add), called for every thread index in turn. The
 // kernels use no shared memory and no synchronisation, so this is exactly
-// what the GPU computes; its tests compare it bit for bit with the Go
-// operators, which is how the kernels are verified without a GPU (they skip
-// where the Go compiler fuses multiply-adds -- arm64, amd64 with GOAMD64=v3
-// -- since the operators' results differ there). The emulated device backend
+// what the GPU computes; package tensor's tests (kernelref_test.go) compare
+// it bit for bit with the Go operators, which is how the kernels are
+// verified without a GPU (they skip where the Go compiler fuses
+// multiply-adds -- arm64, amd64 with GOAMD64=v3 -- since the operators'
+// results differ there). The emulated device backend
 // (package backend/emudev, "emu") runs its kernels through it; no other
 // training code does.
 //
