@@ -120,6 +120,9 @@ type Config struct {
 	Seed            uint64
 	BatchSize       int
 	Progress        func(done, total int)
+	// TokenIDs puts each generated row's x2 ids and prompt ids in it
+	// (rows.GeneratedPair.X2IDs, PromptIDs).
+	TokenIDs bool
 }
 
 // LabelStats counts one label's draws.
@@ -240,9 +243,13 @@ func GeneratePairs(ctx context.Context, lm LM, x1s []string, c Config) ([]rows.G
 				case len(kept[cell]) >= c.X2PerX1:
 					st.Surplus++
 				default:
-					kept[cell] = append(kept[cell], rows.GeneratedPair{Sentence1: x1s[x], Sentence2: x2,
+					p := rows.GeneratedPair{Sentence1: x1s[x], Sentence2: x2,
 						Label: c.Labels[l].Value, Instruction: c.Labels[l].Value, Origin: "generated",
-						X1: x, Try: try, Sample: s})
+						X1: x, Try: try, Sample: s}
+					if c.TokenIDs {
+						p.X2IDs, p.PromptIDs = out.Tokens, prompts[cell]
+					}
+					kept[cell] = append(kept[cell], p)
 				}
 			}
 		}
@@ -282,11 +289,30 @@ type X1Stats struct {
 	Rounds    int `json:"rounds"`
 }
 
+// X1 is one generated input sentence with the ids it came from.
+type X1 struct {
+	Text string // the sentence, trimmed
+	// IDs are the generated token ids: decoded, Text (before trimming),
+	// then the closing quote and whatever else the token that completed
+	// it held. Prompt are the prompt's ids as the model read them.
+	IDs, Prompt []int
+}
+
 // GenerateX1 generates Count distinct sentences x1 from the template cut
 // after x1's opening quote (the paper's STS-L-x1x2), the prompts cycling
 // through the labels' instructions; rounds of the missing number of draws
 // repeat until Count are found or MaxRounds have run.
 func GenerateX1(ctx context.Context, lm LM, c X1Config) ([]string, X1Stats, error) {
+	xs, st, err := GenerateX1Tokens(ctx, lm, c)
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = x.Text
+	}
+	return out, st, err
+}
+
+// GenerateX1Tokens is GenerateX1 with each sentence's token ids.
+func GenerateX1Tokens(ctx context.Context, lm LM, c X1Config) ([]X1, X1Stats, error) {
 	var st X1Stats
 	if err := CheckTemplate(c.Template); err != nil {
 		return nil, st, err
@@ -302,7 +328,7 @@ func GenerateX1(ctx context.Context, lm LM, c X1Config) ([]string, X1Stats, erro
 		prompts[l] = lm.Prompt(X1Prompt(c.Template, lab.Instruction))
 	}
 	seen := map[string]bool{}
-	var out []string
+	var out []X1
 	drawn := 0 // prompt index across rounds: every draw has its own stream
 	for round := 0; round < c.MaxRounds && len(out) < c.Count; round++ {
 		st.Rounds++
@@ -321,7 +347,6 @@ func GenerateX1(ctx context.Context, lm LM, c X1Config) ([]string, X1Stats, erro
 		if err != nil {
 			return nil, st, err
 		}
-		drawn += n
 		for _, o := range outs {
 			st.Drawn++
 			s := strings.TrimSpace(o.Text)
@@ -334,9 +359,10 @@ func GenerateX1(ctx context.Context, lm LM, c X1Config) ([]string, X1Stats, erro
 				st.Duplicate++
 			default:
 				seen[s] = true
-				out = append(out, s)
+				out = append(out, X1{Text: s, IDs: o.Tokens, Prompt: batch[o.Prompt]})
 			}
 		}
+		drawn += n
 	}
 	st.Kept = len(out)
 	return out, st, nil

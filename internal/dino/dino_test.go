@@ -2,6 +2,7 @@ package dino
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -72,7 +73,7 @@ func TestPostProcessing(t *testing.T) {
 		t.Errorf("split: %d + %d, %v", len(tr), len(va), err)
 	}
 	tr2, va2, _ := Split(aug, 0.1, rand.New(rand.NewPCG(3, 4)))
-	if va2[0] != va[0] || tr2[0] != tr[0] {
+	if !reflect.DeepEqual(va2[0], va[0]) || !reflect.DeepEqual(tr2[0], tr[0]) {
 		t.Error("the same seed split differently")
 	}
 }

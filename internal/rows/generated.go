@@ -21,4 +21,11 @@ type GeneratedPair struct {
 	Try    int   `json:"try"`
 	Sample int   `json:"sample"`
 	Seed   int64 `json:"seed"`
+	// X2IDs are the token ids generated for x2 (generated rows, when the
+	// stage's token_ids is on; absent otherwise): decoded, they give x2
+	// before its surrounding spaces are trimmed, then the closing quote
+	// and whatever else the token that completed it held. PromptIDs are
+	// I_y(x1)'s ids as the model read them.
+	X2IDs     []int `json:"x2_ids,omitempty"`
+	PromptIDs []int `json:"prompt_ids,omitempty"`
 }

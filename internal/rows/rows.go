@@ -89,6 +89,15 @@ type Completion struct {
 	StopString  string   `json:"stop_string,omitempty"`
 	Tokens      int      `json:"tokens"` // generated tokens (EOS excluded)
 	Sampling    Sampling `json:"sampling"`
+	// TokenIDs are the generated token ids (EOS excluded; Tokens of them)
+	// and PromptIDs the prompt's as the model read it (a causal model's
+	// <|endoftext|> first where it was framed so; a T5's encoder input,
+	// </s> last). Written only when the stage's token_ids is on (absent
+	// otherwise, so rows written before them are unchanged; an empty list,
+	// a completion that ended at once, is left out too). The text is
+	// decode(TokenIDs), cut before the stop string when one ended it.
+	TokenIDs  []int `json:"token_ids,omitempty"`
+	PromptIDs []int `json:"prompt_ids,omitempty"`
 }
 
 // Sampling records the decoding parameters of a Completion.

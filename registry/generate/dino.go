@@ -36,6 +36,9 @@ type DINOInstructions struct {
 	TopP         float64   `cty:"top_p" doc:"nucleus sampling mass, in (0, 1]"`
 	BatchSize    int       `cty:"batch_size" doc:"sequences decoded together (a label prompt and its counterlabel prompts count one each)"`
 	Show         int       `cty:"show" doc:"examples per label shown in samples.md (a seeded draw)"`
+	// TokenIDs came after results were cached (key:"added"): at its
+	// default (off) the outputs are byte for byte what they were.
+	TokenIDs bool `cty:"token_ids" key:"added" doc:"also write the generated token ids: generate.dino_pairs puts x2_ids (what was generated for x2, the closing quote's token included) and prompt_ids (I_y(x1) as the model read it) in each generated row of pairs.jsonl; generate.dino_x1 writes tokens.jsonl beside sentences.jsonl (each kept sentence with its token_ids and prompt_ids); off (the default) leaves the outputs as before. The paper profiles turn it on"`
 }
 
 func defaultInstructions() DINOInstructions {
@@ -156,8 +159,10 @@ the instruction I_y(x1) (template with [I] = i_y, [X] = x1) is continued until t
 mark, found in the decoded text; x2_per_x1 continuations are kept per (x1, y), from up to max_tries
 rounds of draws; outputs without the quote are dropped and counted (stats.json). With lambda > 0
 the prompts of y's counterlabels {y' > y} advance in lockstep with I_y(x1) and debias it
-(alpha = max(exp(lambda * delta), epsilon)). Sampling: top-k then top-p. Rows carry provenance;
-samples.md shows the counts and a seeded sample of pairs per label.`,
+(alpha = max(exp(lambda * delta), epsilon)). Sampling: top-k then top-p. Rows carry provenance
+(with token_ids, off by default so outputs cached before it are unchanged and on in the paper
+profile, also x2's generated ids and the prompt's); samples.md shows the counts and a seeded sample of
+pairs per label.`,
 		Params: DINOPairsParams{DINOInstructions: defaultInstructions(), X2PerX1: 2, MaxTries: 5, Lambda: 100, Epsilon: 0.01},
 		Inputs: []registry.Port{
 			{Name: "model", Kind: registry.KindLanguageModel, Optional: true, Doc: "the generator (else hf_checkpoint)"},
@@ -201,7 +206,7 @@ func runDINOPairs(ctx context.Context, env *registry.Env) error {
 	}
 	c := dino.Config{Template: p.Template, Labels: p.labels(), X2PerX1: p.X2PerX1, MaxTries: p.MaxTries,
 		Sampling: p.sampling(), MaxNewTokens: p.MaxNewTokens, Quote: p.Quote, Lambda: p.Lambda, Epsilon: p.Epsilon,
-		Seed: uint64(env.Seed), BatchSize: p.BatchSize, Progress: func(d, n int) { env.Report(d, n, "(x1, y)") }}
+		Seed: uint64(env.Seed), BatchSize: p.BatchSize, Progress: func(d, n int) { env.Report(d, n, "(x1, y)") }, TokenIDs: p.TokenIDs}
 	ps, stats, err := dino.GeneratePairs(ctx, g, x1s, c)
 	if err != nil {
 		return err
@@ -229,6 +234,20 @@ func runDINOPairs(ctx context.Context, env *registry.Env) error {
 	return os.WriteFile(filepath.Join(dir, registry.FileSamples), []byte(b.String()), 0o644)
 }
 
+// FileTokens is generate.dino_x1's tokens.jsonl (token_ids only): a row
+// per sentence of sentences.jsonl, in its order.
+const FileTokens = "tokens.jsonl"
+
+// X1Tokens is a row of tokens.jsonl: a generated sentence x1 (as in
+// sentences.jsonl), the token ids generated for it (decoded: the sentence
+// before trimming, then the closing quote and whatever else the token
+// that completed it held) and its prompt's ids as the model read them.
+type X1Tokens struct {
+	Text      string `json:"text"`
+	TokenIDs  []int  `json:"token_ids"`
+	PromptIDs []int  `json:"prompt_ids"`
+}
+
 // DINOX1Params are generate.dino_x1's parameters.
 type DINOX1Params struct {
 	DINOInstructions
@@ -254,10 +273,12 @@ func dinoX1Type() *registry.StageType {
 		Doc: `DINO's input sentences for STS-L-x1x2: the instruction template cut right after x1's opening
 quotation mark (prompts cycling through the labels' instructions) is continued until the closing
 quote; distinct non-empty sentences are kept until count are found, in rounds of as many draws as
-are missing (up to max_rounds). Top-p only (no top-k) by default, as in the paper.`,
+are missing (up to max_rounds). Top-p only (no top-k) by default, as in the paper. With token_ids
+(off by default, so outputs cached before it are unchanged; on in the paper profile) tokens.jsonl
+beside the sentences gives each one's generated token ids and its prompt's.`,
 		Params:    DINOX1Params{DINOInstructions: d, Count: 15000, MaxRounds: 5},
 		Inputs:    []registry.Port{{Name: "model", Kind: registry.KindLanguageModel, Optional: true, Doc: "the generator (else hf_checkpoint)"}},
-		Outputs:   []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl, stats.json, samples.md"}},
+		Outputs:   []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl, stats.json, samples.md (tokens.jsonl with token_ids)"}},
 		Seeded:    true,
 		Tensor:    true,
 		Externals: func(p any) ([]registry.External, error) { return p.(*DINOX1Params).externals(), nil },
@@ -274,9 +295,13 @@ func runDINOX1(ctx context.Context, env *registry.Env) error {
 	c := dino.X1Config{Template: p.Template, Labels: p.labels(), Count: p.Count, MaxRounds: p.MaxRounds,
 		Sampling: p.sampling(), MaxNewTokens: p.MaxNewTokens, Quote: p.Quote, Seed: uint64(env.Seed), BatchSize: p.BatchSize,
 		Progress: func(d, n int) { env.Report(d, n, "x1") }}
-	xs, st, err := dino.GenerateX1(ctx, g, c)
+	gs, st, err := dino.GenerateX1Tokens(ctx, g, c)
 	if err != nil {
 		return err
+	}
+	xs := make([]string, len(gs))
+	for i, x := range gs {
+		xs[i] = x.Text
 	}
 	if len(xs) == 0 {
 		return fmt.Errorf("no sentence x1 was generated in %d draws (%d without a closing quote): the generator does not follow the template", st.Drawn, st.NoQuote)
@@ -291,6 +316,15 @@ func runDINOX1(ctx context.Context, env *registry.Env) error {
 	}
 	if err := registry.WriteJSON(filepath.Join(dir, registry.FileStats), st); err != nil {
 		return err
+	}
+	if p.TokenIDs {
+		ts := make([]X1Tokens, len(gs))
+		for i, x := range gs {
+			ts[i] = X1Tokens{Text: x.Text, TokenIDs: x.IDs, PromptIDs: x.Prompt}
+		}
+		if err := rows.Write(filepath.Join(dir, FileTokens), ts); err != nil {
+			return err
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Generated x1 (seed %d, top-k %d, top-p %g): %d kept of %d drawn (%d without a closing quote, %d empty, %d duplicates, %d rounds). First %d:\n\n",

@@ -47,6 +47,9 @@ type CompleteParams struct {
 	BatchSize        int      `cty:"batch_size" doc:"sequences decoded together"`
 	MaxPrompts       int      `cty:"max_prompts" doc:"use the first N input sentences; 0 = all"`
 	Show             int      `cty:"show" doc:"completions shown in samples.md (and the report)"`
+	// TokenIDs came after results were cached (key:"added"): at its
+	// default (off) the rows are byte for byte what they were.
+	TokenIDs bool `cty:"token_ids" key:"added" doc:"also write each completion's generated token ids (token_ids, EOS excluded) and its prompt's ids as the model read them (prompt_ids) in its row; off (the default) leaves the rows as before. The paper profiles turn it on"`
 }
 
 func (p *CompleteParams) sampling() gen.Sampling {
@@ -83,7 +86,9 @@ replaced by it; the template alone without input), samples completions each, dec
 temperature, top-k, top-p (top-k first when both), presence/frequency penalties, and stopped at
 <|endoftext|>, a stop string in the decoded text, max_new_tokens or the context window. Every
 completion draws from its own random stream seeded from (seed, prompt index, sample index): the
-same seed gives the same rows bit for bit. Rows carry their provenance.`,
+same seed gives the same rows bit for bit. Rows carry their provenance; with token_ids (off by
+default, so rows cached before it are unchanged; the paper profiles turn it on) also the generated
+token ids and the prompt's: the text is their decoding, cut before the stop string that ended it.`,
 		Params: CompleteParams{MaxNewTokens: 40, Samples: 1, Temperature: 1, TopP: 1, StopAtEOS: true, BOS: "auto",
 			BatchSize: 32, Show: 10},
 		Inputs: []registry.Port{
@@ -167,6 +172,9 @@ func runComplete(ctx context.Context, env *registry.Env) error {
 	for i, out := range outs {
 		r := rows.Completion{PromptIndex: out.Prompt, Prompt: texts[out.Prompt], Sample: out.Sample, Seed: env.Seed,
 			Text: out.Text, StopReason: string(out.Stop), StopString: out.StopString, Tokens: len(out.Tokens), Sampling: rec}
+		if p.TokenIDs {
+			r.TokenIDs, r.PromptIDs = out.Tokens, prompts[out.Prompt]
+		}
 		if inputs != nil {
 			r.Input = inputs[out.Prompt]
 		}

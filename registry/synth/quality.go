@@ -23,6 +23,9 @@ type QualityParams struct {
 	False     string  `cty:"false_label" doc:"the target text meaning contradiction"`
 	BatchSize int     `cty:"batch_size" doc:"prompts scored together"`
 	Show      int     `cty:"show" doc:"kept triplets shown in samples.md (a seeded sample: the first of a permutation drawn from seed), and as many dropped ones"`
+	// RawLogprobs came after results were cached (key:"added"): at its
+	// default (off) the outputs are byte for byte what they were.
+	RawLogprobs bool `cty:"raw_logprobs" key:"added" doc:"also write the discriminator's raw log-probabilities: every scored candidate's row in scores.jsonl gets logprobs (for T_d(u, u_entail) and T_d(u, u_contra), each label's sum and per-token values, the sums being what P(true) is computed from), and options.json gives each label's token ids and says that no end token after the label is scored; off (the default) leaves the outputs as before. The paper profiles turn it on"`
 }
 
 // Validate checks the parameters at load time.
@@ -50,11 +53,67 @@ func checkLabelling(c *registry.Checks, template, trueLabel, falseLabel string, 
 }
 
 // FileQuality is the quality check's tally beside its triplets; FileScores
-// the per-candidate probabilities and decisions.
+// the per-candidate probabilities and decisions; FileOptions (raw_logprobs
+// only) how the labels were scored.
 const (
 	FileQuality = "quality.json"
 	FileScores  = "scores.jsonl"
+	FileOptions = "options.json"
 )
+
+// OptionLogprob is one label's raw score after one prompt: the natural-log
+// probability of each of its tokens and their sum (generate.Sum, the
+// number the stage's probability is computed from).
+type OptionLogprob struct {
+	Sum    float64   `json:"sum"`
+	Tokens []float64 `json:"tokens"`
+}
+
+// LabelLogprobs are both labels' raw scores after one prompt.
+type LabelLogprobs struct {
+	True  OptionLogprob `json:"true_label"`
+	False OptionLogprob `json:"false_label"`
+}
+
+// labelLogprobs reads prompt i's scores of the options (true, false).
+func labelLogprobs(sc *lm.OptionScores, i int) *LabelLogprobs {
+	return &LabelLogprobs{True: OptionLogprob{Sum: sc.Sum(i, 0), Tokens: sc.Tokens[i][0]},
+		False: OptionLogprob{Sum: sc.Sum(i, 1), Tokens: sc.Tokens[i][1]}}
+}
+
+// CandidateLogprobs are a candidate triplet's raw scores: T_d(u, u_entail)
+// and T_d(u, u_contra).
+type CandidateLogprobs struct {
+	Entail *LabelLogprobs `json:"entail"`
+	Contra *LabelLogprobs `json:"contra"`
+}
+
+// OptionsDoc is options.json: how the labels were scored.
+type OptionsDoc struct {
+	True  OptionText `json:"true_label"`
+	False OptionText `json:"false_label"`
+	// EndTokenScored: whether a label's log-probability includes an end
+	// token after it (false: the label's own tokens only).
+	EndTokenScored bool   `json:"end_token_scored"`
+	Scoring        string `json:"scoring"`
+}
+
+// OptionText is one label: its text and token ids.
+type OptionText struct {
+	Text string `json:"text"`
+	IDs  []int  `json:"ids"`
+}
+
+// optionsDoc describes the scoring of the labels: their ids (what
+// ScoreOptionTokens scores: the text encoded without special tokens) and
+// prob, how the stage's probability is computed from the sums.
+func optionsDoc(model *lm.LM, trueLabel, falseLabel, prob string) OptionsDoc {
+	return OptionsDoc{True: OptionText{Text: trueLabel, IDs: model.Encode(trueLabel)}, False: OptionText{Text: falseLabel, IDs: model.Encode(falseLabel)},
+		EndTokenScored: lm.EndTokenScored,
+		Scoring: "each label is scored as the model's continuation of the filled template, framed as the model's input " +
+			"(a T5 reads it in its encoder, the label in its decoder); the label is encoded without special tokens, " +
+			"so no end token (</s>, <|endoftext|>) after it is scored; sum is the total natural-log probability of the label's tokens; " + prob}
+}
 
 // scoreRow is one line of scores.jsonl.
 type scoreRow struct {
@@ -64,6 +123,9 @@ type scoreRow struct {
 	PTrueEntail  *float64 `json:"p_true_entail"`
 	PFalseContra *float64 `json:"p_false_contra"`
 	Dropped      string   `json:"dropped,omitempty"`
+	// Logprobs (raw_logprobs only) are the scores the probabilities come
+	// from; absent for a candidate dropped unscored.
+	Logprobs *CandidateLogprobs `json:"logprobs,omitempty"`
 }
 
 func qualityType() *registry.StageType {
@@ -78,7 +140,11 @@ with the log-probabilities of the label sequences true_label and false_label, no
 contradiction both reach alpha. Empty generations and copies of u are dropped unscored. The triplets
 output holds the kept ones (triplets.jsonl), every candidate's scores and reason (scores.jsonl), the
 tally (quality.json), a seeded sample of kept and dropped triplets (samples.md) and, when nothing was
-kept, why_empty.txt; metrics holds the counts, the pass rate at alpha and always at the paper's 0.9.`,
+kept, why_empty.txt; metrics holds the counts, the pass rate at alpha and always at the paper's 0.9.
+A label's score is the sum of its tokens' log-probabilities, the label encoded without special tokens:
+no end token after it is scored. With raw_logprobs (off by default, so outputs cached before it are
+unchanged; the paper profiles turn it on) scores.jsonl also holds each label's sum and per-token
+log-probabilities and options.json the labels' token ids and that no end token is scored.`,
 		Params: QualityParams{Template: `if "[X1]", does this mean that "[X2]"? true or false`, Alpha: gense.PaperAlpha,
 			True: "true", False: "false", BatchSize: 32, Show: 10},
 		Inputs: []registry.Port{
@@ -149,22 +215,27 @@ func runQuality(ctx context.Context, env *registry.Env) error {
 			idx = append(idx, i)
 		}
 	}
+	raw := make([]*CandidateLogprobs, len(cands))
 	if len(prompts) > 0 {
-		lp, err := model.ScoreOptions(ctx, prompts, []string{p.True, p.False}, false, p.BatchSize)
+		sc, err := model.ScoreOptionTokens(ctx, prompts, []string{p.True, p.False}, false, p.BatchSize)
 		if err != nil {
 			return fmt.Errorf("discriminator: %w", err)
 		}
 		for k, i := range idx {
-			pe[i] = gense.Normalised(lp[2*k][0], lp[2*k][1])
-			pc[i] = gense.Normalised(lp[2*k+1][1], lp[2*k+1][0])
+			e, c := 2*k, 2*k+1
+			pe[i] = gense.Normalised(sc.Sum(e, 0), sc.Sum(e, 1))
+			pc[i] = gense.Normalised(sc.Sum(c, 1), sc.Sum(c, 0))
 			reasons[i] = gense.Decide(pe[i], pc[i], p.Alpha)
+			if p.RawLogprobs {
+				raw[i] = &CandidateLogprobs{Entail: labelLogprobs(sc, e), Contra: labelLogprobs(sc, c)}
+			}
 		}
 	}
 	counts := gense.Tally(p.Alpha, reasons, pe, pc)
 	var kept []rows.Triplet
 	scores := make([]scoreRow, len(cands))
 	for i, c := range cands {
-		r := scoreRow{Anchor: c.Anchor, Entail: c.Entail, Contra: c.Contra, Dropped: string(reasons[i])}
+		r := scoreRow{Anchor: c.Anchor, Entail: c.Entail, Contra: c.Contra, Dropped: string(reasons[i]), Logprobs: raw[i]}
 		if !math.IsNaN(pe[i]) {
 			r.PTrueEntail, r.PFalseContra = &pe[i], &pc[i]
 		}
@@ -188,6 +259,13 @@ func runQuality(ctx context.Context, env *registry.Env) error {
 	}
 	if err := registry.WriteJSON(filepath.Join(dir, FileQuality), counts); err != nil {
 		return err
+	}
+	if p.RawLogprobs {
+		d := optionsDoc(model, p.True, p.False, "p_true_entail = 1 / (1 + exp(entail.false_label.sum - entail.true_label.sum)), "+
+			"p_false_contra = 1 / (1 + exp(contra.true_label.sum - contra.false_label.sum))")
+		if err := registry.WriteJSON(filepath.Join(dir, FileOptions), d); err != nil {
+			return err
+		}
 	}
 	if len(kept) == 0 {
 		if err := os.WriteFile(filepath.Join(dir, registry.FileWhyEmpty), []byte(counts.EmptyReason()+"\n"), 0o644); err != nil {

@@ -27,6 +27,9 @@ type RetrievalParams struct {
 	False     string  `cty:"false_label" doc:"the target text meaning not entailment"`
 	BatchSize int     `cty:"batch_size" doc:"prompts scored together"`
 	Show      int     `cty:"show" doc:"kept and dropped pairs shown in samples.md (a seeded sample)"`
+	// RawLogprobs came after results were cached (key:"added"): at its
+	// default (off) the outputs are byte for byte what they were.
+	RawLogprobs bool `cty:"raw_logprobs" key:"added" doc:"also write the labeller's raw log-probabilities: every row of candidates.jsonl gets logprobs (each label's sum and per-token values; p_true is computed from the sums), and options.json gives each label's token ids and says that no end token after the label is scored; off (the default) leaves the outputs as before. The paper profiles turn it on"`
 }
 
 // Validate checks the parameters at load time.
@@ -50,6 +53,8 @@ type candidateRow struct {
 	gense.RetrievedPair
 	PTrue float64 `json:"p_true"`
 	Kept  bool    `json:"kept"`
+	// Logprobs (raw_logprobs only) are the scores PTrue comes from.
+	Logprobs *LabelLogprobs `json:"logprobs,omitempty"`
 }
 
 func retrievalType() *registry.StageType {
@@ -66,7 +71,11 @@ negative (train them with hard_negatives = false, GenSE eq. 3). The model input 
 language model trained on NLI; GenSE's generator/discriminator with T_d is one (the paper's labeller
 was a separately trained cross-encoder). Outputs: the kept pairs (triplets.jsonl), every candidate
 (candidates.jsonl), samples.md, why_empty.txt when none is kept; metrics: sentences, no_hit,
-repeated, candidates, kept, pass_rate, mean_p_true.`,
+repeated, candidates, kept, pass_rate, mean_p_true. A label's score is the sum of its tokens'
+log-probabilities, the label encoded without special tokens: no end token after it is scored. With
+raw_logprobs (off by default, so outputs cached before it are unchanged; the paper profiles turn it
+on) candidates.jsonl also holds each label's sum and per-token log-probabilities and options.json the
+labels' token ids and that no end token is scored.`,
 		Params: RetrievalParams{K1: retrieve.DefaultParams.K1, B: retrieve.DefaultParams.B, TopK: 3,
 			Template: `if "[X1]", does this mean that "[X2]"? true or false`, Threshold: gense.PaperAlpha,
 			True: "true", False: "false", BatchSize: 32, Show: 10},
@@ -108,7 +117,9 @@ func runRetrieval(ctx context.Context, env *registry.Env) error {
 	log := env.Logger()
 	log.Info("bm25", "sentences", rc.Queries, "corpus", len(corpus), "top_k", p.TopK, "no_hit", rc.NoHit, "repeated", rc.Repeated, "candidates", rc.Candidates)
 	pTrue := make([]float64, len(pairs))
-	if len(pairs) > 0 {
+	raw := make([]*LabelLogprobs, len(pairs))
+	var opts *OptionsDoc
+	if len(pairs) > 0 || p.RawLogprobs {
 		ma, err := env.Input("model")
 		if err != nil {
 			return err
@@ -117,16 +128,25 @@ func runRetrieval(ctx context.Context, env *registry.Env) error {
 		if err != nil {
 			return fmt.Errorf("model: %w", err)
 		}
+		if p.RawLogprobs {
+			d := optionsDoc(model, p.True, p.False, "p_true = 1 / (1 + exp(false_label.sum - true_label.sum))")
+			opts = &d
+		}
 		prompts := make([]string, len(pairs))
 		for i, q := range pairs {
 			prompts[i] = td.Fill(q.Anchor, q.Partner)
 		}
-		lp, err := model.ScoreOptions(ctx, prompts, []string{p.True, p.False}, false, p.BatchSize)
-		if err != nil {
-			return fmt.Errorf("labeller: %w", err)
-		}
-		for i := range pairs {
-			pTrue[i] = gense.Normalised(lp[i][0], lp[i][1])
+		if len(pairs) > 0 {
+			sc, err := model.ScoreOptionTokens(ctx, prompts, []string{p.True, p.False}, false, p.BatchSize)
+			if err != nil {
+				return fmt.Errorf("labeller: %w", err)
+			}
+			for i := range pairs {
+				pTrue[i] = gense.Normalised(sc.Sum(i, 0), sc.Sum(i, 1))
+				if p.RawLogprobs {
+					raw[i] = labelLogprobs(sc, i)
+				}
+			}
 		}
 	}
 	keep, lc := gense.KeepEntailed(pTrue, p.Threshold)
@@ -135,7 +155,7 @@ func runRetrieval(ctx context.Context, env *registry.Env) error {
 	cands := make([]candidateRow, len(pairs))
 	var kept []rows.Triplet
 	for i, q := range pairs {
-		cands[i] = candidateRow{RetrievedPair: q, PTrue: pTrue[i], Kept: keep[i]}
+		cands[i] = candidateRow{RetrievedPair: q, PTrue: pTrue[i], Kept: keep[i], Logprobs: raw[i]}
 		if keep[i] {
 			kept = append(kept, rows.Triplet{Anchor: q.Anchor, Positive: q.Partner})
 		}
@@ -146,6 +166,11 @@ func runRetrieval(ctx context.Context, env *registry.Env) error {
 	}
 	if err := rows.Write(filepath.Join(dir, FileCandidates), cands); err != nil {
 		return err
+	}
+	if opts != nil {
+		if err := registry.WriteJSON(filepath.Join(dir, FileOptions), opts); err != nil {
+			return err
+		}
 	}
 	if len(kept) == 0 {
 		why := fmt.Sprintf("the retrieval baseline kept 0 of %d BM25 candidate pairs from %d sentences (%d without a partner) at threshold %g (mean P(entailment) %.3f): lower the threshold, retrieve more candidates (top_k) or search a larger corpus",

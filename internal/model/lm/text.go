@@ -121,13 +121,34 @@ func Evaluate(ctx context.Context, m generate.Model, seqs [][]int, batch int) (P
 	return Perplexity{Perplexity: math.Exp(nll), NLL: nll, Tokens: n, Sequences: len(seqs)}, nil
 }
 
-// ScoreOptions returns, for every prompt, the total natural-log
-// probability of each option as the model's continuation of it (GenSE's
-// discriminator compares "true" with "false"), scored in batches through
-// generate.Score. Prompts are framed by Prompt (bos as there); options are
-// encoded without special tokens, so a causal model's option should carry
-// its leading space (" true").
-func (l *LM) ScoreOptions(ctx context.Context, prompts, options []string, bos bool, batch int) ([][]float64, error) {
+// OptionScores are the raw scores of options as continuations of prompts
+// (ScoreOptionTokens): what ScoreOptions sums, kept per token for the
+// stages that write them out.
+type OptionScores struct {
+	// IDs[j] are option j's token ids: the option encoded without special
+	// tokens, so no end token (T5's </s>, GPT-2's <|endoftext|>) follows
+	// the label and none is scored.
+	IDs [][]int
+	// Tokens[i][j][t] is the natural-log probability of IDs[j][t] after
+	// prompt i and the option's tokens before t.
+	Tokens [][][]float64
+}
+
+// Sum is option j's total log-probability after prompt i: generate.Sum of
+// its per-token values, the number ScoreOptions returns.
+func (s *OptionScores) Sum(i, j int) float64 { return generate.Sum(s.Tokens[i][j]) }
+
+// EndTokenScored says whether an option's log-probability includes an end
+// token after the label: never, here (options are encoded without special
+// tokens; GenSE's T_d compares the label sequences alone).
+const EndTokenScored = false
+
+// ScoreOptionTokens scores every option as the model's continuation of
+// every prompt, token by token, in batches through generate.Score. Prompts
+// are framed by Prompt (bos as there); options are encoded without special
+// tokens (no end token is appended or scored), so a causal model's option
+// should carry its leading space (" true").
+func (l *LM) ScoreOptionTokens(ctx context.Context, prompts, options []string, bos bool, batch int) (*OptionScores, error) {
 	if len(options) == 0 {
 		return nil, fmt.Errorf("score: no options")
 	}
@@ -151,11 +172,27 @@ func (l *LM) ScoreOptions(ctx context.Context, prompts, options []string, bos bo
 	if err != nil {
 		return nil, err
 	}
+	out := &OptionScores{IDs: opts, Tokens: make([][][]float64, len(prompts))}
+	for i := range prompts {
+		out.Tokens[i] = lps[i*len(options) : (i+1)*len(options)]
+	}
+	return out, nil
+}
+
+// ScoreOptions returns, for every prompt, the total natural-log
+// probability of each option as the model's continuation of it (GenSE's
+// discriminator compares "true" with "false"): ScoreOptionTokens summed
+// per option. No end token after the option is scored (EndTokenScored).
+func (l *LM) ScoreOptions(ctx context.Context, prompts, options []string, bos bool, batch int) ([][]float64, error) {
+	sc, err := l.ScoreOptionTokens(ctx, prompts, options, bos, batch)
+	if err != nil {
+		return nil, err
+	}
 	out := make([][]float64, len(prompts))
 	for i := range prompts {
 		out[i] = make([]float64, len(options))
 		for j := range options {
-			out[i][j] = generate.Sum(lps[i*len(options)+j])
+			out[i][j] = sc.Sum(i, j)
 		}
 	}
 	return out, nil
