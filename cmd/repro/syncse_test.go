@@ -10,6 +10,7 @@ import (
 	"repro/experiment"
 	"repro/internal/datadir"
 	"repro/internal/datadir/datadirtest"
+	"repro/internal/llm/llmtest"
 )
 
 // syncseLoad loads experiments/syncse.hcl in profile ("": the paper's),
@@ -153,5 +154,27 @@ func TestSynCSEPaperMixes(t *testing.T) {
 		if !found {
 			t.Errorf("%s: deviation first_rows not declared", prof)
 		}
+	}
+}
+
+// TestLLMModelNotFoundRun: repro run against a server that no longer has
+// the model (OpenAI's 404 model_not_found, as for the paper's retired
+// gpt-3.5-turbo-0301) exits 1 after one request, the message naming the
+// model and -var llm_model; nothing is stored, and nothing downstream runs.
+func TestLLMModelNotFoundRun(t *testing.T) {
+	file, srv := llmWorkspace(t)
+	srv.Script = func(int, *llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Status: 404, Code: "model_not_found", Error: "The model `loopback` does not exist or you do not have access to it."}
+	}
+	code, out, errs := repro(t, "run", file, "-var", "url="+srv.BaseURL())
+	all := out + errs
+	if code != 1 || !strings.Contains(all, `model "loopback" not found`) || !strings.Contains(all, "-var llm_model=") {
+		t.Errorf("run: exit %d, want 1 and a message naming the model and -var llm_model:\n%s", code, all)
+	}
+	if n := srv.Count(); n != 1 {
+		t.Errorf("%d requests sent to a server without the model, want 1", n)
+	}
+	if n := storedAnswers(t); n != 0 {
+		t.Errorf("%d answers stored", n)
 	}
 }

@@ -38,7 +38,11 @@ func (e *APIError) Error() string {
 	case http.StatusForbidden:
 		s += " (the key has no access to this model or endpoint)"
 	case http.StatusNotFound:
-		s += " (unknown model or wrong base_url: the server has no such model or no chat/completions endpoint)"
+		if e.Code == "model_not_found" {
+			s += " (the server has no such model)"
+		} else {
+			s += " (unknown model or wrong base_url: the server has no such model or no chat/completions endpoint)"
+		}
 	}
 	return s
 }
