@@ -52,8 +52,9 @@
 // # for_each
 //
 // A top-level stage block with `for_each` (a list or set of strings, a map
-// or object, or stage.NAME of another for_each stage) is one instance per
-// key, named NAME["KEY"], with each.key and each.value in scope. References
+// or object, or stage.NAME of another for_each stage, or stages listed by
+// key, { bert = stage.bert }) is one instance per key, named NAME["KEY"],
+// with each.key and each.value in scope. References
 // name an instance as stage.NAME["KEY"].OUTPUT (the key may be computed) or
 // each.value.OUTPUT; override paths as stage.NAME["KEY"].ATTR. for_each must
 // be known at load time, so it never reads a stage output. See foreach.go.

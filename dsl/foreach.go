@@ -41,8 +41,12 @@ import (
 // instances of another for_each stage: each.key is the instance's key and
 // each.value the object of its outputs, usable as inputs
 // (each.value.model) and, in expect blocks, as metrics
-// (each.value.metrics.avg). Anything else about a stage -- its outputs,
-// a stage without for_each -- is known only once it runs, so for_each
+// (each.value.metrics.avg). Stages without for_each are listed by key,
+// { bert = stage.bert, roberta = stage.roberta } (or stage.NAME.OUTPUT,
+// stage.NAME["KEY"] as an element's whole value): the keys are written
+// out and each.value holds that stage's outputs, as for an instance.
+// Anything else about a stage -- its outputs as keys, a stage without
+// for_each as the whole for_each -- is known only once it runs, so for_each
 // cannot read it: the instances must be known when the file loads.
 //
 // References: stage.NAME["KEY"].OUTPUT names one instance; the key may be
@@ -388,6 +392,7 @@ func (x stageRefs) Variables() []hcl.Traversal {
 func (e *evaluator) forEachValue(expr hcl.Expression) (cty.Value, bool) {
 	stages := map[string]cty.Value{}
 	ok := true
+	listed := listedStages(expr)
 	for _, t := range expr.Variables() {
 		if t.RootName() != "stage" {
 			continue
@@ -402,9 +407,13 @@ func (e *evaluator) forEachValue(expr hcl.Expression) (cty.Value, bool) {
 			e.errorf(t.SourceRange(), "Reference to undeclared stage",
 				"There is no stage %q.%s", name, Suggest(name, e.visibleStages(scope{})))
 			ok = false
-		case s.forEach == nil || len(t) > 2:
+		case s.forEach == nil && s.repeat == nil && listed[t.SourceRange()]:
+			// { bert = stage.bert }: a stage listed as an element's value,
+			// the object of its outputs (the keys are the constructor's).
+			stages[name] = e.outputsOf(s)
+		case s.forEach == nil || (len(t) > 2 && !listed[t.SourceRange()]):
 			e.errorf(t.SourceRange(), "Reference not allowed here",
-				"for_each cannot refer to stage outputs: the instances must be known when the file loads, and %s is written by a run. Iterate over values (a list or set of strings, a map) or over the instances of a stage with for_each (stage.NAME).",
+				"for_each cannot refer to stage outputs: the instances must be known when the file loads, and %s is written by a run. Iterate over values (a list or set of strings, a map), over the instances of a stage with for_each (stage.NAME), or over stages listed by key ({ bert = stage.bert }).",
 				traversalString(t))
 			ok = false
 		default:
@@ -434,6 +443,31 @@ func (e *evaluator) forEachValue(expr hcl.Expression) (cty.Value, bool) {
 		return cty.NilVal, false
 	}
 	return v, true
+}
+
+// listedStages is the set of stage references that an object constructor
+// in a for_each expression gives as an element's whole value, { bert =
+// stage.bert, nli = stage.train["nli"].model }: the keys are written out,
+// so the stages behind them may be any, and each.value holds their outputs.
+func listedStages(expr hcl.Expression) map[hcl.Range]bool {
+	out := map[hcl.Range]bool{}
+	x, ok := expr.(hclsyntax.Expression)
+	if !ok {
+		return out
+	}
+	_ = hclsyntax.VisitAll(x, func(n hclsyntax.Node) hcl.Diagnostics {
+		oc, ok := n.(*hclsyntax.ObjectConsExpr)
+		if !ok {
+			return nil
+		}
+		for _, item := range oc.Items {
+			if st, ok := item.ValueExpr.(*hclsyntax.ScopeTraversalExpr); ok && st.Traversal.RootName() == "stage" {
+				out[st.Traversal.SourceRange()] = true
+			}
+		}
+		return nil
+	})
+	return out
 }
 
 // forEachKeys turns a stage's for_each value into instance keys, in order,

@@ -377,3 +377,94 @@ stage "eval" {
 		t.Errorf("rounds: %+v %+v", r1, r2)
 	}
 }
+
+// Stages without for_each listed by key ({ a = stage.a, b = stage.b }) give
+// one instance each, with each.value their outputs: evaluating every
+// single-stage model with one block has the longhand's identities.
+func TestForEachListedStages(t *testing.T) {
+	t.Parallel()
+	head := `
+experiment "x" {
+}
+stage "corpus" {
+  uses = "data.sentences"
+  path = "x"
+}
+stage "mask" {
+  uses  = "text.mask"
+  input = stage.corpus.sentences
+}
+stage "a" {
+  uses = "train.encoder"
+  data = stage.mask.pairs
+}
+stage "b" {
+  uses          = "train.encoder"
+  data          = stage.mask.pairs
+  learning_rate = 1e-4
+}
+stage "c" {
+  for_each = { x = 1, y = 2 }
+  uses     = "train.encoder"
+  data     = stage.mask.pairs
+  layers   = each.value
+}
+`
+	long := head + `
+stage "eval_a" {
+  uses  = "evaluate.sts"
+  model = stage.a.model
+}
+stage "eval_b" {
+  uses  = "evaluate.sts"
+  model = stage.b.model
+}
+stage "eval_y" {
+  uses  = "evaluate.sts"
+  model = stage.c["y"].model
+}
+expect "avg_b" {
+  value = stage.eval_b.metrics.avg
+}
+`
+	short := head + `
+stage "eval" {
+  for_each = { b = stage.b, a = stage.a, y = stage.c["y"] }
+  uses     = "evaluate.sts"
+  model    = each.value.model
+}
+expect "avg" {
+  for_each = { b = stage.eval["b"] }
+  column   = each.key
+  value    = each.value.metrics.avg
+}
+`
+	lv := mustLoad(t, "long.hcl", []byte(long), Options{}).Variants[0]
+	cfg := mustLoad(t, "short.hcl", []byte(short), Options{})
+	sv := cfg.Variants[0]
+	if a, b := typeIdentities(t, lv), typeIdentities(t, sv); !slices.Equal(a, b) {
+		t.Errorf("longhand and listed stages differ:\n%s\n--\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
+	}
+	if got, want := strings.Join(stageNames(sv), " "), `corpus mask a b c["x"] c["y"] eval["b"] eval["a"] eval["y"]`; got != want {
+		t.Errorf("instances %s, want %s", got, want)
+	}
+	for key, from := range map[string]string{"a": "a", "b": "b", "y": `c["y"]`} {
+		if s := sv.Stage(`eval["` + key + `"]`); s == nil || s.Inputs["model"].Stage != from || s.Inputs["model"].Output != "model" {
+			t.Errorf(`eval["%s"] = %+v, want it to read %s.model`, key, s, from)
+		}
+	}
+	if len(cfg.Expects) != 1 || cfg.Expects[0].Name != "avg[b]" || cfg.Expects[0].Value.Stage != `eval["b"]` {
+		t.Errorf("expects %+v", cfg.Expects)
+	}
+	// An output listed as the value: each.value is that output.
+	out := mustLoad(t, "out.hcl", []byte(head+`
+stage "eval" {
+  for_each = { a = stage.a.model }
+  uses     = "evaluate.sts"
+  model    = each.value
+}
+`), Options{}).Variants[0]
+	if s := out.Stage(`eval["a"]`); s == nil || s.Inputs["model"].Stage != "a" {
+		t.Errorf(`eval["a"] = %+v`, s)
+	}
+}

@@ -64,6 +64,25 @@ stage "from_instance_output" {
   path     = "x"
 }
 
+stage "keys_from_stage" {
+  for_each = { for k, v in stage.corpus : k => v } # ERROR: and stage.corpus is written by a run
+  uses     = "data.sentences"
+  path     = "x"
+}
+
+stage "listed_repeat_stage" {
+  for_each = { a = stage.inner } # ERROR: and stage.inner is written by a run
+  uses     = "data.sentences"
+  path     = "x"
+}
+
+stage "listed_param" {
+  for_each = { a = stage.corpus }
+  uses     = "text.mask"
+  input    = each.value.sentences
+  mode     = each.value # ERROR: each.value holds stage outputs (artifacts
+}
+
 stage "from_undeclared" {
   for_each = stage.nope # ERROR: There is no stage "nope".
   uses     = "data.sentences"
