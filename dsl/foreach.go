@@ -63,6 +63,11 @@ import (
 // applies to one instance. An instance's own override wins over the
 // block's, whichever is written later.
 //
+// Optional stages: `for_each = var.x == "" ? [] : ["x"]` has no instance
+// while the variable is unset (an expect block's `var.x == "" ? {} : {...}`
+// no cell), so a stage that needs a -var (a released model) is absent
+// rather than refused; keyOrder follows the branch taken.
+//
 // Keys: a stage's cache key holds its type, parameters, inputs and seed,
 // never its name (graph.Key), so an instance with the same type and
 // parameters as an old single stage keeps that stage's key: rewriting
@@ -537,9 +542,20 @@ func (e *evaluator) forEachKeys(expr hcl.Expression, v cty.Value) ([]string, map
 }
 
 // keyOrder is the order of a map's keys as the file writes them: an object
-// constructor's (directly or as local.NAME), or another stage's instance
-// order for `for_each = stage.NAME`.
+// constructor's (directly or as local.NAME), another stage's instance
+// order for `for_each = stage.NAME`, or, for COND ? A : B (a row present
+// only when a variable is set), the order of the branch COND takes.
 func (e *evaluator) keyOrder(expr hcl.Expression) ([]string, bool) {
+	if c, ok := expr.(*hclsyntax.ConditionalExpr); ok {
+		v, diags := c.Condition.Value(e.ctx)
+		if diags.HasErrors() || !v.IsKnown() || v.IsNull() || !v.Type().Equals(cty.Bool) {
+			return nil, false // the for_each's own evaluation reports it
+		}
+		if v.True() {
+			return e.keyOrder(c.TrueResult)
+		}
+		return e.keyOrder(c.FalseResult)
+	}
 	if st, ok := expr.(*hclsyntax.ScopeTraversalExpr); ok && len(st.Traversal) == 2 && st.Traversal.RootName() == "stage" {
 		if name, ok := traverseAttr(st.Traversal); ok {
 			if s := e.m.stages[name]; s != nil {
