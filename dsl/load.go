@@ -44,18 +44,8 @@ func NewLoader(reg *registry.Registry) *Loader {
 // Files returns the sources read so far, by file name, for Render.
 func (l *Loader) Files() map[string]*hcl.File { return l.files }
 
-// Load reads and evaluates one file. The Config is nil when the
+// Load reads and evaluates the file at path. The Config is nil when the
 // diagnostics hold an error.
-func Load(path string, reg *registry.Registry, opts Options) (*Config, hcl.Diagnostics) {
-	return NewLoader(reg).Load(path, opts)
-}
-
-// LoadSource is Load for source text already in memory (tests, stdin).
-func LoadSource(filename string, src []byte, reg *registry.Registry, opts Options) (*Config, hcl.Diagnostics) {
-	return NewLoader(reg).LoadSource(filename, src, opts)
-}
-
-// Load reads and evaluates the file at path.
 func (l *Loader) Load(path string, opts Options) (*Config, hcl.Diagnostics) {
 	src, err := os.ReadFile(path)
 	if err != nil {

@@ -301,11 +301,11 @@ func mustRead(t *testing.T, path string) []byte {
 
 func TestLoadFromDisk(t *testing.T) {
 	t.Parallel()
-	cfg, diags := Load("testdata/paser.hcl", testRegistry(), Options{})
+	cfg, diags := NewLoader(testRegistry()).Load("testdata/paser.hcl", Options{})
 	if diags.HasErrors() || cfg == nil {
 		t.Fatalf("Load: %v", diags)
 	}
-	_, diags = Load("testdata/missing.hcl", testRegistry(), Options{})
+	_, diags = NewLoader(testRegistry()).Load("testdata/missing.hcl", Options{})
 	if !diags.HasErrors() || !strings.Contains(diags[0].Detail, "testdata/missing.hcl") {
 		t.Errorf("missing file: %v", diags)
 	}
@@ -344,7 +344,7 @@ func TestTooManyVariants(t *testing.T) {
 		a = append(a, fmt.Sprint(i))
 		b = append(b, fmt.Sprint(float64(i)/100))
 	}
-	_, diags := LoadSource("testdata/paser.hcl", mustRead(t, "testdata/paser.hcl"), testRegistry(), Options{Sets: []string{
+	_, diags := NewLoader(testRegistry()).LoadSource("testdata/paser.hcl", mustRead(t, "testdata/paser.hcl"), Options{Sets: []string{
 		"stage.mask.top_k=" + strings.Join(a, ","), "stage.mask.ratio=" + strings.Join(b, ","),
 	}})
 	if len(diags) != 1 || diags[0].Summary != "Too many variants" {

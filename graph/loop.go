@@ -130,16 +130,6 @@ func formatMetric(v float64) string {
 	return fmt.Sprintf("%.4f", v)
 }
 
-// LoopOf returns the loop holding node id, if any.
-func (g *Graph) LoopOf(id string) *Loop {
-	for _, l := range g.Loops {
-		if _, _, ok := l.Locate(id); ok {
-			return l
-		}
-	}
-	return nil
-}
-
 // validateLoops checks that every loop names nodes of g, each at most
 // once, in rounds of equal width, with its metric block inside them.
 func (g *Graph) validateLoops() []string {

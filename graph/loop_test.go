@@ -111,3 +111,13 @@ func TestMergeKeepsLoops(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// LoopOf returns the loop holding node id, if any.
+func (g *Graph) LoopOf(id string) *Loop {
+	for _, l := range g.Loops {
+		if _, _, ok := l.Locate(id); ok {
+			return l
+		}
+	}
+	return nil
+}

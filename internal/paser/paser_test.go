@@ -2,6 +2,7 @@ package paser
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -561,4 +562,53 @@ func BenchmarkUnsupStep(b *testing.B) {
 			})
 		}
 	}
+}
+
+// Reconstruct greedily decodes the first k masked phrases of one pair in
+// evaluation mode (the paper's Table 7), at most MaxTargetLength-1 ids.
+// The caller says how many phrases it masked: training never shows the
+// decoder what follows the final SEP, so the count is what stops it.
+func (m *Model) Reconstruct(sentence, masked string, k int) ([]string, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("paser: reconstruct %d phrases: want at least 1", k)
+	}
+	s := m.Tokenizer.Encode(sentence, m.Config.MaxLength)
+	sm := m.Tokenizer.Encode(masked, m.Config.MaxLength)
+	pooled, err := m.embedPooled([][]int{s, sm}, nil)
+	if err != nil {
+		return nil, err
+	}
+	mem := m.Signal(tensor.SliceRows(pooled, 0, 1), tensor.SliceRows(pooled, 1, 2))
+	seq := []int{m.special.CLS}
+	var phrases []string
+	var cur []int
+	v := m.Encoder.Config.VocabSize
+	for len(seq) < m.Config.MaxTargetLength && len(phrases) < k {
+		tb, err := transformer.NewBatch([][]int{seq}, m.Encoder.Config.PadID)
+		if err != nil {
+			return nil, err
+		}
+		logits, _, err := m.Decoder.Forward(tb, mem, nil)
+		if err != nil {
+			return nil, err
+		}
+		last := tensor.Data(logits)[(len(seq)-1)*v : len(seq)*v]
+		best := 0
+		for j, x := range last {
+			if x > last[best] {
+				best = j
+			}
+		}
+		seq = append(seq, best)
+		if best == m.special.SEP {
+			phrases = append(phrases, m.Tokenizer.Decode(cur))
+			cur = cur[:0]
+			continue
+		}
+		cur = append(cur, best)
+	}
+	if len(cur) > 0 && len(phrases) < k {
+		phrases = append(phrases, m.Tokenizer.Decode(cur))
+	}
+	return phrases, nil
 }

@@ -110,9 +110,6 @@ func NewIndex(docs []string, p Params) (*Index, error) {
 	return ix, nil
 }
 
-// AvgDL is the mean document length in tokens.
-func (ix *Index) AvgDL() float64 { return ix.avgdl }
-
 // IDF is the inverse document frequency of term.
 func (ix *Index) IDF(term string) float64 {
 	n := float64(len(ix.postings[term]))

@@ -185,3 +185,6 @@ func readGoldenB(b *testing.B) golden {
 	}
 	return g
 }
+
+// AvgDL is the mean document length in tokens.
+func (ix *Index) AvgDL() float64 { return ix.avgdl }

@@ -10,9 +10,9 @@
 //   - New: from scratch, for the mini profile. The vocabulary is either a
 //     vocab.txt (bert-base-uncased's, from the data catalogue) or a
 //     WordPiece vocabulary trained on the training sentences
-//     (TrainVocab). InitGloVe optionally copies GloVe vectors into the word
-//     embeddings of whole-word pieces (entries that are neither "##"
-//     continuations nor special tokens). GloVe 6B is 100-dimensional; a
+//     (TrainVocab). InitGloVeScaled optionally copies GloVe vectors into
+//     the word embeddings of whole-word pieces (entries that are neither
+//     "##" continuations nor special tokens). GloVe 6B is 100-dimensional; a
 //     model whose hidden size is larger gets the vectors in its leading 100
 //     columns and keeps its random initialisation in the rest (the
 //     embedding layer norm that follows rescales the sum). That choice needs

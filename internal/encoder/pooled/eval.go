@@ -68,9 +68,6 @@ func NewDevSet(pairs []rows.STSPair) (*DevSet, error) {
 	return d, nil
 }
 
-// Len is the number of pairs.
-func (d *DevSet) Len() int { return len(d.gold) }
-
 // Spearman encodes the pairs with enc and returns Spearman's correlation x
 // 100 between the cosine of each pair's vectors and its gold score (the
 // STS-B dev model-selection metric); with several tasks, the mean of the

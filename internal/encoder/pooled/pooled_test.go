@@ -332,7 +332,7 @@ func TestInitGloVe(t *testing.T) {
 	before := append([]float32(nil), w...)
 	v := &dataset.Vectors{Words: []string{"dog", "man", "s", "##s", "[CLS]", "cat"}, Dim: 4,
 		Data: []float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 9, 8, 8, 8, 8, 7, 7, 7, 7, 6, 6, 6, 6}}
-	n, err := m.InitGloVe(v)
+	n, err := m.InitGloVeScaled(v, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func TestInitGloVe(t *testing.T) {
 		}
 	}
 	big := &dataset.Vectors{Words: []string{"dog"}, Dim: 17, Data: make([]float32, 17)}
-	if _, err := m.InitGloVe(big); err == nil || !strings.Contains(err.Error(), "17 dimensions") {
+	if _, err := m.InitGloVeScaled(big, 1); err == nil || !strings.Contains(err.Error(), "17 dimensions") {
 		t.Errorf("too wide vectors: %v", err)
 	}
 }
@@ -472,7 +472,7 @@ func TestBERTVocabGloVe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := m.InitGloVe(v)
+	n, err := m.InitGloVeScaled(v, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +526,7 @@ func TestInitGloVeScaledAndBPE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := mb.InitGloVe(v)
+	n, err := mb.InitGloVeScaled(v, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,3 +545,6 @@ func TestInitGloVeScaledAndBPE(t *testing.T) {
 		t.Errorf("%d Ġdog pieces, %d vectors copied", found, n)
 	}
 }
+
+// Len is the number of pairs.
+func (d *DevSet) Len() int { return len(d.gold) }

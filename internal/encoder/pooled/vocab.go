@@ -47,17 +47,15 @@ func TrainBPEVocab(sentences []string, size int) (*tokenizer.BPE, error) {
 	return t, nil
 }
 
-// InitGloVe copies word vectors into the word embeddings of every
-// whole-word vocabulary entry that has one (WordPiece: not "##"
-// continuations, not [SPECIAL] tokens; byte-level BPE: a space and a word,
-// looked up lower-cased) and returns how many were copied. The vectors fill the
-// leading columns when the hidden size is larger (see the package doc).
-func (m *Model) InitGloVe(v *dataset.Vectors) (int, error) { return m.InitGloVeScaled(v, 1) }
-
-// InitGloVeScaled is InitGloVe with every vector multiplied by scale: GloVe
-// 6B's vectors have norms around 5, BERT-base's word embeddings around 1,
-// and a masked-LM head or a decoder that ties its output layer to the word
-// embeddings starts with logits that large.
+// InitGloVeScaled copies word vectors, multiplied by scale, into the word
+// embeddings of every whole-word vocabulary entry that has one (WordPiece:
+// not "##" continuations, not [SPECIAL] tokens; byte-level BPE: a space and
+// a word, looked up lower-cased) and returns how many were copied. The
+// vectors fill the leading columns when the hidden size is larger (see the
+// package doc). The scale is there because GloVe 6B's vectors have norms
+// around 5, BERT-base's word embeddings around 1, and a masked-LM head or a
+// decoder that ties its output layer to the word embeddings starts with
+// logits that large.
 func (m *Model) InitGloVeScaled(v *dataset.Vectors, scale float32) (int, error) {
 	if v.Dim > m.Encoder.Config.Hidden {
 		return 0, fmt.Errorf("encoder: GloVe vectors have %d dimensions, more than the hidden size %d", v.Dim, m.Encoder.Config.Hidden)

@@ -16,7 +16,7 @@
 // not say so, so ReadConfig derives PositionOffset from model_type.
 //
 // Other model families (GPT-2 in internal/model/gpt2) reuse the pieces:
-// ReadWeights (one file or the shards of model.safetensors.index.json),
+// OpenWeights (one file or the shards of model.safetensors.index.json),
 // ApplyNaming with the family's Naming, WriteWeights and the tokenizer
 // files.
 package checkpoint
@@ -62,12 +62,6 @@ type Config struct {
 	// Repro holds repro's fields (pooling, training provenance); HF tools
 	// ignore unknown keys.
 	Repro map[string]any `json:"repro,omitempty"`
-}
-
-// Pooling returns Repro["pooling"] as a string ("" when unset).
-func (c Config) Pooling() string {
-	s, _ := c.Repro["pooling"].(string)
-	return s
 }
 
 // ReadConfig reads and validates dir/config.json.
@@ -170,27 +164,6 @@ func WriteWeights(dir string, params []transformer.NamedParam, prefix string) er
 // FileWeightsIndex is the index of a sharded checkpoint: {"weight_map":
 // {tensor name: shard file name}}.
 const FileWeightsIndex = "model.safetensors.index.json"
-
-// ReadWeights reads every tensor of dir's checkpoint (see OpenWeights). It
-// also returns the path to name in errors about the tensors (the file or
-// the index). Loading a model should use OpenWeights, which reads only
-// what the model uses.
-func ReadWeights(dir string) (map[string]safetensors.Tensor, string, error) {
-	w, err := OpenWeights(dir)
-	if err != nil {
-		return nil, "", err
-	}
-	defer w.Close()
-	out := make(map[string]safetensors.Tensor, len(w.infos))
-	for _, n := range w.Names() {
-		t, err := w.Read(n)
-		if err != nil {
-			return nil, "", err
-		}
-		out[n] = t
-	}
-	return out, w.Path, nil
-}
 
 // Naming says how a model's parameter names relate to the tensor names of
 // a checkpoint file of its family.

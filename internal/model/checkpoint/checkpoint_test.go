@@ -303,3 +303,9 @@ func TestBPETokenizerFiles(t *testing.T) {
 		t.Fatalf("empty dir: %v", err)
 	}
 }
+
+// Pooling returns Repro["pooling"] as a string ("" when unset).
+func (c Config) Pooling() string {
+	s, _ := c.Repro["pooling"].(string)
+	return s
+}

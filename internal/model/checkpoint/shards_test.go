@@ -51,3 +51,24 @@ func TestReadWeightsSharded(t *testing.T) {
 		t.Errorf("empty directory: %v", err)
 	}
 }
+
+// ReadWeights reads every tensor of dir's checkpoint (see OpenWeights). It
+// also returns the path to name in errors about the tensors (the file or
+// the index). Loading a model should use OpenWeights, which reads only
+// what the model uses.
+func ReadWeights(dir string) (map[string]safetensors.Tensor, string, error) {
+	w, err := OpenWeights(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	defer w.Close()
+	out := make(map[string]safetensors.Tensor, len(w.infos))
+	for _, n := range w.Names() {
+		t, err := w.Read(n)
+		if err != nil {
+			return nil, "", err
+		}
+		out[n] = t
+	}
+	return out, w.Path, nil
+}

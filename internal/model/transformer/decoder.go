@@ -53,9 +53,6 @@ func NewDecoder(c Config, word *nn.Param, rng *rand.Rand) (*Decoder, error) {
 	return d, nil
 }
 
-// Tied reports whether the word embeddings are shared.
-func (d *Decoder) Tied() bool { return d.tied }
-
 // NamedParams lists the decoder's parameters under HF BertLMHeadModel
 // names (is_decoder with add_cross_attention; no "bert." prefix). Shared
 // word embeddings are left out: they belong to the encoder.

@@ -236,3 +236,6 @@ func TestBadInput(t *testing.T) {
 }
 
 var _ mat.Tensor = (*tensor.Matrix)(nil)
+
+// Tied reports whether the word embeddings are shared.
+func (d *Decoder) Tied() bool { return d.tied }

@@ -56,9 +56,6 @@ var stopWords = func() map[string]bool {
 	return m
 }()
 
-// IsStopword reports whether w (lower case) is on EDA's stopword list.
-func IsStopword(w string) bool { return stopWords[w] }
-
 // Options are the EDA strengths; zero disables an operation.
 type Options struct {
 	SynonymReplacement float64 // alpha_sr: fraction of words replaced

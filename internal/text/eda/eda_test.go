@@ -133,7 +133,8 @@ func TestSynonymReplacement(t *testing.T) {
 // synonyms, and stopwords and masks never change.
 func TestWithWordNet(t *testing.T) {
 	t.Parallel()
-	if _, err := wordnet.Dir(); err != nil {
+	dir, err := wordnet.Dir()
+	if err != nil {
 		// CI installs WordNet (wordnet-base) and says so with
 		// REPRO_REQUIRE_DATA=1: there a missing database is a failure.
 		if os.Getenv("REPRO_REQUIRE_DATA") == "1" {
@@ -141,7 +142,7 @@ func TestWithWordNet(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	wn, err := wordnet.OpenDefault()
+	wn, err := wordnet.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,3 +184,6 @@ func TestWithWordNet(t *testing.T) {
 		t.Errorf("only %d of 5 sentences changed", changed)
 	}
 }
+
+// IsStopword reports whether w (lower case) is on EDA's stopword list.
+func IsStopword(w string) bool { return stopWords[w] }

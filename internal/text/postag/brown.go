@@ -172,17 +172,3 @@ func CoarseSentences(docs []Document) []Sentence {
 	}
 	return out
 }
-
-// SplitHeldOut splits documents deterministically: every tenth document
-// (index 9, 19, ...) is held out for evaluation, so each of the 15 genres
-// is represented on both sides.
-func SplitHeldOut(docs []Document) (train, test []Document) {
-	for i, d := range docs {
-		if i%10 == 9 {
-			test = append(test, d)
-		} else {
-			train = append(train, d)
-		}
-	}
-	return train, test
-}

@@ -275,27 +275,6 @@ func hash(parts ...string) uint64 {
 	return h
 }
 
-// Accuracy is the fraction of tokens of sents that t tags correctly.
-func (t *Tagger) Accuracy(sents []Sentence) float64 {
-	right, n := 0, 0
-	for _, s := range sents {
-		got := t.Tag(s.Tokens)
-		for i := range got {
-			if got[i] == s.Tags[i] {
-				right++
-			}
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return float64(right) / float64(n)
-}
-
-// Features reports the number of features with weights (model size).
-func (t *Tagger) Features() int { return len(t.weights) }
-
 // DefaultOptions are the settings the mask stage trains with: NLTK's five
 // iterations and a fixed seed.
 var DefaultOptions = TrainOptions{Iterations: 5, Seed: 1}

@@ -154,3 +154,38 @@ func TestReadBrownErrors(t *testing.T) {
 		t.Error("missing file: no error")
 	}
 }
+
+// SplitHeldOut splits documents deterministically: every tenth document
+// (index 9, 19, ...) is held out for evaluation, so each of the 15 genres
+// is represented on both sides.
+func SplitHeldOut(docs []Document) (train, test []Document) {
+	for i, d := range docs {
+		if i%10 == 9 {
+			test = append(test, d)
+		} else {
+			train = append(train, d)
+		}
+	}
+	return train, test
+}
+
+// Accuracy is the fraction of tokens of sents that t tags correctly.
+func (t *Tagger) Accuracy(sents []Sentence) float64 {
+	right, n := 0, 0
+	for _, s := range sents {
+		got := t.Tag(s.Tokens)
+		for i := range got {
+			if got[i] == s.Tags[i] {
+				right++
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(right) / float64(n)
+}
+
+// Features reports the number of features with weights (model size).
+func (t *Tagger) Features() int { return len(t.weights) }

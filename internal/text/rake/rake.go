@@ -33,10 +33,6 @@ type Stoplist map[string]bool
 
 var smart = parseStoplist(smartText)
 
-// SMART returns the SMART stoplist (Salton 1971) that RAKE uses. The
-// returned map is shared: do not modify it.
-func SMART() Stoplist { return smart }
-
 func parseStoplist(s string) Stoplist {
 	st := Stoplist{}
 	for _, line := range strings.Split(s, "\n") {
@@ -67,7 +63,7 @@ type Phrase struct {
 }
 
 // Extract returns the distinct candidate phrases of a tokenised sentence,
-// most important first. A nil stoplist means SMART().
+// most important first. A nil stoplist means the SMART stoplist.
 func Extract(s string, toks []words.Token, stop Stoplist) []Phrase {
 	if stop == nil {
 		stop = smart

@@ -139,3 +139,7 @@ func TestSMARTList(t *testing.T) {
 		}
 	}
 }
+
+// SMART returns the SMART stoplist (Salton 1971) that RAKE uses. The
+// returned map is shared: do not modify it.
+func SMART() Stoplist { return smart }

@@ -74,15 +74,6 @@ func Dir() (string, error) {
 	return d, nil
 }
 
-// OpenDefault opens the database in Dir().
-func OpenDefault() (*WordNet, error) {
-	d, err := Dir()
-	if err != nil {
-		return nil, err
-	}
-	return Open(d)
-}
-
 // Open loads the database files in dir.
 func Open(dir string) (*WordNet, error) {
 	w := &WordNet{

@@ -20,13 +20,14 @@ var (
 // not installed (it is a system package, not repository data).
 func open(t testing.TB) *WordNet {
 	t.Helper()
-	if _, err := Dir(); err != nil {
+	dir, err := Dir()
+	if err != nil {
 		if os.Getenv("REPRO_REQUIRE_DATA") == "1" {
 			t.Fatal(err)
 		}
 		t.Skip(err)
 	}
-	loadOnce.Do(func() { shared, loadErr = OpenDefault() })
+	loadOnce.Do(func() { shared, loadErr = Open(dir) })
 	if loadErr != nil {
 		t.Fatal(loadErr)
 	}
