@@ -153,23 +153,42 @@ func TestCheckBaselineAndRegression(t *testing.T) {
 	}
 }
 
-func TestValidateDiagnostics(t *testing.T) {
-	code, out, errs := repro(t, "validate", "testdata/errors.hcl", "testdata/tfidf.hcl")
-	if code != 1 {
-		t.Errorf("validate: exit %d, want 1", code)
+// TestGoldenOutputs: commands whose output is a golden file (testdata/;
+// go test -update rewrites it), with their exit code.
+func TestGoldenOutputs(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		args   []string
+		code   exitStatus
+		stderr bool   // the golden file holds stderr, not stdout
+		outHas string // stdout says this too
+	}{
+		// Every error of the file, each at its line; a valid file beside
+		// it is ok.
+		{"errors.golden", []string{"validate", "testdata/errors.hcl", "testdata/tfidf.hcl"}, exitFailure, true, "testdata/tfidf.hcl: ok"},
+		// Well-typed values a stage type refuses are found by validate
+		// too, each at its line, before anything runs.
+		{"values.golden", []string{"validate", "testdata/values.hcl"}, exitFailure, true, ""},
+		// DINO's bad parameters (a template without the x1 placeholder, a
+		// negative lambda, labels without instructions, a count of 0,
+		// inverted smoothing), each at its line.
+		{"dino_values.golden", []string{"validate", "testdata/dino_values.hcl"}, exitFailure, true, ""},
+		{"graph.mmd", []string{"graph", "testdata/tfidf.hcl", "--format", "mermaid"}, exitOK, false, ""},
+		{"stages_tfidf.txt", []string{"stages", "encode.tfidf"}, exitOK, false, ""},
+	} {
+		code, out, errs := repro(t, tc.args...)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d\n%s%s", tc.args, code, tc.code, out, errs)
+		}
+		if !strings.Contains(out, tc.outHas) {
+			t.Errorf("%v: stdout lacks %q:\n%s", tc.args, tc.outHas, out)
+		}
+		got := out
+		if tc.stderr {
+			got = errs
+		}
+		golden(t, tc.golden, got)
 	}
-	if !strings.Contains(out, "testdata/tfidf.hcl: ok") {
-		t.Errorf("the valid file should be reported ok:\n%s", out)
-	}
-	golden(t, "errors.golden", errs)
-
-	// Well-typed values a stage type refuses are found by validate too,
-	// each at its line, before anything runs.
-	code, _, errs = repro(t, "validate", "testdata/values.hcl")
-	if code != 1 {
-		t.Errorf("validate values.hcl: exit %d, want 1", code)
-	}
-	golden(t, "values.golden", errs)
 }
 
 func TestBadFlags(t *testing.T) {
@@ -190,19 +209,6 @@ func TestBadFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, output lacks %q:\n%s%s", tc.args, code, tc.want, out, errs)
 		}
 	}
-}
-
-func TestGraphAndStages(t *testing.T) {
-	code, out, _ := repro(t, "graph", "testdata/tfidf.hcl", "--format", "mermaid")
-	if code != 0 {
-		t.Fatalf("graph: exit %d", code)
-	}
-	golden(t, "graph.mmd", out)
-	code, out, _ = repro(t, "stages", "encode.tfidf")
-	if code != 0 {
-		t.Fatalf("stages: exit %d", code)
-	}
-	golden(t, "stages_tfidf.txt", out)
 }
 
 func TestFmt(t *testing.T) {

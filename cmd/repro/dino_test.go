@@ -6,18 +6,6 @@ import (
 	"testing"
 )
 
-// TestDINOValues: DINO's bad parameters (a template without the x1
-// placeholder, a negative lambda, labels without instructions, a count of
-// 0, inverted smoothing) are reported before anything runs, each at its
-// line.
-func TestDINOValues(t *testing.T) {
-	code, _, errs := repro(t, "validate", "testdata/dino_values.hcl")
-	if code != 1 {
-		t.Errorf("validate dino_values.hcl: exit %d, want 1", code)
-	}
-	golden(t, "dino_values.golden", errs)
-}
-
 // TestDINOPaperSettings: DINO's paper profile trains Sentence-RoBERTa as
 // sentence-transformers' fit does -- warm-up 10% of the updates the run
 // makes (a ratio, not a count tuned to the paper's data sizes) and weight

@@ -169,58 +169,104 @@ func specials() []float32 {
 	return append(out, float32(math.NaN()))
 }
 
-func TestKernelExpErf(t *testing.T) {
+// TestKernelScalarFunctions: the kernels' expf, erff and tanhf against the
+// operators' on the edge cases, random bit patterns and wide normals, and
+// every 2^-10 of [-100, 100] (exp, erf), or around tanh's branch at 0.625
+// and its saturation at 9.
+func TestKernelScalarFunctions(t *testing.T) {
 	needUnfusedDev(t)
 	r := rand.New(rand.NewPCG(1, 1))
-	xs := specials()
+	wide := specials()
 	for i := 0; i < 1<<18; i++ {
-		xs = append(xs, math.Float32frombits(r.Uint32()), float32(r.NormFloat64()*30))
+		wide = append(wide, math.Float32frombits(r.Uint32()), float32(r.NormFloat64()*30))
 	}
 	for x := float32(-100); x <= 100; x += 0.0009765625 { // every 2^-10
-		xs = append(xs, x)
+		wide = append(wide, x)
 	}
-	var badExp, badErf int
-	for _, x := range xs {
-		if e, w := emu.ExpF(x), expf(x); !tensortest.SameBits(e, w) {
-			if badExp++; badExp <= 5 {
-				t.Errorf("expf(%v) = %v, Go %v", x, e, w)
+	r = rand.New(rand.NewPCG(6, 6))
+	tanhArgs := append(specials(), 0.625, -0.625, 0.62499994, 9, 9.000001, -9.000001)
+	for i := 0; i < 1<<18; i++ {
+		tanhArgs = append(tanhArgs, float32(r.NormFloat64()*3), float32(r.NormFloat64()*0.3))
+	}
+	for _, tc := range []struct {
+		name       string
+		kernel, op func(float32) float32
+		xs         []float32
+	}{
+		{"expf", emu.ExpF, expf, wide},
+		{"erff", emu.ErfF, erff, wide},
+		{"tanhf", emu.TanhF, tanhf, tanhArgs},
+	} {
+		bad := 0
+		for _, x := range tc.xs {
+			if e, w := tc.kernel(x), tc.op(x); !tensortest.SameBits(e, w) {
+				if bad++; bad <= 5 {
+					t.Errorf("%s(%v) = %v, Go %v", tc.name, x, e, w)
+				}
 			}
 		}
-		if e, w := emu.ErfF(x), erff(x); !tensortest.SameBits(e, w) {
-			if badErf++; badErf <= 5 {
-				t.Errorf("erff(%v) = %v, Go %v", x, e, w)
-			}
+		if bad > 0 {
+			t.Errorf("%s differs on %d of %d arguments", tc.name, bad, len(tc.xs))
 		}
-	}
-	if badExp+badErf > 0 {
-		t.Errorf("of %d arguments, expf differs on %d, erff on %d", len(xs), badExp, badErf)
 	}
 }
 
-func TestKernelGELU(t *testing.T) {
+// TestKernelActivations: GELU, tanh GELU and ReLU, forward (with what the
+// backward pass keeps: GELU's cdf, tanh GELU's t) and backward, on the edge
+// cases and normals (the wide ones well past erff's clamp, exp's underflow
+// and tanh's saturation).
+func TestKernelActivations(t *testing.T) {
 	needUnfusedDev(t)
-	r := rand.New(rand.NewPCG(2, 2))
-	for _, tc := range []struct {
+	type input struct {
 		name string
 		x    []float32
+	}
+	// gelus are a GELU's inputs: the edge cases, normals, wide normals and
+	// one value.
+	gelus := func(r *rand.Rand, one float32) []input {
+		return []input{{"specials", specials()}, {"normal", tensortest.Normals(r, 64*32*768/8, 1)},
+			{"wide", tensortest.Normals(r, 100000, 8)}, {"one", []float32{one}}}
+	}
+	for _, tc := range []struct {
+		name, aux string // aux: what the forward pass keeps ("": nothing)
+		seed      uint64
+		inputs    func(r *rand.Rand) []input
+		// The operator's passes (reference) and the kernels'.
+		refForward     func(x []float32) (y, aux []float32)
+		kernelForward  func(x, y, aux []float32)
+		refBackward    func(x, aux, gy []float32) []float32
+		kernelBackward func(x, aux, gy, gx []float32)
 	}{
-		{"specials", specials()},
-		{"normal", tensortest.Normals(r, 64*32*768/8, 1)},
-		{"wide", tensortest.Normals(r, 100000, 8)}, // well past the erff clamp and the exp underflow
-		{"one", []float32{0.3}},
+		{"gelu", "cdf", 2, func(r *rand.Rand) []input { return gelus(r, 0.3) },
+			refGELUForward, emu.GELUForward, refGELUBackward, emu.GELUBackward},
+		{"gelu_tanh", "t", 7, func(r *rand.Rand) []input { return gelus(r, -0.3) },
+			refGELUTanhForward, emu.GELUTanhForward, refGELUTanhBackward, emu.GELUTanhBackward},
+		{"relu", "", 8, func(r *rand.Rand) []input {
+			return []input{{"specials and normal", append(specials(), tensortest.Normals(r, 10000, 2)...)}}
+		},
+			func(x []float32) (y, aux []float32) { return refReLUForward(x), nil },
+			func(x, y, aux []float32) { emu.ReLUForward(x, y) },
+			func(x, aux, gy []float32) []float32 { return refReLUBackward(x, gy) },
+			func(x, aux, gy, gx []float32) { emu.ReLUBackward(x, gy, gx) }},
 	} {
-		n := len(tc.x)
-		gy := tensortest.Normals(r, n, 1)
-		wantY, wantCdf := refGELUForward(tc.x)
-		y, cdf := make([]float32, n), make([]float32, n)
-		emu.GELUForward(tc.x, y, cdf)
-		tensortest.Identical(t, tc.name+" forward y", y, wantY)
-		tensortest.Identical(t, tc.name+" forward cdf", cdf, wantCdf)
+		r := rand.New(rand.NewPCG(tc.seed, tc.seed))
+		for _, in := range tc.inputs(r) {
+			name := tc.name + " " + in.name
+			n := len(in.x)
+			gy := tensortest.Normals(r, n, 1)
+			wantY, wantAux := tc.refForward(in.x)
+			y, aux := make([]float32, n), make([]float32, n)
+			tc.kernelForward(in.x, y, aux)
+			tensortest.Identical(t, name+" forward y", y, wantY)
+			if tc.aux != "" {
+				tensortest.Identical(t, name+" forward "+tc.aux, aux, wantAux)
+			}
 
-		wantGx := refGELUBackward(tc.x, wantCdf, gy)
-		gx := make([]float32, n)
-		emu.GELUBackward(tc.x, wantCdf, gy, gx)
-		tensortest.Identical(t, tc.name+" backward", gx, wantGx)
+			wantGx := tc.refBackward(in.x, wantAux, gy)
+			gx := make([]float32, n)
+			tc.kernelBackward(in.x, wantAux, gy, gx)
+			tensortest.Identical(t, name+" backward", gx, wantGx)
+		}
 	}
 }
 
@@ -302,67 +348,6 @@ func TestKernelMaskedSoftmax(t *testing.T) {
 		emu.MaskedSoftmaxRows(got, rows, cols, visible)
 		tensortest.Identical(t, fmt.Sprintf("softmax cols=%d", cols), got, want)
 	}
-}
-
-func TestKernelTanhF(t *testing.T) {
-	needUnfusedDev(t)
-	r := rand.New(rand.NewPCG(6, 6))
-	xs := specials()
-	xs = append(xs, 0.625, -0.625, 0.62499994, 9, 9.000001, -9.000001)
-	for i := 0; i < 1<<18; i++ {
-		xs = append(xs, float32(r.NormFloat64()*3), float32(r.NormFloat64()*0.3))
-	}
-	bad := 0
-	for _, x := range xs {
-		if e, w := emu.TanhF(x), tanhf(x); !tensortest.SameBits(e, w) {
-			if bad++; bad <= 5 {
-				t.Errorf("tanhf(%v) = %v, Go %v", x, e, w)
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("tanhf differs on %d of %d arguments", bad, len(xs))
-	}
-}
-
-func TestKernelGELUTanh(t *testing.T) {
-	needUnfusedDev(t)
-	r := rand.New(rand.NewPCG(7, 7))
-	for _, tc := range []struct {
-		name string
-		x    []float32
-	}{
-		{"specials", specials()},
-		{"normal", tensortest.Normals(r, 64*32*768/8, 1)},
-		{"wide", tensortest.Normals(r, 100000, 8)}, // past the tanh saturation
-		{"one", []float32{-0.3}},
-	} {
-		n := len(tc.x)
-		gy := tensortest.Normals(r, n, 1)
-		wantY, wantT := refGELUTanhForward(tc.x)
-		y, tt := make([]float32, n), make([]float32, n)
-		emu.GELUTanhForward(tc.x, y, tt)
-		tensortest.Identical(t, tc.name+" forward y", y, wantY)
-		tensortest.Identical(t, tc.name+" forward t", tt, wantT)
-
-		wantGx := refGELUTanhBackward(tc.x, wantT, gy)
-		gx := make([]float32, n)
-		emu.GELUTanhBackward(tc.x, wantT, gy, gx)
-		tensortest.Identical(t, tc.name+" backward", gx, wantGx)
-	}
-}
-
-func TestKernelReLU(t *testing.T) {
-	needUnfusedDev(t)
-	r := rand.New(rand.NewPCG(8, 8))
-	x := append(specials(), tensortest.Normals(r, 10000, 2)...)
-	gy := tensortest.Normals(r, len(x), 1)
-	y := make([]float32, len(x))
-	emu.ReLUForward(x, y)
-	tensortest.Identical(t, "relu forward", y, refReLUForward(x))
-	gx := make([]float32, len(x))
-	emu.ReLUBackward(x, gy, gx)
-	tensortest.Identical(t, "relu backward", gx, refReLUBackward(x, gy))
 }
 
 func TestKernelRMSNorm(t *testing.T) {

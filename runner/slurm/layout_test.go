@@ -36,82 +36,87 @@ func describe(jobs []*PlannedJob) string {
 	return b.String()
 }
 
-// A grid of three cells: the cells of one stage block go out as an array,
-// the next block's array waits for it cell by cell (aftercorr), a stage
-// reading every cell waits for the whole array, and a cached stage is not
-// submitted.
-func TestLayoutGrid(t *testing.T) {
+// TestLayout: how the stages that will run go out as jobs -- arrays,
+// dependencies, resources -- for a graph, its plan and the options.
+func TestLayout(t *testing.T) {
 	reg := testRegistry()
-	s := func(v string) map[string]cty.Value { return map[string]cty.Value{"text": cty.StringVal(v)} }
-	g := &graph.Graph{Nodes: []*graph.Node{
-		node(t, reg, "src", "test.write", "x.hcl:1", nil, nil),
-	}}
-	for _, v := range []string{"1", "2", "3"} {
-		g.Nodes = append(g.Nodes, node(t, reg, "mask@k="+v, "test.write", "x.hcl:5", s(v), nil))
+	// grid: a cached source, a three-cell grid of one stage block, the next
+	// block per cell, and a stage reading two cells.
+	grid := func() (*graph.Graph, []runner.PlanEntry) {
+		s := func(v string) map[string]cty.Value { return map[string]cty.Value{"text": cty.StringVal(v)} }
+		g := &graph.Graph{Nodes: []*graph.Node{
+			node(t, reg, "src", "test.write", "x.hcl:1", nil, nil),
+		}}
+		for _, v := range []string{"1", "2", "3"} {
+			g.Nodes = append(g.Nodes, node(t, reg, "mask@k="+v, "test.write", "x.hcl:5", s(v), nil))
+		}
+		for _, v := range []string{"1", "2", "3"} {
+			g.Nodes = append(g.Nodes, node(t, reg, "train@k="+v, "test.join", "x.hcl:9", nil,
+				map[string]graph.Edge{"a": {Node: "mask@k=" + v, Output: "out"}, "b": {Node: "src", Output: "out"}}))
+		}
+		g.Nodes = append(g.Nodes, node(t, reg, "all", "test.join", "x.hcl:20", nil,
+			map[string]graph.Edge{"a": {Node: "train@k=1", Output: "out"}, "b": {Node: "train@k=3", Output: "out"}}))
+		plan := allRun(g)
+		plan[0].Status = runner.PlanCached // src is cached
+		return g, plan
 	}
-	for _, v := range []string{"1", "2", "3"} {
-		g.Nodes = append(g.Nodes, node(t, reg, "train@k="+v, "test.join", "x.hcl:9", nil,
-			map[string]graph.Edge{"a": {Node: "mask@k=" + v, Output: "out"}, "b": {Node: "src", Output: "out"}}))
+	// rounds: a, two rounds reading it in turn, and another reader of a.
+	rounds := func() (*graph.Graph, []runner.PlanEntry) {
+		a := node(t, reg, "a", "test.write", "x.hcl:1", nil, nil)
+		r2 := node(t, reg, "r[2]", "test.join", "x.hcl:2", nil, map[string]graph.Edge{"a": {Node: "a", Output: "out"}})
+		r3 := node(t, reg, "r[3]", "test.join", "x.hcl:2", nil, map[string]graph.Edge{"a": {Node: "r[2]", Output: "out"}})
+		other := node(t, reg, "other", "test.join", "x.hcl:3", nil, map[string]graph.Edge{"a": {Node: "a", Output: "out"}})
+		g := &graph.Graph{Nodes: []*graph.Node{a, r2, r3, other}}
+		return g, allRun(g)
 	}
-	g.Nodes = append(g.Nodes, node(t, reg, "all", "test.join", "x.hcl:20", nil,
-		map[string]graph.Edge{"a": {Node: "train@k=1", Output: "out"}, "b": {Node: "train@k=3", Output: "out"}}))
-	plan := allRun(g)
-	plan[0].Status = runner.PlanCached // src is cached
-	got := describe(Layout(g, plan, LayoutOptions{Backend: "cpu"}))
-	want := `#1 mask@k=1,mask@k=2,mask@k=3 --cpus-per-task=1 --array=0-2
+	// resources: a, and b reading it with resources of its own.
+	resources := func() (*graph.Graph, []runner.PlanEntry) {
+		a := node(t, reg, "a", "test.write", "x.hcl:1", nil, nil)
+		b := node(t, reg, "b", "test.join", "x.hcl:2", nil, map[string]graph.Edge{"a": {Node: "a", Output: "out"}})
+		b.Resources = registry.Resources{CPUs: 4, GPUs: 2, Memory: "1.5G", Time: "26h30m"}
+		g := &graph.Graph{Nodes: []*graph.Node{a, b}}
+		return g, allRun(g)
+	}
+	for _, tc := range []struct {
+		name  string
+		graph func() (*graph.Graph, []runner.PlanEntry)
+		opts  LayoutOptions
+		want  string
+	}{
+		// The cells of one stage block go out as an array, the next block's
+		// array waits for it cell by cell (aftercorr), a stage reading
+		// every cell waits for the whole array, and a cached stage is not
+		// submitted.
+		{"grid", grid, LayoutOptions{Backend: "cpu"}, `#1 mask@k=1,mask@k=2,mask@k=3 --cpus-per-task=1 --array=0-2
 #2 train@k=1,train@k=2,train@k=3 aftercorr:#1 --cpus-per-task=1 --array=0-2
 #3 all afterok:#2_0:#2_2 --cpus-per-task=1
-`
-	if got != want {
-		t.Errorf("layout:\n%s\nwant:\n%s", got, want)
-	}
-	// Arrays of at most two tasks (a cluster's MaxArraySize): still cell
-	// by cell.
-	got = describe(Layout(g, plan, LayoutOptions{Backend: "cpu", MaxArray: 2}))
-	want = `#1 mask@k=1,mask@k=2 --cpus-per-task=1 --array=0-1
+`},
+		// Arrays of at most two tasks (a cluster's MaxArraySize): still
+		// cell by cell.
+		{"grid, MaxArray 2", grid, LayoutOptions{Backend: "cpu", MaxArray: 2}, `#1 mask@k=1,mask@k=2 --cpus-per-task=1 --array=0-1
 #2 mask@k=3 --cpus-per-task=1
 #3 train@k=1,train@k=2 aftercorr:#1 --cpus-per-task=1 --array=0-1
 #4 train@k=3 afterok:#2 --cpus-per-task=1
 #5 all afterok:#3_0:#4 --cpus-per-task=1
-`
-	if got != want {
-		t.Errorf("layout with MaxArray 2:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-// A node left for later (a round that may not run) is not laid out, nor is
-// anything reading it.
-func TestLayoutLater(t *testing.T) {
-	reg := testRegistry()
-	a := node(t, reg, "a", "test.write", "x.hcl:1", nil, nil)
-	r2 := node(t, reg, "r[2]", "test.join", "x.hcl:2", nil, map[string]graph.Edge{"a": {Node: "a", Output: "out"}})
-	r3 := node(t, reg, "r[3]", "test.join", "x.hcl:2", nil, map[string]graph.Edge{"a": {Node: "r[2]", Output: "out"}})
-	other := node(t, reg, "other", "test.join", "x.hcl:3", nil, map[string]graph.Edge{"a": {Node: "a", Output: "out"}})
-	g := &graph.Graph{Nodes: []*graph.Node{a, r2, r3, other}}
-	got := describe(Layout(g, allRun(g), LayoutOptions{Backend: "cpu", Later: map[string]bool{"r[2]": true}}))
-	want := "#1 a --cpus-per-task=1\n#2 other afterok:#1 --cpus-per-task=1\n"
-	if got != want {
-		t.Errorf("layout:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-// Fan-in across differently shaped arrays depends on the exact tasks; an
-// adopted job (an earlier coordinator's, still running) is depended on by
-// its ID and not submitted again.
-func TestLayoutAdoptedAndResources(t *testing.T) {
-	reg := testRegistry()
-	a := node(t, reg, "a", "test.write", "x.hcl:1", nil, nil)
-	b := node(t, reg, "b", "test.join", "x.hcl:2", nil, map[string]graph.Edge{"a": {Node: "a", Output: "out"}})
-	b.Resources = registry.Resources{CPUs: 4, GPUs: 2, Memory: "1.5G", Time: "26h30m"}
-	g := &graph.Graph{Nodes: []*graph.Node{a, b}}
-	got := describe(Layout(g, allRun(g), LayoutOptions{Backend: "cuda", Adopted: map[string]string{"a": "77"}}))
-	want := "#1 b afterok:77 --cpus-per-task=4 --gres=gpu:2 --mem=1536M --time=1-02:30:00\n"
-	if got != want {
-		t.Errorf("layout:\n%s\nwant:\n%s", got, want)
-	}
-	// On the cpu backend a tensor stage computes on the CPU: no GPU asked.
-	if got := describe(Layout(g, allRun(g), LayoutOptions{Backend: "cpu"})); strings.Contains(got, "gres") {
-		t.Errorf("cpu backend asks for a GPU:\n%s", got)
+`},
+		// A node left for later (a round that may not run) is not laid
+		// out, nor is anything reading it.
+		{"later", rounds, LayoutOptions{Backend: "cpu", Later: map[string]bool{"r[2]": true}},
+			"#1 a --cpus-per-task=1\n#2 other afterok:#1 --cpus-per-task=1\n"},
+		// An adopted job (an earlier coordinator's, still running) is
+		// depended on by its ID and not submitted again; resources become
+		// flags.
+		{"adopted, cuda", resources, LayoutOptions{Backend: "cuda", Adopted: map[string]string{"a": "77"}},
+			"#1 b afterok:77 --cpus-per-task=4 --gres=gpu:2 --mem=1536M --time=1-02:30:00\n"},
+		// On the cpu backend a tensor stage computes on the CPU: no GPU
+		// asked.
+		{"cpu", resources, LayoutOptions{Backend: "cpu"},
+			"#1 a --cpus-per-task=1\n#2 b afterok:#1 --cpus-per-task=4 --mem=1536M --time=1-02:30:00\n"},
+	} {
+		g, plan := tc.graph()
+		if got := describe(Layout(g, plan, tc.opts)); got != tc.want {
+			t.Errorf("%s: layout:\n%s\nwant:\n%s", tc.name, got, tc.want)
+		}
 	}
 }
 

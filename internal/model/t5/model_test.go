@@ -57,42 +57,67 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	}
 }
 
-func TestUnknownFeedForwardProj(t *testing.T) {
-	dir := t.TempDir()
+// TestLoadErrors: a directory Load refuses fails with an error naming the
+// path and what is wrong, never a panic.
+func TestLoadErrors(t *testing.T) {
 	raw, err := os.ReadFile("testdata/tiny-v1_0/config.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{"gated-silu", "swish", "gated-relu-x", "fancy-gelu"} {
-		cfg := strings.Replace(string(raw), `"feed_forward_proj": "relu"`, `"feed_forward_proj": "`+bad+`"`, 1)
-		if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o644); err != nil {
+	write := func(t *testing.T, path string, b []byte) {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := Load(dir)
-		if err == nil || !strings.Contains(err.Error(), "feed_forward_proj") || !strings.Contains(err.Error(), bad) ||
-			!strings.Contains(err.Error(), "config.json") {
-			t.Errorf("feed_forward_proj %q: error %v, want one naming the key, the value and the file", bad, err)
+	}
+	// saved saves a tiny relu model in dir.
+	saved := func(t *testing.T, dir string) {
+		m, _ := New(tinyConfig("relu", true), rand.New(rand.NewPCG(1, 2)))
+		if err := Save(dir, m, nil, nil); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if _, _, err := Load(filepath.Join(dir, "missing")); err == nil {
-		t.Error("a missing directory loaded")
+	type loadCase struct {
+		name string
+		// make fills dir and returns the path to load.
+		make func(t *testing.T, dir string) string
+		want []string
 	}
-}
-
-func TestMissingTensorIsNamed(t *testing.T) {
-	dir := t.TempDir()
-	m, _ := New(tinyConfig("relu", true), rand.New(rand.NewPCG(1, 2)))
-	if err := Save(dir, m, nil, nil); err != nil {
-		t.Fatal(err)
+	var cases []loadCase
+	for _, bad := range []string{"gated-silu", "swish", "gated-relu-x", "fancy-gelu"} {
+		cases = append(cases, loadCase{"feed_forward_proj " + bad, func(t *testing.T, dir string) string {
+			cfg := strings.Replace(string(raw), `"feed_forward_proj": "relu"`, `"feed_forward_proj": "`+bad+`"`, 1)
+			write(t, filepath.Join(dir, "config.json"), []byte(cfg))
+			return dir
+		}, []string{"config.json", "feed_forward_proj", bad}})
 	}
-	// A gated config over relu weights: wi_0/wi_1 missing, wi unexpected.
-	cfg := tinyConfig("gated-gelu", true)
-	if err := WriteConfig(dir, cfg); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := Load(dir)
-	if err == nil || !strings.Contains(err.Error(), "wi_0") && !strings.Contains(err.Error(), "wi.weight") {
-		t.Errorf("error %v does not name the mismatched tensor", err)
+	cases = append(cases,
+		loadCase{"missing directory", func(t *testing.T, dir string) string { return filepath.Join(dir, "missing") }, nil},
+		// A gated config over relu weights: wi_0/wi_1 missing, wi unexpected.
+		loadCase{"gated config, relu weights", func(t *testing.T, dir string) string {
+			saved(t, dir)
+			if err := WriteConfig(dir, tinyConfig("gated-gelu", true)); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}, []string{"model.safetensors", "missing tensors", "wi_0", "unexpected tensors", "wi.weight"}},
+		loadCase{"spiece.model not a tokenizer", func(t *testing.T, dir string) string {
+			saved(t, dir)
+			write(t, filepath.Join(dir, "spiece.model"), []byte("this is not a SentencePiece model"))
+			return dir
+		}, []string{"t5:"}},
+	)
+	for _, c := range cases {
+		path := c.make(t, t.TempDir())
+		_, _, err := Load(path)
+		if err == nil {
+			t.Errorf("%s: loaded", c.name)
+			continue
+		}
+		for _, w := range append([]string{path}, c.want...) {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %v lacks %q", c.name, err, w)
+			}
+		}
 	}
 }
 
@@ -157,22 +182,5 @@ func TestGradLoss(t *testing.T) {
 		if checked < 30 {
 			t.Fatalf("only %d gradients checked", checked)
 		}
-	}
-}
-
-// TestBadTokenizerFile: a T5 directory whose tokenizer file cannot be read
-// as a tokenizer fails the load, naming the directory, never panics.
-func TestBadTokenizerFile(t *testing.T) {
-	dir := t.TempDir()
-	m, _ := New(tinyConfig("relu", true), rand.New(rand.NewPCG(1, 2)))
-	if err := Save(dir, m, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "spiece.model"), []byte("this is not a SentencePiece model"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := Load(dir)
-	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "t5:") {
-		t.Errorf("load with a bad spiece.model: %v", err)
 	}
 }
