@@ -134,11 +134,14 @@ stage "sts" {
 
 # ---- generation (paper: GPT2-XL as it is) -----------------------------------------
 
+# token_ids: every generated row keeps its token ids and its prompt's (the
+# mini and ci profiles, recorded without them, turn it off).
 stage "x2_pairs" {
   uses          = "generate.dino_pairs"
   data          = stage.stsb_train.sentences
   hf_checkpoint = var.gpt2
   params        = local.self_debiasing
+  token_ids     = true
   seed          = var.seed
 }
 
@@ -149,6 +152,7 @@ stage "x1" {
   top_k          = 0
   top_p          = 0.9
   max_new_tokens = 40
+  token_ids      = true
   seed           = var.seed
 }
 
@@ -157,6 +161,7 @@ stage "x1x2_pairs" {
   data          = stage.x1.sentences
   hf_checkpoint = var.gpt2
   params        = local.self_debiasing
+  token_ids     = true
   seed          = var.seed
 }
 
@@ -439,15 +444,18 @@ profile "mini" {
     model         = module.format.format.model
     hf_checkpoint = ""
     max_x1        = 300
+    token_ids     = false
   }
   stage "x1" {
     model         = module.format.format.model
     hf_checkpoint = ""
     count         = 200
+    token_ids     = false
   }
   stage "x1x2_pairs" {
     model         = module.format.format.model
     hf_checkpoint = ""
+    token_ids     = false
   }
   stage "sroberta_x2" {
     init   = module.pretrained.bert_long.model
@@ -476,15 +484,18 @@ profile "ci" {
     model         = module.format.format.model
     hf_checkpoint = ""
     max_x1        = 40
+    token_ids     = false
   }
   stage "x1" {
     model         = module.format.format.model
     hf_checkpoint = ""
     count         = 30
+    token_ids     = false
   }
   stage "x1x2_pairs" {
     model         = module.format.format.model
     hf_checkpoint = ""
+    token_ids     = false
   }
   stage "sroberta_x2" {
     init   = module.pretrained.bert.model

@@ -48,6 +48,30 @@ variable "simcse_nli" {
   default     = ""
 }
 
+# The authors' released models (SimCSE released all four rows' encoders on
+# the Hugging Face hub), each a local copy by -var; every one given adds a
+# "(released)" row, scored by the same evaluation as ours beside the paper's
+# number. Unset (the default), the row is absent and nothing refuses.
+variable "released_unsup_bert" {
+  description = "the authors' released unsup-SimCSE-BERT: a local princeton-nlp/unsup-simcse-bert-base-uncased directory (adds its row)"
+  default     = ""
+}
+
+variable "released_unsup_roberta" {
+  description = "the authors' released unsup-SimCSE-RoBERTa: a local princeton-nlp/unsup-simcse-roberta-base directory (adds its row)"
+  default     = ""
+}
+
+variable "released_sup_bert" {
+  description = "the authors' released sup-SimCSE-BERT: a local princeton-nlp/sup-simcse-bert-base-uncased directory (adds its row)"
+  default     = ""
+}
+
+variable "released_sup_roberta" {
+  description = "the authors' released sup-SimCSE-RoBERTa: a local princeton-nlp/sup-simcse-roberta-base directory (adds its row)"
+  default     = ""
+}
+
 # The mini BERT and RoBERTa, declared once for every experiment.
 module "pretrained" {
   source = "./pretrained.hcl"
@@ -58,6 +82,25 @@ locals {
   sts = {
     STS12   = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
+  }
+
+  # The papers' rows (as printed; the comment above each expect block says
+  # where), shared by our row and the released model's.
+  paper_unsup_bert = {
+    STS12   = 68.40, STS13 = 82.41, STS14 = 74.38, STS15 = 80.91, STS16 = 78.56,
+    "STS-B" = 76.85, "SICK-R" = 72.23, Avg = 76.25
+  }
+  paper_unsup_roberta = {
+    STS12   = 70.16, STS13 = 81.77, STS14 = 73.24, STS15 = 81.36, STS16 = 80.65,
+    "STS-B" = 80.22, "SICK-R" = 68.56, Avg = 76.57
+  }
+  paper_sup_bert = {
+    STS12   = 75.30, STS13 = 84.67, STS14 = 80.19, STS15 = 85.40, STS16 = 80.82,
+    "STS-B" = 84.25, "SICK-R" = 80.39, Avg = 81.57
+  }
+  paper_sup_roberta = {
+    STS12   = 76.53, STS13 = 85.21, STS14 = 80.95, STS15 = 86.03, STS16 = 82.57,
+    "STS-B" = 85.83, "SICK-R" = 80.50, Avg = 82.52
   }
 
   # The paper's unsupervised recipe (dropout views, one epoch; learning rate
@@ -194,14 +237,59 @@ stage "eval_sup_roberta" {
   data    = stage.sts.pairs
 }
 
+# ---- the authors' released models (paper profile, by -var) --------------------
+#
+# Each is loaded as it is (model.hf_encoder: weights unchanged, no training)
+# when its variable is set, and scored by the same evaluation as our rows.
+# A stage with for_each over an empty list has no instance, so an unset
+# variable leaves the row out (in every profile: the mini and ci profiles
+# set none) instead of refusing the run. checkpoint reads the variable
+# directly, so a relative -var path resolves against the working
+# directory. Pooling as SimCSE evaluates them: the unsupervised models'
+# [CLS] before the pooler, the supervised models' through it (their MLP,
+# saved as the pooler by SimCSE's converter); inputs untruncated.
+
+stage "released_unsup_bert" {
+  for_each   = var.released_unsup_bert == "" ? [] : ["unsup_bert"]
+  uses       = "model.hf_encoder"
+  checkpoint = var.released_unsup_bert
+  pooling    = "cls_before_pooler"
+}
+
+stage "released_unsup_roberta" {
+  for_each   = var.released_unsup_roberta == "" ? [] : ["unsup_roberta"]
+  uses       = "model.hf_encoder"
+  checkpoint = var.released_unsup_roberta
+  pooling    = "cls_before_pooler"
+}
+
+stage "released_sup_bert" {
+  for_each   = var.released_sup_bert == "" ? [] : ["sup_bert"]
+  uses       = "model.hf_encoder"
+  checkpoint = var.released_sup_bert
+  pooling    = "cls"
+}
+
+stage "released_sup_roberta" {
+  for_each   = var.released_sup_roberta == "" ? [] : ["sup_roberta"]
+  uses       = "model.hf_encoder"
+  checkpoint = var.released_sup_roberta
+  pooling    = "cls"
+}
+
+# One evaluation per released model given, eval_released["sup_bert"] ...
+stage "eval_released" {
+  for_each = merge(stage.released_unsup_bert, stage.released_unsup_roberta, stage.released_sup_bert, stage.released_sup_roberta)
+  uses     = "evaluate.sts"
+  encoder  = each.value.model
+  data     = stage.sts.pairs
+}
+
 # ---- the papers' rows -------------------------------------------------------
 
 # PaSeR Table 1.
 expect "unsup_bert" {
-  for_each = {
-    STS12   = 68.40, STS13 = 82.41, STS14 = 74.38, STS15 = 80.91, STS16 = 78.56,
-    "STS-B" = 76.85, "SICK-R" = 72.23, Avg = 76.25
-  }
+  for_each  = local.paper_unsup_bert
   row       = "unsup SimCSE-BERT-base"
   column    = each.key
   value     = stage.eval_unsup_bert.metrics[local.sts[each.key]]
@@ -211,10 +299,7 @@ expect "unsup_bert" {
 
 # SynCSE Table 2 (marked there as reported by SimCSE).
 expect "unsup_roberta" {
-  for_each = {
-    STS12   = 70.16, STS13 = 81.77, STS14 = 73.24, STS15 = 81.36, STS16 = 80.65,
-    "STS-B" = 80.22, "SICK-R" = 68.56, Avg = 76.57
-  }
+  for_each  = local.paper_unsup_roberta
   row       = "unsup SimCSE-RoBERTa-base"
   column    = each.key
   value     = stage.eval_unsup_roberta.metrics[local.sts[each.key]]
@@ -224,10 +309,7 @@ expect "unsup_roberta" {
 
 # PaSeR Table 2.
 expect "sup_bert" {
-  for_each = {
-    STS12   = 75.30, STS13 = 84.67, STS14 = 80.19, STS15 = 85.40, STS16 = 80.82,
-    "STS-B" = 84.25, "SICK-R" = 80.39, Avg = 81.57
-  }
+  for_each  = local.paper_sup_bert
   row       = "sup SimCSE-BERT-base"
   column    = each.key
   value     = stage.eval_sup_bert.metrics[local.sts[each.key]]
@@ -237,13 +319,48 @@ expect "sup_bert" {
 
 # SynCSE Table 2 and GenSE Table 2.
 expect "sup_roberta" {
-  for_each = {
-    STS12   = 76.53, STS13 = 85.21, STS14 = 80.95, STS15 = 86.03, STS16 = 82.57,
-    "STS-B" = 85.83, "SICK-R" = 80.50, Avg = 82.52
-  }
+  for_each  = local.paper_sup_roberta
   row       = "sup SimCSE-RoBERTa-base"
   column    = each.key
   value     = stage.eval_sup_roberta.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+# The released models' rows, beside ours with the same paper values (the
+# released checkpoints are the models those numbers were reported for).
+expect "released_unsup_bert" {
+  for_each  = var.released_unsup_bert == "" ? {} : local.paper_unsup_bert
+  row       = "unsup SimCSE-BERT-base (released)"
+  column    = each.key
+  value     = stage.eval_released["unsup_bert"].metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "released_unsup_roberta" {
+  for_each  = var.released_unsup_roberta == "" ? {} : local.paper_unsup_roberta
+  row       = "unsup SimCSE-RoBERTa-base (released)"
+  column    = each.key
+  value     = stage.eval_released["unsup_roberta"].metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "released_sup_bert" {
+  for_each  = var.released_sup_bert == "" ? {} : local.paper_sup_bert
+  row       = "sup SimCSE-BERT-base (released)"
+  column    = each.key
+  value     = stage.eval_released["sup_bert"].metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "released_sup_roberta" {
+  for_each  = var.released_sup_roberta == "" ? {} : local.paper_sup_roberta
+  row       = "sup SimCSE-RoBERTa-base (released)"
+  column    = each.key
+  value     = stage.eval_released["sup_roberta"].metrics[local.sts[each.key]]
   paper     = each.value
   tolerance = 1.0
 }
