@@ -243,7 +243,7 @@ func TestSlurmBaselinesSameReport(t *testing.T) {
 	if !bytes.Equal(lrep, srep) {
 		t.Errorf("reports differ:\n--- local\n%s\n--- slurm\n%s", lrep, srep)
 	}
-	if !strings.Contains(string(srep), "TF-IDF") || !strings.Contains(sout, "done     sts_tfidf") {
+	if !strings.Contains(string(srep), "TF-IDF") || !strings.Contains(sout, `done     sts_eval["tfidf"]`) {
 		t.Errorf("slurm run output:\n%s", sout)
 	}
 	jobs := jobsByName(c)
