@@ -1,18 +1,9 @@
 # A causal language model (GPT-2 family) on the local unlabeled text: the
-# generator that the DINO and SynCSE mini profiles build on (and the model
-# family DINO's paper profile loads: GPT2-XL from a local Hugging Face
-# directory). No paper reports these numbers; the table is ours, gated by
-# the recorded baselines (results/lm.<profile>.json).
-#
-# The stage blocks carry the standard recipe for adapting a pretrained GPT-2
-# to a corpus (transformers' run_clm.py: lr 5e-5, batch 8, 3 epochs, GPT-2
-# small from -var gpt2=DIR). No pretrained GPT-2 can be had here, so the
-# `mini` and `ci` profiles train small GPT-2s from scratch, with a byte-level
-# BPE vocabulary learned from the same sentences.
-#
-# The language-model block (corpus splits, training) only reads the data
-# catalogue: copy or include it as it is to give another experiment its
-# generator (its output is stage.lm.model, a Hugging Face GPT-2 directory).
+# generator that the DINO and SynCSE mini profiles build on (used as a module:
+# module.lm.lm.model). No paper reports these numbers; the table is ours,
+# gated by the recorded baselines (results/lm.<profile>.json). The stage
+# blocks adapt a given GPT-2 (-var gpt2=DIR) with run_clm.py's recipe; the
+# mini and ci profiles train small GPT-2s from scratch (docs/papers/lm.md).
 
 experiment "lm" {
   title = "Causal language model: a small GPT-2 on Wikipedia + BBC News + Brown"
@@ -20,8 +11,7 @@ experiment "lm" {
   paper = "none (the generator of DINO, SynCSE and GenSE's pipelines)"
 }
 
-# Not a paper's table: the generator DINO's and SynCSE's mini profiles
-# build on.
+# Not a paper's table: the generator DINO's and SynCSE's mini profiles build on.
 deviation "local_text" {
   what      = "language-model text"
   paper     = "GPT-2's WebText (no paper reports this table)"
@@ -40,12 +30,14 @@ variable "gpt2" {
   default     = ""
 }
 
-# ---- the language model -------------------------------------------------------
-# Sentences of the three corpora, deduplicated, without fragments (fewer than
-# 3 words) and without any sentence of the STS sets (the generator must not
-# have seen the evaluation text), 2,000 drawn into dev and 2,000 into test.
-# The split's seed is fixed: only training varies with var.seed.
+locals {
+  # mini and ci: a GPT-2 from scratch, with a byte-level BPE vocabulary
+  # learned from the training sentences, no dropout (less than one pass).
+  scratch = { from_scratch = true, vocab = "train", heads = 4, weight_decay = 0.01, dropout = 0 }
+}
 
+# The three corpora, deduplicated, without fragments and without any STS
+# sentence; 2,000 drawn into dev and 2,000 into test, by a fixed seed.
 stage "lm_text" {
   uses        = "data.corpus"
   sources     = ["wiki", "bbc", "brown"]
@@ -71,34 +63,26 @@ stage "lm" {
   seed          = var.seed
 }
 
-# ---- evaluation and samples -----------------------------------------------------
-
 stage "perplexity" {
   uses  = "evaluate.perplexity"
   model = stage.lm.model
   data  = stage.lm_text.test
 }
 
+# Seeded samples, unprompted and after a news prompt, shown in the report.
 stage "samples" {
+  for_each = {
+    free     = { template = "", samples = 6, top_k = null }
+    prompted = { template = "The government said", samples = 4, top_k = 5 }
+  }
   uses           = "generate.complete"
   model          = stage.lm.model
-  template       = ""
-  samples        = 6
+  template       = each.value.template
+  samples        = each.value.samples
+  show           = each.value.samples
   max_new_tokens = 40
+  top_k          = each.value.top_k
   top_p          = 0.9
-  show           = 6
-  seed           = var.seed
-}
-
-stage "prompted" {
-  uses           = "generate.complete"
-  model          = stage.lm.model
-  template       = "The government said"
-  samples        = 4
-  max_new_tokens = 40
-  top_k          = 5
-  top_p          = 0.9
-  show           = 4
   seed           = var.seed
 }
 
@@ -109,32 +93,18 @@ expect "perplexity" {
   lower_is_better = true
 }
 
-# ---- mini: a small GPT-2 from scratch on this machine ---------------------------
-# 4 layers, width 256, 4 heads (about 5M parameters, 2M of them the token
-# embedding), a byte-level BPE vocabulary of 8,192 learned from the training
-# sentences, windows of 64 tokens packed without padding, 2,500 updates of 16
-# windows (2.5M tokens, less than one epoch of the ~100k training sentences),
-# no dropout (less than one pass over the data). What it is for: a generator
-# trained well past the ci model (whose perplexity is still falling at its
-# last update), for the DINO and SynCSE mini profiles: test perplexity 159.9
-# at seed 42 (37 minutes here), samples that read as news sentences;
-# results/lm.mini.json holds seed 42 only (no measured spread yet). What it cannot show: anything about
-# GPT-2's (124M-1.5B, WebText) quality, which the paper profile loads.
+# ---- mini: 4 layers, width 256, vocabulary 8,192, 2,500 updates of 16 windows of 64 tokens
 profile "mini" {
   stage "lm" {
-    from_scratch  = true
+    params        = local.scratch
     layers        = 4
     hidden        = 256
-    heads         = 4
     context       = 128
-    vocab         = "train"
     vocab_size    = 8192
     max_length    = 64
     batch_size    = 16
     learning_rate = 1e-3
     warmup        = 100
-    weight_decay  = 0.01
-    dropout       = 0
     max_steps     = 2500
     eval_every    = 500
   }
@@ -143,19 +113,15 @@ profile "mini" {
 # ---- ci: the same recipe, tiny (2 layers, width 128, vocabulary 2,048, 500 updates) --
 profile "ci" {
   stage "lm" {
-    from_scratch  = true
+    params        = local.scratch
     layers        = 2
     hidden        = 128
-    heads         = 4
     context       = 96
-    vocab         = "train"
     vocab_size    = 2048
     max_length    = 48
     batch_size    = 32
     learning_rate = 2e-3
     warmup        = 50
-    weight_decay  = 0.01
-    dropout       = 0
     max_steps     = 500
     eval_every    = 250
   }
