@@ -13,83 +13,121 @@ import (
 	"repro/registry/builtin"
 )
 
-// TestReleasedRows: simcse.hcl's paper profile scores the authors' four
+// releasedModel is one released model's row: its variable (released_KEY),
+// the pooling it is read with, the expect block of its row and the block
+// of ours it stands beside (the same paper values).
+type releasedModel struct {
+	key, pooling, block, ours string
+}
+
+// releasedRows lists each experiment's released models.
+var releasedRows = map[string][]releasedModel{
+	"simcse.hcl": {
+		{"unsup_bert", "cls_before_pooler", "released_unsup_bert", "unsup_bert"},
+		{"unsup_roberta", "cls_before_pooler", "released_unsup_roberta", "unsup_roberta"},
+		{"sup_bert", "cls", "released_sup_bert", "sup_bert"},
+		{"sup_roberta", "cls", "released_sup_roberta", "sup_roberta"},
+	},
+	"syncse.hcl": {
+		{"partial", "cls", "t2_released_partial", "t2_partial"},
+		{"scratch", "cls", "t2_released_scratch", "t2_scratch"},
+		{"partial_large", "cls", "t2_released_partial_large", "t2_large_partial"},
+		{"scratch_large", "cls", "t2_released_scratch_large", "t2_large_scratch"},
+	},
+}
+
+// TestReleasedRows: an experiment's paper profile scores the authors'
 // released models when their variables are set: each is loaded as it is by
-// model.hf_encoder (the pooling SimCSE evaluates it with, the checkpoint
-// the -var names, resolved against the working directory), evaluated by
+// model.hf_encoder (the pooling it is evaluated with, the checkpoint the
+// -var names, resolved against the working directory), evaluated by
 // evaluate.sts on the same STS test data as our rows, and reported as a
-// "(released)" row beside ours with the same paper values, in the same
+// "released" row beside ours with the same paper values, in the same
 // column order. Unset, no released stage and no released cell exist in any
 // profile, so nothing refuses for want of them.
 func TestReleasedRows(t *testing.T) {
 	reg := builtin.Default()
-	file, _ := filepath.Abs("../experiments/simcse.hcl")
 	ckpt, _ := filepath.Abs("../registry/builtin/testdata/hf/bert")
-	models := map[string]string{"unsup_bert": "cls_before_pooler", "unsup_roberta": "cls_before_pooler", "sup_bert": "cls", "sup_roberta": "cls"}
-	for _, profile := range []string{"", "mini", "ci"} {
-		x, _, _, err := experiment.Load(reg, file, experiment.Options{Profile: profile})
-		if err != nil {
-			t.Fatalf("profile %q: %v", profile, err)
-		}
-		for _, n := range x.Graph.Nodes {
-			if strings.Contains(n.ID, "released") {
-				t.Errorf("profile %q without the variables: stage %s", profile, n.ID)
-			}
-		}
-		for _, e := range x.Config.Expects {
-			if strings.Contains(e.Row, "released") {
-				t.Errorf("profile %q without the variables: cell %s", profile, e.Name)
-			}
-		}
-	}
-	vars := map[string]string{}
-	for m := range models {
-		vars["released_"+m] = ckpt
+	files := map[string]string{}
+	for name := range releasedRows {
+		files[name], _ = filepath.Abs(filepath.Join("../experiments", name))
 	}
 	// A relative -var path resolves against the working directory, not the
 	// experiment file's (where testdata/hf/bert does not exist).
 	t.Chdir("../registry/builtin")
-	vars["released_sup_bert"] = "testdata/hf/bert"
-	x, _, _, err := experiment.Load(reg, file, experiment.Options{Vars: vars})
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := map[string]*graph.Node{}
-	for _, n := range x.Graph.Nodes {
-		node[n.ID] = n
-	}
-	sts := node["eval_sup_bert"].Inputs["data"]
-	for m, pooling := range models {
-		id := fmt.Sprintf("released_%s[%q]", m, m)
-		n := node[id]
-		if n == nil || n.Type.Name != "model.hf_encoder" {
-			t.Fatalf("%s: %+v", id, n)
+	for name, models := range releasedRows {
+		file := files[name]
+		x, _, _, err := experiment.Load(reg, file, experiment.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
-		if got := n.Params.GetAttr("checkpoint"); got != cty.StringVal(ckpt) {
-			t.Errorf("%s: checkpoint %v, want %s", id, got, ckpt)
-		}
-		if got := n.Params.GetAttr("pooling"); got != cty.StringVal(pooling) {
-			t.Errorf("%s: pooling %v, want %s", id, got, pooling)
-		}
-		ev := node[fmt.Sprintf("eval_released[%q]", m)]
-		if ev == nil || ev.Type.Name != "evaluate.sts" || ev.Inputs["encoder"] != (graph.Edge{Node: id, Output: "model"}) || ev.Inputs["data"] != sts {
-			t.Fatalf("eval_released[%q]: %+v", m, ev)
-		}
-		// The row: every column of ours, the same paper values, in order.
-		var ours, released []string
-		for _, e := range x.Config.Expects {
-			switch e.Block {
-			case m:
-				ours = append(ours, fmt.Sprintf("%s=%v", e.Column, e.Paper))
-			case "released_" + m:
-				released = append(released, fmt.Sprintf("%s=%v", e.Column, e.Paper))
-				if e.Value.Stage != ev.ID || e.Value.Output != "metrics" || !strings.HasSuffix(e.Row, "(released)") || e.Tolerance != 1 {
-					t.Errorf("cell %s: %+v", e.Name, e)
+		for _, profile := range append([]string{""}, x.Config.Profiles...) {
+			y, _, _, err := experiment.Load(reg, file, experiment.Options{Profile: profile})
+			if err != nil {
+				t.Fatalf("%s profile %q: %v", name, profile, err)
+			}
+			for _, n := range y.Graph.Nodes {
+				if strings.Contains(n.ID, "released") {
+					t.Errorf("%s profile %q without the variables: stage %s", name, profile, n.ID)
+				}
+			}
+			for _, e := range y.Config.Expects {
+				if strings.Contains(e.Row, "released") {
+					t.Errorf("%s profile %q without the variables: cell %s", name, profile, e.Name)
 				}
 			}
 		}
-		if len(ours) != 8 || strings.Join(ours, " ") != strings.Join(released, " ") {
-			t.Errorf("%s: released row %v, ours %v", m, released, ours)
+		vars := map[string]string{}
+		for i, m := range models {
+			vars["released_"+m.key] = ckpt
+			if i == 0 {
+				vars["released_"+m.key] = "testdata/hf/bert"
+			}
+		}
+		x, _, _, err = experiment.Load(reg, file, experiment.Options{Vars: vars})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		node := map[string]*graph.Node{}
+		var sts *graph.Edge
+		for _, n := range x.Graph.Nodes {
+			node[n.ID] = n
+			if n.Type.Name == "evaluate.sts" && !strings.Contains(n.ID, "released") && sts == nil {
+				e := n.Inputs["data"]
+				sts = &e
+			}
+		}
+		for _, m := range models {
+			id := fmt.Sprintf("released_%s[%q]", m.key, m.key)
+			n := node[id]
+			if n == nil || n.Type.Name != "model.hf_encoder" {
+				t.Fatalf("%s: %s: %+v", name, id, n)
+			}
+			if got := n.Params.GetAttr("checkpoint"); got != cty.StringVal(ckpt) {
+				t.Errorf("%s: %s: checkpoint %v, want %s", name, id, got, ckpt)
+			}
+			if got := n.Params.GetAttr("pooling"); got != cty.StringVal(m.pooling) {
+				t.Errorf("%s: %s: pooling %v, want %s", name, id, got, m.pooling)
+			}
+			ev := node[fmt.Sprintf("eval_released[%q]", m.key)]
+			if ev == nil || ev.Type.Name != "evaluate.sts" || ev.Inputs["encoder"] != (graph.Edge{Node: id, Output: "model"}) || ev.Inputs["data"] != *sts {
+				t.Fatalf("%s: eval_released[%q]: %+v", name, m.key, ev)
+			}
+			// The row: every column of ours, the same paper values, in order.
+			var ours, released []string
+			for _, e := range x.Config.Expects {
+				switch e.Block {
+				case m.ours:
+					ours = append(ours, fmt.Sprintf("%s=%v", e.Column, e.Paper))
+				case m.block:
+					released = append(released, fmt.Sprintf("%s=%v", e.Column, e.Paper))
+					if e.Value.Stage != ev.ID || e.Value.Output != "metrics" || !strings.Contains(e.Row, "released") || e.Tolerance != 1 || e.Pending != "" {
+						t.Errorf("%s: cell %s: %+v", name, e.Name, e)
+					}
+				}
+			}
+			if len(ours) != 8 || strings.Join(ours, " ") != strings.Join(released, " ") {
+				t.Errorf("%s: %s: released row %v, ours %v", name, m.key, released, ours)
+			}
 		}
 	}
 }

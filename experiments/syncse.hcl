@@ -115,6 +115,31 @@ variable "c4" {
   default     = ""
 }
 
+# The authors' released models (hkust-nlp/SynCSE-{partial,scratch}-RoBERTa-{base,large}
+# on the Hugging Face hub), each a local copy by -var; every one given adds a
+# "(released)" row beside the paper's number, the large ones the only
+# measured cells of Table 2's RoBERTa-large half. Unset (the default), the
+# row is absent and nothing refuses.
+variable "released_partial" {
+  description = "the authors' released SynCSE-partial: a local hkust-nlp/SynCSE-partial-RoBERTa-base directory (adds its row)"
+  default     = ""
+}
+
+variable "released_scratch" {
+  description = "the authors' released SynCSE-scratch: a local hkust-nlp/SynCSE-scratch-RoBERTa-base directory (adds its row)"
+  default     = ""
+}
+
+variable "released_partial_large" {
+  description = "the authors' released SynCSE-partial, RoBERTa-large: a local hkust-nlp/SynCSE-partial-RoBERTa-large directory (adds its row)"
+  default     = ""
+}
+
+variable "released_scratch_large" {
+  description = "the authors' released SynCSE-scratch, RoBERTa-large: a local hkust-nlp/SynCSE-scratch-RoBERTa-large directory (adds its row)"
+  default     = ""
+}
+
 variable "llm_provider" {
   description = "openai: any server speaking the OpenAI chat-completions API"
   default     = "openai"
@@ -195,7 +220,30 @@ locals {
   # Table 8 compares on 22k examples.
   naive_size = 22000
   # Why Tables 2 and 3's RoBERTa-large cells have no result.
-  large_pending = "not run here: this file trains RoBERTa-base; the RoBERTa-large half needs roberta-large weights and SimCSE's large learning rates (deviation roberta_large)"
+  # Table 2's rows that a released model has, shared by our row and its.
+  paper_partial = {
+    STS12   = 76.11, STS13 = 84.49, STS14 = 79.61, STS15 = 85.26, STS16 = 82.60,
+    "STS-B" = 83.94, "SICK-R" = 81.57, Avg = 81.94
+  }
+  paper_scratch = {
+    STS12   = 74.61, STS13 = 83.76, STS14 = 77.89, STS15 = 85.09, STS16 = 82.28,
+    "STS-B" = 82.71, "SICK-R" = 78.88, Avg = 80.75
+  }
+  paper_partial_large = {
+    STS12   = 76.03, STS13 = 84.27, STS14 = 80.03, STS15 = 85.37, STS16 = 83.62,
+    "STS-B" = 84.26, "SICK-R" = 81.14, Avg = 82.10
+  }
+  paper_scratch_large = {
+    STS12   = 75.45, STS13 = 85.01, STS14 = 80.28, STS15 = 86.55, STS16 = 83.95,
+    "STS-B" = 84.49, "SICK-R" = 80.61, Avg = 82.33
+  }
+  # How the released models are read: SimCSE's supervised evaluation, [CLS]
+  # through the pooler (the MLP head SimCSE's converter saves there; SynCSE
+  # trains with SimCSE's supervised code). A reading, not stated by the
+  # paper: --set 'stage.released_partial["partial"].pooling=cls_before_pooler'
+  # scores one without the head.
+  released_pooling = "cls"
+  large_pending    = "not run here: this file trains RoBERTa-base; the RoBERTa-large half needs roberta-large weights and SimCSE's large learning rates (deviation roberta_large)"
   # Table 8's naive generation: one fixed prompt.
   naive_prompts = ["Devise {count} distinct and diverse sentences. Vary the length of the sentences, ranging from concise phrases of 3-5 words to longer sentences containing 20-40 words."]
   # The mini and ci profiles' sentence prompts: the first sentence of each
@@ -624,6 +672,51 @@ stage "rerank_scratch_nli" {
   data    = stage.rerank.queries
 }
 
+# ---- the authors' released models (paper profile, by -var) --------------------
+#
+# Each is loaded as it is (model.hf_encoder: weights unchanged, no training)
+# when its variable is set and scored by the same evaluation as our rows; an
+# unset variable leaves the stage without instance and the row without cell
+# (in every profile: the mini and ci profiles set none), so nothing refuses.
+# checkpoint reads the variable directly, so a relative -var path resolves
+# against the working directory. Inputs untruncated, as SimCSE evaluates.
+
+stage "released_partial" {
+  for_each   = var.released_partial == "" ? [] : ["partial"]
+  uses       = "model.hf_encoder"
+  checkpoint = var.released_partial
+  pooling    = local.released_pooling
+}
+
+stage "released_scratch" {
+  for_each   = var.released_scratch == "" ? [] : ["scratch"]
+  uses       = "model.hf_encoder"
+  checkpoint = var.released_scratch
+  pooling    = local.released_pooling
+}
+
+stage "released_partial_large" {
+  for_each   = var.released_partial_large == "" ? [] : ["partial_large"]
+  uses       = "model.hf_encoder"
+  checkpoint = var.released_partial_large
+  pooling    = local.released_pooling
+}
+
+stage "released_scratch_large" {
+  for_each   = var.released_scratch_large == "" ? [] : ["scratch_large"]
+  uses       = "model.hf_encoder"
+  checkpoint = var.released_scratch_large
+  pooling    = local.released_pooling
+}
+
+# One evaluation per released model given, eval_released["partial"] ...
+stage "eval_released" {
+  for_each = merge(stage.released_partial, stage.released_scratch, stage.released_partial_large, stage.released_scratch_large)
+  uses     = "evaluate.sts"
+  encoder  = each.value.model
+  data     = stage.sts.pairs
+}
+
 # ---- Table 2 (RoBERTa-base rows) ---------------------------------------------
 
 expect "t2_unsup_simcse" {
@@ -639,10 +732,7 @@ expect "t2_unsup_simcse" {
 }
 
 expect "t2_partial" {
-  for_each = {
-    STS12   = 76.11, STS13 = 84.49, STS14 = 79.61, STS15 = 85.26, STS16 = 82.60,
-    "STS-B" = 83.94, "SICK-R" = 81.57, Avg = 81.94
-  }
+  for_each  = local.paper_partial
   row       = "SynCSE-partial (Table 2)"
   column    = each.key
   value     = stage.eval_partial.metrics[local.sts[each.key]]
@@ -651,10 +741,7 @@ expect "t2_partial" {
 }
 
 expect "t2_scratch" {
-  for_each = {
-    STS12   = 74.61, STS13 = 83.76, STS14 = 77.89, STS15 = 85.09, STS16 = 82.28,
-    "STS-B" = 82.71, "SICK-R" = 78.88, Avg = 80.75
-  }
+  for_each  = local.paper_scratch
   row       = "SynCSE-scratch (Table 2)"
   column    = each.key
   value     = stage.eval_scratch.metrics[local.sts[each.key]]
@@ -687,6 +774,25 @@ expect "t2_scratch_nli" {
   tolerance = 1.0
 }
 
+# The released models' rows, beside ours with the same paper values.
+expect "t2_released_partial" {
+  for_each  = var.released_partial == "" ? {} : local.paper_partial
+  row       = "SynCSE-partial (released; Table 2)"
+  column    = each.key
+  value     = stage.eval_released["partial"].metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "t2_released_scratch" {
+  for_each  = var.released_scratch == "" ? {} : local.paper_scratch
+  row       = "SynCSE-scratch (released; Table 2)"
+  column    = each.key
+  value     = stage.eval_released["scratch"].metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
 # ---- Table 2, RoBERTa-large: declared, not run (deviation roberta_large).
 # The paper's values with no result, so the report shows the half of the
 # table this file does not train.
@@ -702,25 +808,19 @@ expect "t2_large_unsup_simcse" {
 }
 
 expect "t2_large_partial" {
-  for_each = {
-    STS12   = 76.03, STS13 = 84.27, STS14 = 80.03, STS15 = 85.37, STS16 = 83.62,
-    "STS-B" = 84.26, "SICK-R" = 81.14, Avg = 82.10
-  }
-  row     = "SynCSE-partial, RoBERTa-large (Table 2)"
-  column  = each.key
-  paper   = each.value
-  pending = local.large_pending
+  for_each = local.paper_partial_large
+  row      = "SynCSE-partial, RoBERTa-large (Table 2)"
+  column   = each.key
+  paper    = each.value
+  pending  = local.large_pending
 }
 
 expect "t2_large_scratch" {
-  for_each = {
-    STS12   = 75.45, STS13 = 85.01, STS14 = 80.28, STS15 = 86.55, STS16 = 83.95,
-    "STS-B" = 84.49, "SICK-R" = 80.61, Avg = 82.33
-  }
-  row     = "SynCSE-scratch, RoBERTa-large (Table 2)"
-  column  = each.key
-  paper   = each.value
-  pending = local.large_pending
+  for_each = local.paper_scratch_large
+  row      = "SynCSE-scratch, RoBERTa-large (Table 2)"
+  column   = each.key
+  paper    = each.value
+  pending  = local.large_pending
 }
 
 # sup-SimCSE as SimCSE reports it (the dagger row).
@@ -755,6 +855,26 @@ expect "t2_large_scratch_nli" {
   column  = each.key
   paper   = each.value
   pending = local.large_pending
+}
+
+# The released RoBERTa-large models' rows: the half of Table 2 this file
+# does not train, measured when their weights are given.
+expect "t2_released_partial_large" {
+  for_each  = var.released_partial_large == "" ? {} : local.paper_partial_large
+  row       = "SynCSE-partial, RoBERTa-large (released; Table 2)"
+  column    = each.key
+  value     = stage.eval_released["partial_large"].metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "t2_released_scratch_large" {
+  for_each  = var.released_scratch_large == "" ? {} : local.paper_scratch_large
+  row       = "SynCSE-scratch, RoBERTa-large (released; Table 2)"
+  column    = each.key
+  value     = stage.eval_released["scratch_large"].metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
 }
 
 # ---- Table 3: reranking, AskUbuntu MAP. The mini and ci profiles evaluate
