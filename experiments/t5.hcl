@@ -1,41 +1,15 @@
 # The pretrained T5 the GenSE mini and ci profiles start from, declared once
-# and used through a module block (as experiments/pretrained.hcl is for the
-# BERT-shaped encoders):
+# and used as a module (as experiments/pretrained.hcl is for the BERT-shaped
+# encoders):
 #
 #   module "t5" { source = "./t5.hcl" }
 #   profile "mini" { stage "gen" { init = module.t5.pretrain.model } }
 #
-# GenSE (and every T5 paper) starts from T5-base, which cannot be had here.
-# So the mini and ci profiles pretrain a small T5 with T5's own objective --
-# span corruption (Raffel et al. 2020, section 3.1.4: 15% of the tokens, in
-# spans of mean length 3, each replaced by a sentinel; the target spells the
-# sentinels and their spans) over sequences packed from the local Wikipedia
-# sentences -- with a SentencePiece unigram vocabulary trained on the same
-# sentences (T5's layout: pad 0, eos 1, unk 2, sentinels after the pieces).
-# A seeded 1,000 of the 11,914 Wikipedia sentences are held out (STS text
-# dropped first); the pretraining never sees them, and evaluate.span_corruption
-# scores the pretrained model's span-corruption perplexity on them.
-#
-# The stage blocks hold what can be run with real T5 weights (-var t5=DIR, a
-# local Hugging Face t5-base directory): T5's objective (15%, spans of 3)
-# on packed 512-token sequences, batch 128 (Raffel et al. 2020), continued
-# for 2,000 updates at lr 1e-4 from the checkpoint (our choice: T5's own
-# pretraining is 2^19 updates at lr 0.01 on C4, weeks of CPU and pointless
-# here), then the held-out score -- what a local checkpoint's span-corruption
-# perplexity on this text is, beside the mini's. Without -var t5 that
-# profile refuses before anything runs. The GenSE paper profile reads var.t5
-# itself and never references this file. The mini and ci profiles train from
-# scratch over the SentencePiece vocabulary (stage spm, which the paper
-# profile does not read: T5-base brings its own 32,000 pieces); the mini is
-# the one that matters, the ci a much smaller model so that a cold CI run
-# (GenSE's ci included) stays within its budget.
-#
-# What this file shows on its own: the pretrained model's held-out
-# span-corruption perplexity and token accuracy (a uniform guess has
-# perplexity = the vocabulary size; the sentinels, one in every target span,
-# are the easy tokens). What it cannot show: anything about T5-base's
-# quality, or whether this pretraining helps GenSE (docs/papers/gense.md's GenSE
-# section compares).
+# GenSE starts from T5-base, which cannot be had here. The stage blocks
+# continue T5's own objective, span corruption, from a given checkpoint
+# (-var t5=DIR); the mini and ci profiles pretrain a small T5 from scratch
+# over a SentencePiece vocabulary of the same text (docs/papers/t5.md). The
+# table: the model's span-corruption perplexity on 1,000 held-out sentences.
 
 experiment "t5" {
   title = "T5 pretraining: span corruption on the local Wikipedia sentences (the model GenSE's mini and ci profiles start from)"
@@ -54,8 +28,7 @@ deviation "local_text" {
   stand_ins = ["wiki"]
 }
 
-# The pretrained model's own seed: GenSE's baselines vary their own seeds
-# over one pretrained T5, as the paper does over one T5-base.
+# The pretrained model's own seed: GenSE's seeds vary over one pretrained T5.
 variable "seed" {
   default = 42
 }
@@ -89,6 +62,8 @@ stage "spm" {
   sentinels  = 100
 }
 
+# T5's objective continued from the checkpoint for 2,000 updates at lr 1e-4
+# (our choice: T5's own pretraining is 2^19 updates at lr 0.01 on C4).
 stage "pretrain" {
   uses          = "train.span_corruption"
   data          = stage.corpus.sentences
@@ -126,13 +101,7 @@ expect "heldout_accuracy" {
   value  = stage.heldout.metrics.token_accuracy
 }
 
-# ---- mini: a small T5 (4+4 layers, width 128) --------------------------------
-# 4,000 pieces + 20 sentinels; packed sequences of 64 tokens (10 noise tokens
-# in 3 spans each), 1,000 updates of 32: six and a half passes over the 9,823
-# training sentences (316,526 tokens, 4,946 sequences). Cut from 4+4 layers,
-# width 128 (about 30 minutes here under load) so that GenSE's mini, whose
-# generator and encoders all have this shape, fits its budget; 12 minutes
-# cold at load 11-14.
+# ---- mini: a small T5 (3+3 layers, width 96), the shape of GenSE's mini models
 profile "mini" {
   stage "spm" {
     vocab_size = 4000
@@ -152,9 +121,7 @@ profile "mini" {
     warmup        = 100
     max_steps     = 1000
   }
-  stage "heldout" {
-    max_length = 64
-  }
+  stage "heldout" { max_length = 64 }
 }
 
 # ---- ci: a tiny T5 (2+2 layers, width 64), minutes from an empty cache -------
@@ -178,7 +145,5 @@ profile "ci" {
     dropout       = 0
     max_steps     = 300
   }
-  stage "heldout" {
-    max_length = 48
-  }
+  stage "heldout" { max_length = 48 }
 }
