@@ -24,18 +24,19 @@ func paperVars(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	return map[string]string{
-		"simcse_nli": filepath.Join(fixtures, "nli_for_simcse.csv"),
-		"wiki1m":     filepath.Join(fixtures, "wiki1m_for_simcse.txt"),
-		"c4":         filepath.Join(fixtures, "c4-train.00000-of-01024.json.gz"),
-		"mind":       filepath.Join(fixtures, "news.tsv"),
-		"askubuntu":  filepath.Join(fixtures, "askubuntu-test.jsonl.gz"),
-		"t5":         ckpt, "bert": ckpt, "roberta": ckpt, "gpt2": ckpt,
+		"simcse_nli":      filepath.Join(fixtures, "nli_for_simcse.csv"),
+		"wiki1m":          filepath.Join(fixtures, "wiki1m_for_simcse.txt"),
+		"c4":              filepath.Join(fixtures, "c4-train.00000-of-01024.json.gz"),
+		"mind":            filepath.Join(fixtures, "news.tsv"),
+		"askubuntu":       filepath.Join(fixtures, "askubuntu-test.jsonl.gz"),
+		"askubuntu_train": filepath.Join(fixtures, "askubuntu-train.txt"),
+		"t5":              ckpt, "bert": ckpt, "roberta": ckpt, "gpt2": ckpt,
 	}
 }
 
 // dataVars are the variables that name a paper's dataset (the others name
 // weights).
-var dataVars = []string{"simcse_nli", "wiki1m", "c4", "mind", "askubuntu"}
+var dataVars = []string{"simcse_nli", "wiki1m", "c4", "mind", "askubuntu", "askubuntu_train"}
 
 // TestPaperProfilesNeedTheirData: every paper profile run without its data
 // variables refuses before any stage starts, naming each missing dataset's

@@ -72,6 +72,8 @@ func FuzzReaders(f *testing.F) {
 			check("ReadMINDNews", p, err)
 			_, err = ReadMTEBRerank(p)
 			check("ReadMTEBRerank", p, err)
+			_, err = ReadUSEBTrain(p)
+			check("ReadUSEBTrain", p, err)
 		}
 		SplitSentences(string(data))
 	})

@@ -173,6 +173,44 @@ func ReadWiki1M(path string) ([]string, error) {
 	return out, nil
 }
 
+// ReadUSEBTrain reads an unlabelled training set as the Unsupervised
+// Sentence Embedding Benchmark publishes it (USEB, TSDAE's data:
+// data-train/{askubuntu,cqadupstack,twitter,scidocs}/unsupervised/train.txt),
+// the in-domain sentences GenSE's domain adaptation reads (section 3.1:
+// "we follow TS-DAE to use unlabelled training set as in-domain
+// sentences"): one sentence a line, UTF-8 (gzip-compressed is accepted
+// too). Blank lines are skipped (the file is read as split lines, an empty
+// last one included, by the code that uses it); invalid UTF-8 or a NUL
+// byte is a bad row; a first line that is a CSV or JSON row says the file
+// is another dataset.
+func ReadUSEBTrain(path string) ([]string, error) {
+	var out []string
+	err := scanLines(path, func(n int, b []byte) error {
+		if n == 1 {
+			if err := notLines(path, b); err != nil {
+				return err
+			}
+		}
+		switch {
+		case bytes.IndexByte(b, 0) >= 0:
+			return &RowError{Path: path, Line: n, Reason: "NUL byte: not a text file of one sentence a line"}
+		case !utf8.Valid(b):
+			return &RowError{Path: path, Line: n, Reason: "not UTF-8"}
+		case len(bytes.TrimSpace(b)) == 0:
+			return nil
+		}
+		out = append(out, string(b))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, &RowError{Path: path, Reason: "no sentence: every line is blank"}
+	}
+	return out, nil
+}
+
 // notLines recognises, by its first line, a file of another dataset given
 // where sentences one a line are wanted.
 func notLines(path string, first []byte) error {

@@ -13,7 +13,9 @@ import (
 // layouts: SimCSE's nli_for_simcse.csv (header, RFC 4180 quoting with
 // doubled quotes and commas inside fields), wiki1m_for_simcse.txt (its real
 // first lines), allenai/c4's json.gz, MIND's news.tsv (real rows, one
-// without an abstract) and MTEB's reranking jsonl.gz.
+// without an abstract), MTEB's reranking jsonl.gz and USEB's
+// unsupervised train.txt (one sentence a line, lower-cased as AskUbuntu's
+// texts are there; these lines are written for the test).
 const paperData = "testdata/paper"
 
 func TestReadSimCSENLI(t *testing.T) {
@@ -46,6 +48,17 @@ func TestReadWiki1MAndC4(t *testing.T) {
 	}
 	if len(c4) != 6 || c4[0] != "Beginners BBQ Class Taking Place in Missoula!" || c4[5] != `When trying to restore using disk utility i'm given the error "Not enough space on disk ____ to restore"` {
 		t.Errorf("c4: %d lines: %q", len(c4), c4)
+	}
+}
+
+func TestReadUSEBTrain(t *testing.T) {
+	ss, err := ReadUSEBTrain(filepath.Join(paperData, "askubuntu-train.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Six lines, one of them blank (skipped).
+	if len(ss) != 5 || ss[0] != "how do i install a .deb file via the command line ?" || ss[4] != "wifi keeps disconnecting after the upgrade to 12.04" {
+		t.Errorf("train.txt: %d sentences: %q", len(ss), ss)
 	}
 }
 
@@ -120,6 +133,11 @@ func TestPaperReadersRefuse(t *testing.T) {
 		{"mteb id", `{"id": "q1", "query": "q", "positive": ["p"], "negative": []}` + "\n", mteb, 1, "unknown field"},
 		{"mteb empty", `{"query": "q", "positive": [], "negative": []}` + "\n", mteb, 1, "no candidates"},
 		{"empty", "", wiki, 0, "empty file"},
+		{"useb blank", "\n  \n", useb, 0, "every line is blank"},
+		{"useb utf8", "one\n\xff\n", useb, 2, "not UTF-8"},
+		{"useb nul", "one\ntw\x00o\n", useb, 2, "NUL byte"},
+		{"useb csv", "sent0,sent1,hard_neg\nA.,B.,C.\n", useb, 1, "NLI CSV"},
+		{"useb json", `{"query": "q", "positive": ["p"], "negative": []}` + "\n", useb, 1, "JSON"},
 	}
 	for i, c := range cases {
 		path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".txt")
@@ -143,3 +161,4 @@ func wiki(p string) error     { _, err := ReadWiki1M(p); return err }
 func c4(p string) error       { _, err := ReadC4(p); return err }
 func mindNews(p string) error { _, err := ReadMINDNews(p); return err }
 func mteb(p string) error     { _, err := ReadMTEBRerank(p); return err }
+func useb(p string) error     { _, err := ReadUSEBTrain(p); return err }

@@ -15,7 +15,7 @@ import (
 // of the data.* types like the catalogue's, read from a local copy in their
 // published format whose path is the stage's `path` parameter (the
 // experiments set it from a -var: simcse_nli, wiki1m, c4, mind,
-// askubuntu). A paper source without a path cannot work: the stage refuses
+// askubuntu, askubuntu_train). A paper source without a path cannot work: the stage refuses
 // before the run starts (registry.StartChecker), naming the variable, as a
 // paper profile without its weights does. The catalogue's stand-ins stay
 // the default sources, so the mini and ci profiles, which read them, keep
@@ -28,14 +28,19 @@ type paperSource struct {
 	file     string // the published file
 	variable string // the experiments' -var
 	standIn  string // the data directory's stand-in (source value) the mini and ci profiles read
+	// instead, when set, says how the mini and ci profiles read a stand-in
+	// where it is not a source value.
+	instead string
 }
 
 var paperSources = map[string]paperSource{
-	"simcse_nli": {"SimCSE's NLI training set", "nli_for_simcse.csv", "simcse_nli", "nli"},
-	"wiki1m":     {"SimCSE's Wikipedia sentences", "wiki1m_for_simcse.txt", "wiki1m", "wiki"},
-	"c4":         {"C4", "an allenai/c4 en file, c4-train.NNNNN-of-01024.json.gz", "c4", "wiki"},
-	"mind":       {"MIND news", "MIND's news.tsv", "mind", "bbc"},
-	"askubuntu":  {"AskUbuntu", "MTEB's askubuntudupquestions-reranking test.jsonl.gz", "askubuntu", "semeval2016_cqa"},
+	"simcse_nli": {"SimCSE's NLI training set", "nli_for_simcse.csv", "simcse_nli", "nli", ""},
+	"wiki1m":     {"SimCSE's Wikipedia sentences", "wiki1m_for_simcse.txt", "wiki1m", "wiki", ""},
+	"c4":         {"C4", "an allenai/c4 en file, c4-train.NNNNN-of-01024.json.gz", "c4", "wiki", ""},
+	"mind":       {"MIND news", "MIND's news.tsv", "mind", "bbc", ""},
+	"askubuntu":  {"AskUbuntu", "MTEB's askubuntudupquestions-reranking test.jsonl.gz", "askubuntu", "semeval2016_cqa", ""},
+	"askubuntu_train": {"AskUbuntu's unlabelled training sentences", "USEB's data-train/askubuntu/unsupervised/train.txt", "askubuntu_train", "",
+		"connect queries to the SemEval-2016 CQA set's train_part2 split (data.rerank) and leave source unset"},
 }
 
 // MissingDataError refuses a stage whose source is a paper's dataset
@@ -46,11 +51,16 @@ type MissingDataError struct {
 	File     string // the published file
 	Variable string // the experiments' -var
 	StandIn  string // the stand-in source
+	Instead  string // how to read the stand-in where it is no source value
 }
 
 func (e *MissingDataError) Error() string {
-	return fmt.Sprintf("%s not given: set path to a local copy of %s (the experiments take it as -var %s=FILE), or read the data directory's stand-in with source %q (the mini and ci profiles do)",
-		e.What, e.File, e.Variable, e.StandIn)
+	instead := fmt.Sprintf("read the data directory's stand-in with source %q", e.StandIn)
+	if e.Instead != "" {
+		instead = e.Instead
+	}
+	return fmt.Sprintf("%s not given: set path to a local copy of %s (the experiments take it as -var %s=FILE), or %s (the mini and ci profiles do)",
+		e.What, e.File, e.Variable, instead)
 }
 
 // needPath is the start check of a stage reading source from path.
@@ -59,7 +69,7 @@ func needPath(source, path string) error {
 	if !ok || path != "" {
 		return nil
 	}
-	return &MissingDataError{Source: source, What: ps.what, File: ps.file, Variable: ps.variable, StandIn: ps.standIn}
+	return &MissingDataError{Source: source, What: ps.what, File: ps.file, Variable: ps.variable, StandIn: ps.standIn, Instead: ps.instead}
 }
 
 // checkPath says that path is read only by a paper source.
@@ -118,6 +128,8 @@ func paperSentences(source, path string) ([]string, error) {
 		return dataset.ReadWiki1M(path)
 	case "c4":
 		return dataset.ReadC4(path)
+	case "askubuntu_train":
+		return dataset.ReadUSEBTrain(path)
 	case "mind":
 		docs, err := mindDocuments(path)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 
 	"repro/internal/gense"
 	"repro/internal/rows"
@@ -18,6 +19,26 @@ type RerankSentencesParams struct {
 	MinWords int      `cty:"min_words" doc:"drop sentences with fewer words"`
 	MaxWords int      `cty:"max_words" doc:"keep only a sentence's first max_words words (0: all)"`
 	Max      int      `cty:"max" doc:"write at most this many sentences, a seeded sample (0: all, in first-seen order)"`
+	// Added after results were cached: unset, the texts come from the
+	// queries input, as before.
+	Source string `cty:"source" key:"added" doc:"unset: the texts of the queries input; askubuntu_train: the lines of USEB's data-train/askubuntu/unsupervised/train.txt at path (the paper's in-domain sentences for AskUbuntu), with queries left unconnected"`
+	Path   string `cty:"path" path:"file" key:"added" doc:"source askubuntu_train: a local copy of the published file (one sentence a line); its content is in the key"`
+}
+
+// rerankSentenceSources are data.rerank_sentences' file sources.
+var rerankSentenceSources = []string{"askubuntu_train"}
+
+// CheckStart refuses a file source without a path, and wants the texts
+// from exactly one place: the queries input or a file source
+// (registry.StartChecker).
+func (p RerankSentencesParams) CheckStart(connected func(string) bool) error {
+	switch {
+	case p.Source == "" && !connected("queries"):
+		return fmt.Errorf("queries: not connected: connect a reranking task's training split (data.rerank, split = \"train_part2\"), or read a file with source (%s) and path", strings.Join(rerankSentenceSources, ", "))
+	case p.Source != "" && connected("queries"):
+		return fmt.Errorf("queries: connected beside source %q: the texts come from one place; leave queries unconnected to read the file, or unset source", p.Source)
+	}
+	return needPath(p.Source, p.Path)
 }
 
 // Validate checks the parameters at load time.
@@ -31,6 +52,10 @@ func (p *RerankSentencesParams) Validate() error {
 	c.NonNegative("max_words", p.MaxWords)
 	c.Add(p.MaxWords == 0 || p.MaxWords >= p.MinWords, "max_words", "%d is below min_words (%d)", p.MaxWords, p.MinWords)
 	c.NonNegative("max", p.Max)
+	if p.Source != "" {
+		c.OneOf("source", p.Source, rerankSentenceSources...)
+	}
+	checkPath(&c, p.Path, p.Source)
 	return c.Result()
 }
 
@@ -40,18 +65,20 @@ func rerankSentencesType() *registry.StageType {
 		Version: 1,
 		Doc: `A reranking task's unlabelled training texts as in-domain sentences (GenSE section 2.3, following
 TSDAE: the task's training set without its labels): the chosen texts of every query row (the query, its
-related questions), split into sentences, short ones dropped, long ones cut to max_words, each distinct
+related questions), or with source the lines of the paper's own in-domain file (USEB's AskUbuntu
+train.txt), split into sentences, short ones dropped, long ones cut to max_words, each distinct
 sentence once. Every sentence that is, or is a sentence of, a text of exclude (the evaluation split)
 is dropped, so no evaluation text becomes training text; the counts go to the log and
 rerank_sentences.json beside the sentences.`,
 		Params: RerankSentencesParams{Fields: []string{"query", "positive", "negative"}, Split: true, MinWords: 5, MaxWords: 40},
 		Inputs: []registry.Port{
-			{Name: "queries", Kind: registry.KindRerank, Doc: "the task's training split (data.rerank, split = train_part2)"},
+			{Name: "queries", Kind: registry.KindRerank, Optional: true, Doc: "the task's training split (data.rerank, split = train_part2); unconnected with source"},
 			{Name: "exclude", Kind: registry.KindRerank, Optional: true, Doc: "the evaluation split, whose texts never become sentences"},
 		},
-		Outputs: []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl, rerank_sentences.json (counts)"}},
-		Seeded:  true,
-		Run:     runRerankSentences,
+		Outputs:   []registry.Port{{Name: "sentences", Kind: registry.KindSentences, Doc: "sentences.jsonl, rerank_sentences.json (counts)"}},
+		Seeded:    true,
+		Externals: func(p any) ([]registry.External, error) { return pathExternal(p.(*RerankSentencesParams).Path), nil },
+		Run:       runRerankSentences,
 	}
 }
 
@@ -89,12 +116,23 @@ func runRerankSentences(ctx context.Context, env *registry.Env) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	qs, in, err := readQueries(env, "queries")
-	if err != nil {
-		return err
-	}
-	if len(qs) == 0 {
-		return fmt.Errorf("queries: %s: no query rows", in.Path(registry.FileQueries))
+	var texts []string
+	var in registry.Artifact
+	if p.Source != "" {
+		ss, err := paperSentences(p.Source, p.Path)
+		if err != nil {
+			return err
+		}
+		texts = ss
+	} else {
+		qs, a, err := readQueries(env, "queries")
+		if err != nil {
+			return err
+		}
+		if len(qs) == 0 {
+			return fmt.Errorf("queries: %s: no query rows", a.Path(registry.FileQueries))
+		}
+		texts, in = rerankTexts(qs, p.Fields), a
 	}
 	var exclude []string
 	if _, ok := env.Inputs["exclude"]; ok {
@@ -102,14 +140,14 @@ func runRerankSentences(ctx context.Context, env *registry.Env) error {
 		if err != nil {
 			return err
 		}
-		if exA.Digest == in.Digest {
+		if p.Source == "" && exA.Digest == in.Digest {
 			return fmt.Errorf("queries and exclude are the same artifact: the in-domain sentences would be the evaluation's texts; connect queries to the training split (data.rerank with split = \"train_part2\")")
 		}
 		// Every field of the evaluation split is excluded, whatever fields
 		// are read from the training split.
 		exclude = rerankTexts(ex, []string{"query", "positive", "negative"})
 	}
-	out, c := gense.InDomainSentences(rerankTexts(qs, p.Fields), exclude, gense.InDomainOptions{Split: p.Split, MinWords: p.MinWords, MaxWords: p.MaxWords})
+	out, c := gense.InDomainSentences(texts, exclude, gense.InDomainOptions{Split: p.Split, MinWords: p.MinWords, MaxWords: p.MaxWords})
 	env.Logger().Info("in-domain sentences", "texts", c.Texts, "sentences", c.Sentences, "short", c.Short, "excluded", c.Excluded,
 		"repeated", c.Repeated, "kept", c.Kept, "truncated", c.Truncated)
 	if len(out) == 0 {

@@ -16,6 +16,8 @@ type RetrievalParams struct {
 	K               []int  `cty:"k" doc:"the k of recall@k"`
 	MergeDuplicates bool   `cty:"merge_duplicates" doc:"documents with identical bodies, or identical headlines, count as the same answer"`
 	BatchSize       int    `cty:"batch_size" doc:"sentences per Encode call"`
+	// Added after results were cached: the default ranks as before.
+	Similarity string `cty:"similarity" key:"added" doc:"how candidates are ranked: cosine, or dot (the inner product InfoCSE trains and clusters with, eq. 1 and 2)"`
 }
 
 func retrievalType() *registry.StageType {
@@ -24,7 +26,7 @@ func retrievalType() *registry.StageType {
 		Version: 1,
 		Doc: `Headline retrieval as InfoCSE evaluates it: a document's vector is the mean of its
 sentence vectors; each query (by default the document) must retrieve its true counterpart (its
-headline) among ALL candidates by cosine; rK = recall@K x100 for each K in k, n = queries,
+headline) among ALL candidates by cosine (or, with similarity = "dot", by the inner product); rK = recall@K x100 for each K in k, n = queries,
 mean_rank = mean rank of the counterpart. Ties are counted pessimistically (a wrong candidate
 scoring equal to the counterpart ranks above it).
 
@@ -35,7 +37,7 @@ is on: then documents with identical sentences, or identical headlines, form one
 member of the query's class counts as correct (the README's "count either duplicate as
 correct"). Since dup_of is defined by identical bodies, this reproduces it from content alone;
 duplicates = number of documents merged into an earlier one's class.`,
-		Params:  RetrievalParams{Query: "document", K: []int{5, 10, 20}, MergeDuplicates: true, BatchSize: defaultBatch},
+		Params:  RetrievalParams{Query: "document", K: []int{5, 10, 20}, MergeDuplicates: true, BatchSize: defaultBatch, Similarity: "cosine"},
 		Inputs:  []registry.Port{encoderPort, {Name: "data", Kind: registry.KindDocuments, Doc: "documents with headlines"}},
 		Outputs: []registry.Port{metricsPort},
 		Tensor:  true,
@@ -110,7 +112,11 @@ func runRetrieval(ctx context.Context, env *registry.Env) error {
 		q, c = headVecs, docVecs
 	}
 	env.Report(0, 0, "ranking")
-	res, err := metrics.Retrieval(q, c, p.K, class)
+	retrieval := metrics.Retrieval
+	if p.Similarity == "dot" {
+		retrieval = metrics.RetrievalDot
+	}
+	res, err := retrieval(q, c, p.K, class)
 	if err != nil {
 		return fmt.Errorf("evaluate.retrieval: %v", err)
 	}

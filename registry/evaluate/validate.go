@@ -32,6 +32,9 @@ func (p *RetrievalParams) Validate() error {
 		c.Positive("k", k)
 	}
 	c.Positive("batch_size", p.BatchSize)
+	if p.Similarity != "" { // "" (a Go caller's zero value) ranks by cosine
+		c.OneOf("similarity", p.Similarity, "cosine", "dot")
+	}
 	return c.Result()
 }
 
