@@ -1,22 +1,11 @@
 # SimCSE (Gao et al., 2021): the baseline rows every paper here compares to.
 #
-# The stage blocks carry the paper's settings: BERT-base and RoBERTa-base
-# loaded from local Hugging Face checkpoints (-var bert=DIR -var roberta=DIR),
-# max length 32, unsupervised batch 64 / lr 3e-5 (RoBERTa: 1e-5, batch 512) on
-# Wikipedia sentences with dropout views and temperature 0.05, supervised
-# batch 512 / lr 5e-5 for 3 epochs on NLI triplets with the contradiction as
-# hard negative, STS-B dev for checkpoint selection every 250 steps.
-#
-# The paper's data comes by -var as well, in SimCSE's published files:
-# -var wiki1m=wiki1m_for_simcse.txt -var simcse_nli=nli_for_simcse.csv;
-# without them the run refuses before any stage starts.
-#
-# No pretrained weights can be obtained on these machines and the data here has
-# 11,914 of the 1M Wikipedia sentences and 8,816 dev/test-derived NLI triplets
-# instead of SNLI+MNLI train: the `mini` profile fine-tunes the small BERT and
-# RoBERTa pretrained here (experiments/pretrained.hcl) and is gated by its own
-# recorded baseline (results/simcse.mini.json); the paper column stays for
-# reference.
+# The stage blocks carry the paper's settings and read its checkpoints and
+# data by -var (-var bert=DIR -var roberta=DIR -var wiki1m=FILE -var
+# simcse_nli=FILE; without them the run refuses before any stage starts). The
+# mini and ci profiles fine-tune the small BERT and RoBERTa pretrained by
+# experiments/pretrained.hcl on the data directory's stand-ins, gated by their
+# recorded baselines (results/simcse.<profile>.json; docs/papers/simcse.md).
 
 experiment "simcse" {
   title = "SimCSE: Simple Contrastive Learning of Sentence Embeddings"
@@ -84,8 +73,8 @@ locals {
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
 
-  # The papers' rows (as printed; the comment above each expect block says
-  # where), shared by our row and the released model's.
+  # The papers' rows (as printed; the comment above each row says where),
+  # shared by our row and the released model's.
   paper_unsup_bert = {
     STS12   = 68.40, STS13 = 82.41, STS14 = 74.38, STS15 = 80.91, STS16 = 78.56,
     "STS-B" = 76.85, "SICK-R" = 72.23, Avg = 76.25
@@ -132,6 +121,7 @@ locals {
     pooling        = "mean"
     mlp_only_train = false
     learning_rate  = 1e-4
+    batch_size     = 64
     max_steps      = 600
     eval_every     = 100
     dropout        = 0.3
@@ -139,7 +129,7 @@ locals {
   }
   mini_sup = { pooling = "mean", learning_rate = 1e-4, batch_size = 64, eval_every = 69 }
   # ... and the ci profile's.
-  ci_unsup = { learning_rate = 1e-4, max_sentences = 3840, eval_every = 30 }
+  ci_unsup = { learning_rate = 1e-4, batch_size = 64, max_sentences = 3840, eval_every = 30 }
   ci_sup   = { learning_rate = 1e-4, batch_size = 64, max_triplets = 3840, epochs = 1, eval_every = 30 }
 }
 
@@ -169,71 +159,42 @@ stage "sts" {
   split = "test"
 }
 
-# ---- training (paper settings) ----------------------------------------------
+# ---- training and evaluation (paper settings) -------------------------------
 
-stage "unsup_bert" {
+# Unsupervised: dropout views of Wikipedia sentences; lr and batch per encoder.
+stage "unsup" {
+  for_each = {
+    bert    = { checkpoint = var.bert, learning_rate = 3e-5, batch_size = 64 }
+    roberta = { checkpoint = var.roberta, learning_rate = 1e-5, batch_size = 512 }
+  }
   uses          = "train.simcse_unsup"
   data          = stage.wiki.sentences
   dev           = stage.stsb_dev.pairs
-  hf_checkpoint = var.bert
+  hf_checkpoint = each.value.checkpoint
   params        = local.unsup
-  learning_rate = 3e-5
-  batch_size    = 64
+  learning_rate = each.value.learning_rate
+  batch_size    = each.value.batch_size
   seed          = var.seed
 }
 
-stage "unsup_roberta" {
-  uses          = "train.simcse_unsup"
-  data          = stage.wiki.sentences
-  dev           = stage.stsb_dev.pairs
-  hf_checkpoint = var.roberta
-  params        = local.unsup
-  learning_rate = 1e-5
-  batch_size    = 512
-  seed          = var.seed
-}
-
-stage "sup_bert" {
+# Supervised: NLI triplets, the contradiction as hard negative.
+stage "sup" {
+  for_each      = { bert = var.bert, roberta = var.roberta }
   uses          = "train.simcse_sup"
   data          = stage.nli.triplets
   dev           = stage.stsb_dev.pairs
-  hf_checkpoint = var.bert
+  hf_checkpoint = each.value
   params        = local.sup
   seed          = var.seed
 }
 
-stage "sup_roberta" {
-  uses          = "train.simcse_sup"
-  data          = stage.nli.triplets
-  dev           = stage.stsb_dev.pairs
-  hf_checkpoint = var.roberta
-  params        = local.sup
-  seed          = var.seed
-}
-
-# ---- evaluation -------------------------------------------------------------
-
-stage "eval_unsup_bert" {
+stage "eval" {
+  for_each = {
+    unsup_bert = stage.unsup["bert"], unsup_roberta = stage.unsup["roberta"],
+    sup_bert   = stage.sup["bert"], sup_roberta = stage.sup["roberta"]
+  }
   uses    = "evaluate.sts"
-  encoder = stage.unsup_bert.model
-  data    = stage.sts.pairs
-}
-
-stage "eval_unsup_roberta" {
-  uses    = "evaluate.sts"
-  encoder = stage.unsup_roberta.model
-  data    = stage.sts.pairs
-}
-
-stage "eval_sup_bert" {
-  uses    = "evaluate.sts"
-  encoder = stage.sup_bert.model
-  data    = stage.sts.pairs
-}
-
-stage "eval_sup_roberta" {
-  uses    = "evaluate.sts"
-  encoder = stage.sup_roberta.model
+  encoder = each.value.model
   data    = stage.sts.pairs
 }
 
@@ -287,44 +248,32 @@ stage "eval_released" {
 
 # ---- the papers' rows -------------------------------------------------------
 
-# PaSeR Table 1.
-expect "unsup_bert" {
-  for_each  = local.paper_unsup_bert
-  row       = "unsup SimCSE-BERT-base"
-  column    = each.key
-  value     = stage.eval_unsup_bert.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-# SynCSE Table 2 (marked there as reported by SimCSE).
-expect "unsup_roberta" {
-  for_each  = local.paper_unsup_roberta
-  row       = "unsup SimCSE-RoBERTa-base"
-  column    = each.key
-  value     = stage.eval_unsup_roberta.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-# PaSeR Table 2.
-expect "sup_bert" {
-  for_each  = local.paper_sup_bert
-  row       = "sup SimCSE-BERT-base"
-  column    = each.key
-  value     = stage.eval_sup_bert.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-# SynCSE Table 2 and GenSE Table 2.
-expect "sup_roberta" {
-  for_each  = local.paper_sup_roberta
-  row       = "sup SimCSE-RoBERTa-base"
-  column    = each.key
-  value     = stage.eval_sup_roberta.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
+table "STS" {
+  columns = local.sts
+  # PaSeR Table 1.
+  row "unsup_bert" {
+    title = "unsup SimCSE-BERT-base"
+    stage = stage.eval["unsup_bert"]
+    paper = local.paper_unsup_bert
+  }
+  # SynCSE Table 2 (marked there as reported by SimCSE).
+  row "unsup_roberta" {
+    title = "unsup SimCSE-RoBERTa-base"
+    stage = stage.eval["unsup_roberta"]
+    paper = local.paper_unsup_roberta
+  }
+  # PaSeR Table 2.
+  row "sup_bert" {
+    title = "sup SimCSE-BERT-base"
+    stage = stage.eval["sup_bert"]
+    paper = local.paper_sup_bert
+  }
+  # SynCSE Table 2 and GenSE Table 2.
+  row "sup_roberta" {
+    title = "sup SimCSE-RoBERTa-base"
+    stage = stage.eval["sup_roberta"]
+    paper = local.paper_sup_roberta
+  }
 }
 
 # The released models' rows, beside ours with the same paper values (the
@@ -367,112 +316,60 @@ expect "released_sup_roberta" {
 
 # Alignment and uniformity on STS-B test (SimCSE Figure 2; no paper here
 # prints them as table values).
-expect "geometry_unsup_bert" {
-  for_each        = { alignment = "alignment", uniformity = "uniformity" }
-  row             = "unsup SimCSE-BERT-base"
-  column          = each.key
-  value           = stage.eval_unsup_bert.metrics[each.value]
+table "geometry" {
+  columns         = ["alignment", "uniformity"]
   lower_is_better = true
-}
-
-expect "geometry_sup_bert" {
-  for_each        = { alignment = "alignment", uniformity = "uniformity" }
-  row             = "sup SimCSE-BERT-base"
-  column          = each.key
-  value           = stage.eval_sup_bert.metrics[each.value]
-  lower_is_better = true
+  row "geometry_unsup_bert" {
+    title = "unsup SimCSE-BERT-base"
+    stage = stage.eval["unsup_bert"]
+  }
+  row "geometry_sup_bert" {
+    title = "sup SimCSE-BERT-base"
+    stage = stage.eval["sup_bert"]
+  }
 }
 
 # ---- mini: the pretrained mini encoders, fine-tuned as the paper does ---------
-#
-# Every row starts from experiments/pretrained.hcl's masked-LM-pretrained
-# model (4 layers, hidden 128, GloVe 100d in the word embeddings before
-# pretraining): the BERT rows from the WordPiece BERT after its fourth
-# phase (bert_4), the RoBERTa rows from the byte-level-BPE RoBERTa. The
-# papers' recipes otherwise, with these deltas, each measured on STS-B dev
-# (docs/papers/simcse.md; on the BERT's first phase, kept for its later ones): mean pooling instead of [CLS]
-# (on the mini BERT [CLS] reaches STS-B dev 49.6 unsupervised, mean 58.8;
-# re-checked on the second phase with this recipe: mean 63.74, [CLS] with the
-# MLP in training 60.57, raw [CLS] 56.03);
-# learning rates scaled for a 4-layer model (1e-4 where the papers use 1e-5
-# to 5e-5; unsupervised, 1e-4 selects STS-B dev 59.02 and 3e-4 58.81); batches
-# of 64 (the papers' 512 would leave 17 supervised updates per epoch on our
-# 8,816 triplets); and the unsupervised rows read the
-# module's pretraining corpus (103,596 Wikipedia, BBC and Brown sentences, STS
-# sentences removed) instead of the 11,914 Wikipedia sentences alone -- the
-# paper's 1M Wikipedia sentences are what it stands in for -- for 600 updates
-# of 64 (38,400 sentences, a third of an epoch); and unsupervised, dropout 0.3
-# and temperature 0.1 instead of 0.1 and 0.05 (a dropout sweep 0.05-0.5 at
-# temperature 0.05 selects 0.3, STS-B dev 58.71, 59.02, 60.43, 60.78, 60.54,
-# 60.42; then temperature 0.1 61.46, 0.2 61.36: two dropout views of a short
-# sentence in a 128-wide model are too easy to match, loss ~0.0003 at 0.1).
+# The BERT rows start from pretrained.hcl's BERT after its fourth phase, the
+# RoBERTa rows from its RoBERTa; the unsupervised rows read its corpus, which
+# stands in for the paper's 1M Wikipedia sentences. The recipe's deltas
+# (local.mini_unsup, local.mini_sup) suit a 4-layer, 128-wide model, each
+# selected on STS-B dev (docs/papers/simcse.md).
 profile "mini" {
   # The data directory's stand-ins for SimCSE's data: the first 11,914
   # wiki1m lines and the 8,816 dev/test-derived NLI triplets.
-  stage "wiki" {
-    source = "wiki"
-  }
-  stage "nli" {
-    source = "nli"
-  }
-  stage "unsup_bert" {
-    init   = module.pretrained.bert_4.model
+  stage "wiki" { source = "wiki" }
+  stage "nli" { source = "nli" }
+  stage "unsup" {
     data   = module.pretrained.corpus.sentences
     params = local.mini_unsup
   }
-  stage "unsup_roberta" {
-    init       = module.pretrained.roberta.model
-    data       = module.pretrained.corpus.sentences
-    params     = local.mini_unsup
-    batch_size = 64
-  }
-  stage "sup_bert" {
-    init   = module.pretrained.bert_4.model
-    params = local.mini_sup
-  }
-  stage "sup_roberta" {
-    init   = module.pretrained.roberta.model
-    params = local.mini_sup
-  }
+  stage "sup" { params = local.mini_sup }
+  stage "unsup[\"bert\"]" { init = module.pretrained.bert_4.model }
+  stage "unsup[\"roberta\"]" { init = module.pretrained.roberta.model }
+  stage "sup[\"bert\"]" { init = module.pretrained.bert_4.model }
+  stage "sup[\"roberta\"]" { init = module.pretrained.roberta.model }
 }
 
 # ---- ci: the same pipeline on the ci pretraining, in minutes -----------------
-#
-# The module's ci models (2 layers, 200 updates of masked-LM on the Wikipedia
-# sentences), then 60 unsupervised updates on 3,840 sentences and 60
-# supervised updates on 3,840 triplets, of the data directory's stand-ins
-# (the first 11,914 wiki1m lines, the dev/test-derived NLI triplets).
+# The module's ci models, then 60 unsupervised updates on 3,840 sentences and
+# 60 supervised updates on 3,840 triplets of the data directory's stand-ins.
 profile "ci" {
-  stage "wiki" {
-    source = "wiki"
-  }
-  stage "nli" {
-    source = "nli"
-  }
-  stage "unsup_bert" {
-    init   = module.pretrained.bert.model
-    params = local.ci_unsup
-  }
-  stage "unsup_roberta" {
-    init       = module.pretrained.roberta.model
-    params     = local.ci_unsup
-    batch_size = 64
-  }
-  stage "sup_bert" {
-    init   = module.pretrained.bert.model
-    params = local.ci_sup
-  }
-  stage "sup_roberta" {
-    init   = module.pretrained.roberta.model
-    params = local.ci_sup
-  }
+  stage "wiki" { source = "wiki" }
+  stage "nli" { source = "nli" }
+  stage "unsup" { params = local.ci_unsup }
+  stage "sup" { params = local.ci_sup }
+  stage "unsup[\"bert\"]" { init = module.pretrained.bert.model }
+  stage "unsup[\"roberta\"]" { init = module.pretrained.roberta.model }
+  stage "sup[\"bert\"]" { init = module.pretrained.bert.model }
+  stage "sup[\"roberta\"]" { init = module.pretrained.roberta.model }
 }
 
 # The temperature of the unsupervised loss (SimCSE Table D.1 of its appendix
 # varies it); each cell is its own cached training run.
 ablation "temperature" {
   title   = "unsup SimCSE-BERT: temperature"
-  vary    = { "stage.unsup_bert.temperature" = [0.01, 0.05, 0.1, 1.0] }
-  report  = [stage.eval_unsup_bert.metrics.stsb, stage.eval_unsup_bert.metrics.avg]
+  vary    = { "stage.unsup[\"bert\"].temperature" = [0.01, 0.05, 0.1, 1.0] }
+  report  = [stage.eval["unsup_bert"].metrics.stsb, stage.eval["unsup_bert"].metrics.avg]
   columns = ["STS-B", "Avg"]
 }
