@@ -27,7 +27,7 @@ var idParams = map[string]string{
 // defaults, so their keys are unchanged).
 func TestPaperProfilesKeepTokenIDs(t *testing.T) {
 	reg := builtin.Default()
-	for _, name := range []string{"dino.hcl"} {
+	for _, name := range []string{"dino.hcl", "gense.hcl"} {
 		file, _ := filepath.Abs(filepath.Join("../experiments", name))
 		x, _, _, err := experiment.Load(reg, file, experiment.Options{})
 		if err != nil {

@@ -96,6 +96,20 @@ variable "askubuntu_train" {
   default     = ""
 }
 
+# The authors' released encoders (mattymchen/gense-base: GenSE; mattymchen/gense-base-plus:
+# GenSE+, Table 2), each a local copy by -var; every one given adds a
+# "(released)" row beside the paper's number. Unset (the default), the row
+# is absent and nothing refuses.
+variable "released_gense" {
+  description = "the authors' released GenSE encoder: a local mattymchen/gense-base directory (adds its row)"
+  default     = ""
+}
+
+variable "released_gense_plus" {
+  description = "the authors' released GenSE+ encoder: a local mattymchen/gense-base-plus directory (adds its row)"
+  default     = ""
+}
+
 variable "t5_small" {
   description = "local Hugging Face T5-small directory, for Table 5 (run the paper profile again with -var t5=$t5_small)"
   default     = ""
@@ -130,6 +144,18 @@ locals {
     learning_rate  = 5e-5
     eval_every     = 250
     max_length     = 64
+  }
+  # The released encoders read as ours are: T_s around the input, the first
+  # decoder output, the paper profile's longest input.
+  released_encoder = { mode = "encdec", template = local.t_s, max_length = 64 }
+  # Table 2's rows of the released models, shared by our row and its.
+  paper_gense = {
+    STS12   = 80.72, STS13 = 87.43, STS14 = 83.96, STS15 = 88.63, STS16 = 85.19,
+    "STS-B" = 87.65, "SICK-R" = 79.87, Avg = 84.78
+  }
+  paper_gense_plus = {
+    STS12   = 80.65, STS13 = 88.18, STS14 = 84.69, STS15 = 89.03, STS16 = 85.82,
+    "STS-B" = 87.88, "SICK-R" = 80.10, Avg = 85.19
   }
   # ... first on the synthetic triplets, then on NLI. A synthetic set
   # smaller than its batch (an in-domain set after the quality check can
@@ -383,33 +409,36 @@ stage "gen" {
 # ---- 3. synthesis: nucleus sampling, p = 0.9 -------------------------------------
 
 stage "syn_entail" {
-  uses     = "generate.complete"
-  model    = stage.gen.model
-  data     = stage.unlabeled.sentences
-  template = local.t_e_gen
-  params   = local.nucleus
-  seed     = var.seed
+  uses      = "generate.complete"
+  model     = stage.gen.model
+  data      = stage.unlabeled.sentences
+  template  = local.t_e_gen
+  params    = local.nucleus
+  seed      = var.seed
+  token_ids = true
 }
 
 stage "syn_contra" {
-  uses     = "generate.complete"
-  model    = stage.gen.model
-  data     = stage.unlabeled.sentences
-  template = local.t_c_gen
-  params   = local.nucleus
-  seed     = var.seed
+  uses      = "generate.complete"
+  model     = stage.gen.model
+  data      = stage.unlabeled.sentences
+  template  = local.t_c_gen
+  params    = local.nucleus
+  seed      = var.seed
+  token_ids = true
 }
 
 # ---- 4. quality check (alpha = 0.9) ----------------------------------------------
 
 stage "filter" {
-  uses   = "synth.quality_check"
-  model  = stage.gen.model
-  entail = stage.syn_entail.completions
-  contra = stage.syn_contra.completions
-  params = local.discriminate
-  alpha  = 0.9
-  seed   = var.seed
+  uses         = "synth.quality_check"
+  model        = stage.gen.model
+  entail       = stage.syn_entail.completions
+  contra       = stage.syn_contra.completions
+  params       = local.discriminate
+  alpha        = 0.9
+  seed         = var.seed
+  raw_logprobs = true
 }
 
 # Table 6's amount of synthetic data (1 = all of it).
@@ -551,15 +580,16 @@ stage "eval_st5_enc" {
 # then on NLI exactly as GenSE's second stage.
 
 stage "ret_pairs" {
-  uses      = "synth.retrieval_pairs"
-  model     = stage.gen.model
-  data      = stage.unlabeled.sentences
-  k1        = 1.2
-  b         = 0.75
-  top_k     = 3
-  params    = local.discriminate
-  threshold = 0.9
-  seed      = var.seed
+  uses         = "synth.retrieval_pairs"
+  model        = stage.gen.model
+  data         = stage.unlabeled.sentences
+  k1           = 1.2
+  b            = 0.75
+  top_k        = 3
+  params       = local.discriminate
+  threshold    = 0.9
+  seed         = var.seed
+  raw_logprobs = true
 }
 
 stage "embed_ret_syn" {
@@ -647,31 +677,34 @@ stage "indomain" {
 }
 
 stage "syn_entail_in" {
-  uses     = "generate.complete"
-  model    = stage.gen.model
-  data     = stage.indomain.sentences
-  template = local.t_e_gen
-  params   = local.nucleus
-  seed     = var.seed
+  uses      = "generate.complete"
+  model     = stage.gen.model
+  data      = stage.indomain.sentences
+  template  = local.t_e_gen
+  params    = local.nucleus
+  seed      = var.seed
+  token_ids = true
 }
 
 stage "syn_contra_in" {
-  uses     = "generate.complete"
-  model    = stage.gen.model
-  data     = stage.indomain.sentences
-  template = local.t_c_gen
-  params   = local.nucleus
-  seed     = var.seed
+  uses      = "generate.complete"
+  model     = stage.gen.model
+  data      = stage.indomain.sentences
+  template  = local.t_c_gen
+  params    = local.nucleus
+  seed      = var.seed
+  token_ids = true
 }
 
 stage "filter_in" {
-  uses   = "synth.quality_check"
-  model  = stage.gen.model
-  entail = stage.syn_entail_in.completions
-  contra = stage.syn_contra_in.completions
-  params = local.discriminate
-  alpha  = 0.9
-  seed   = var.seed
+  uses         = "synth.quality_check"
+  model        = stage.gen.model
+  entail       = stage.syn_entail_in.completions
+  contra       = stage.syn_contra_in.completions
+  params       = local.discriminate
+  alpha        = 0.9
+  seed         = var.seed
+  raw_logprobs = true
 }
 
 # Open-domain -> In-domain: GenSE's synthetic-stage model continued on the
@@ -707,6 +740,39 @@ stage "cqa_in" {
   data    = stage.rerank.queries
 }
 
+# ---- the authors' released encoders (paper profile, by -var) ------------------------
+#
+# Each is loaded as it is (model.hf_t5_encoder: weights unchanged, no
+# training) when its variable is set, read as our encoders are
+# (local.released_encoder) and scored by the same evaluation as our rows; an
+# unset variable leaves the stage without instance and the row without cell
+# (in every profile: the mini and ci profiles set none), so nothing refuses.
+# checkpoint reads the variable directly, so a relative -var path resolves
+# against the working directory. The released tokenizers add a <cls> token
+# the paper does not mention; T_s does not use it.
+
+stage "released_gense" {
+  for_each   = var.released_gense == "" ? [] : ["gense"]
+  uses       = "model.hf_t5_encoder"
+  checkpoint = var.released_gense
+  params     = local.released_encoder
+}
+
+stage "released_gense_plus" {
+  for_each   = var.released_gense_plus == "" ? [] : ["gense_plus"]
+  uses       = "model.hf_t5_encoder"
+  checkpoint = var.released_gense_plus
+  params     = local.released_encoder
+}
+
+# One evaluation per released encoder given, eval_released["gense"] ...
+stage "eval_released" {
+  for_each = merge(stage.released_gense, stage.released_gense_plus)
+  uses     = "evaluate.sts"
+  encoder  = each.value.model
+  data     = stage.sts.pairs
+}
+
 # ---- Figure 2: alignment against uniformity ------------------------------------------
 # figure.scatter takes one metrics artifact per numbered input (m1, m2, ...,
 # no gaps) and names them with labels, in port order; each point's name
@@ -733,13 +799,29 @@ stage "figure2" {
 # ---- Table 2 -----------------------------------------------------------------------
 
 expect "gense" {
-  for_each = {
-    STS12   = 80.72, STS13 = 87.43, STS14 = 83.96, STS15 = 88.63, STS16 = 85.19,
-    "STS-B" = 87.65, "SICK-R" = 79.87, Avg = 84.78
-  }
+  for_each  = local.paper_gense
   row       = "GenSE (Table 2)"
   column    = each.key
   value     = stage.eval.metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+# The released encoders' rows, beside ours with the same paper values.
+expect "released_gense" {
+  for_each  = var.released_gense == "" ? {} : local.paper_gense
+  row       = "GenSE (released; Table 2)"
+  column    = each.key
+  value     = stage.eval_released["gense"].metrics[local.sts[each.key]]
+  paper     = each.value
+  tolerance = 1.0
+}
+
+expect "released_gense_plus" {
+  for_each  = var.released_gense_plus == "" ? {} : local.paper_gense_plus
+  row       = "GenSE+ (released; Table 2)"
+  column    = each.key
+  value     = stage.eval_released["gense_plus"].metrics[local.sts[each.key]]
   paper     = each.value
   tolerance = 1.0
 }
@@ -1116,13 +1198,16 @@ profile "mini" {
   stage "syn_entail" {
     data           = stage.unlabeled.test
     max_new_tokens = 24
+    token_ids      = false
   }
   stage "syn_contra" {
     data           = stage.unlabeled.test
     max_new_tokens = 24
+    token_ids      = false
   }
   stage "filter" {
-    alpha = 0.4
+    alpha        = 0.4
+    raw_logprobs = false
   }
   stage "embed_syn" {
     init   = stage.gen.model
@@ -1149,9 +1234,10 @@ profile "mini" {
   # corpus for the 2,000 sampled sentences; the labeller's threshold is
   # lowered with the quality check's (its pass rate at 0.4 is reported).
   stage "ret_pairs" {
-    data      = stage.unlabeled.test
-    corpus    = stage.unlabeled.sentences
-    threshold = 0.4
+    data         = stage.unlabeled.test
+    corpus       = stage.unlabeled.sentences
+    threshold    = 0.4
+    raw_logprobs = false
   }
   stage "embed_ret_syn" {
     init   = stage.gen.model
@@ -1169,12 +1255,15 @@ profile "mini" {
   }
   stage "syn_entail_in" {
     max_new_tokens = 24
+    token_ids      = false
   }
   stage "syn_contra_in" {
     max_new_tokens = 24
+    token_ids      = false
   }
   stage "filter_in" {
-    alpha = 0.4
+    alpha        = 0.4
+    raw_logprobs = false
   }
   stage "embed_in_syn" {
     params = local.mini_synthetic
@@ -1236,13 +1325,16 @@ profile "ci" {
   stage "syn_entail" {
     data           = stage.unlabeled.test
     max_new_tokens = 24
+    token_ids      = false
   }
   stage "syn_contra" {
     data           = stage.unlabeled.test
     max_new_tokens = 24
+    token_ids      = false
   }
   stage "filter" {
-    alpha = 0.45
+    alpha        = 0.45
+    raw_logprobs = false
   }
   stage "embed_syn" {
     init   = stage.gen.model
@@ -1269,10 +1361,11 @@ profile "ci" {
   # their NLI stages half as long as embed's (50 updates) to keep CI's time:
   # at this scale no row says anything about the method.
   stage "ret_pairs" {
-    data      = stage.unlabeled.test
-    corpus    = stage.unlabeled.sentences
-    top_k     = 2
-    threshold = 0.45
+    data         = stage.unlabeled.test
+    corpus       = stage.unlabeled.sentences
+    top_k        = 2
+    threshold    = 0.45
+    raw_logprobs = false
   }
   stage "embed_ret_syn" {
     init   = stage.gen.model
@@ -1293,12 +1386,15 @@ profile "ci" {
   }
   stage "syn_entail_in" {
     max_new_tokens = 24
+    token_ids      = false
   }
   stage "syn_contra_in" {
     max_new_tokens = 24
+    token_ids      = false
   }
   stage "filter_in" {
-    alpha = 0.45
+    alpha        = 0.45
+    raw_logprobs = false
   }
   stage "embed_in_syn" {
     params = local.ci_synthetic
