@@ -1,33 +1,11 @@
 # DINO (Schick and Schütze, 2021): Datasets from Instructions. A language
-# model writes a sentence-similarity dataset from three instructions
-# (Figure 2: "Task: Write two sentences that {i_y}." / Sentence 1: "x1" /
-# Sentence 2: "), with self-debiasing against the counterlabels {y' > y}
-# (lambda 100, alpha floored at 0.01 as in the released code), top-k 5 and
-# top-p 0.9, at most 40 new tokens, two x2 per (x1, y) from up to five tries;
-# then x1 == x2 is dropped, labels 0/1 are smoothed to 0.1/0.9, two random x2
-# per x1 are added with label 0, and the data is split 90/10. Sentence-RoBERTa
-# (mean pooling, cosine-MSE, batch 32, one epoch, the best step by Spearman on
-# the validation split) is trained on it and evaluated on STS12-16, STS-B and
-# SICK-R.
-#
-# The stage blocks carry the paper's settings: GPT2-XL and roberta-base from
-# local Hugging Face directories (-var gpt2=DIR -var roberta=DIR); without
-# them the generation and training stages refuse to start (a clear message),
-# as every paper profile here does. STS-L-x2 takes X1 from the STSb TRAIN
-# split (the test split is evaluated); STS-L-x1x2 generates 15,000 x1 first
-# (top-p 0.9 only).
-#
-# No pretrained GPT-2 or RoBERTa can be had here. The mini and ci profiles use
-# the small GPT-2 of experiments/lm.hcl (a module) as generator and the mini
-# BERT of experiments/pretrained.hcl as the bi-encoder, and -- a DEPARTURE
-# FROM THE PAPER -- fine-tune the small GPT-2 on NLI pairs rendered in the
-# instruction format (stage "format"; entailment -> "mean the same thing",
-# contradiction -> "are somewhat similar", another premise's entailment ->
-# "are on completely different topics"): a 5M-parameter LM trained on 2.6M
-# tokens does not follow an instruction it has never seen (measured: it
-# almost never closes the quote). The NLI pairs are SNLI/MNLI dev/test
-# sentences, never STS data. What the mini profile can and cannot show is in
-# docs/papers/dino.md.
+# model writes a sentence-similarity dataset from three instructions with
+# self-debiasing; the pairs are post-processed, and Sentence-RoBERTa trained
+# on them is evaluated on STS12-16, STS-B and SICK-R. The paper profile reads
+# GPT2-XL, roberta-base and bert-base-uncased by -var. The mini and ci
+# profiles generate with lm.hcl's small GPT-2 fine-tuned on the instruction
+# format (a DEPARTURE FROM THE PAPER: modules/dino_format.hcl) and train
+# pretrained.hcl's BERT. Notes and measurements: docs/papers/dino.md.
 
 experiment "dino" {
   title = "DINO: Generating Datasets with Pretrained Language Models"
@@ -45,9 +23,7 @@ deviation "self_debiasing" {
   tables   = ["Table 1", "Table 2"]
 }
 
-variable "seed" {
-  default = 42
-}
+variable "seed" { default = 42 }
 
 variable "gpt2" {
   description = "local Hugging Face GPT2-XL directory (config.json, model.safetensors, vocab.json, merges.txt)"
@@ -64,35 +40,21 @@ variable "roberta" {
   default     = ""
 }
 
-# The small GPT-2, format fine-tuned (generator), and the mini BERT
-# (bi-encoder) of the mini and ci profiles; the paper profile references
-# neither.
-module "format" {
-  source = "./modules/dino_format.hcl"
-}
-
-module "pretrained" {
-  source = "./pretrained.hcl"
-}
+# The generator and the bi-encoder of the mini and ci profiles; the paper
+# profile references neither, so it never builds them.
+module "format" { source = "./modules/dino_format.hcl" }
+module "pretrained" { source = "./pretrained.hcl" }
 
 locals {
   sts = {
     STS12   = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
-  years = {
-    STS12 = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16", Avg = "avg"
-  }
-
-  # Generation with self-debiasing for both datasets (the settings the top of
-  # this file lists).
+  years = { STS12 = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16", Avg = "avg" }
+  # Top-k 5, top-p 0.9, 40 new tokens, two x2 per (x1, y) from up to five tries.
   self_debiasing = { lambda = 100, epsilon = 0.01, top_k = 5, top_p = 0.9, max_new_tokens = 40, x2_per_x1 = 2, max_tries = 5 }
-  # Sentence-RoBERTa: Sentence-BERT's defaults as sentence-transformers'
-  # fit applies them (lr 2e-5; warm-up 10% of the updates the run makes,
-  # ceil(0.1 x batches of its one epoch), counted from the data generated,
-  # so it follows however many pairs there are; AdamW weight decay 0.01),
-  # batch 32, at most one epoch, the best evaluation on the validation
-  # split kept.
+  # Sentence-BERT's defaults as sentence-transformers' fit applies them
+  # (warm-up: 10% of the updates of the one epoch), the best validation kept.
   sbert = {
     from_scratch  = false
     pooling       = "mean"
@@ -104,9 +66,7 @@ locals {
     max_length    = 64
     eval_every    = 250
   }
-  # The mini and ci profiles' bi-encoder (the pretrained mini or ci BERT, not
-  # roberta-base): lr 1e-4 (a small model), evaluation and warm-up in
-  # updates, no weight decay -- as their results were recorded.
+  # The mini and ci bi-encoders (a small BERT, not roberta-base), as recorded.
   mini_sbert = { hf_checkpoint = "", learning_rate = 1e-4, eval_every = 20, warmup = 10, warmup_ratio = 0, weight_decay = 0 }
   ci_sbert   = { hf_checkpoint = "", learning_rate = 1e-4, eval_every = 5, warmup = 2, warmup_ratio = 0, weight_decay = 0 }
 }
@@ -126,25 +86,11 @@ stage "sts" {
   split = "test"
 }
 
-# ---- the format fine-tuning of the mini and ci profiles (NOT in the paper) -------------
-# modules/dino_format.hcl: lm.hcl's small GPT-2 fine-tuned on NLI triplets
-# rendered in the instruction format. Only the mini and ci profiles reference
-# it, so the paper profile, whose generation reads GPT2-XL directly, never
-# builds it (and never refuses for want of its weights).
-
-# ---- generation (paper: GPT2-XL as it is) -----------------------------------------
-
+# ---- generation (paper: GPT2-XL as it is) -------------------------------------
 # token_ids: every generated row keeps its token ids and its prompt's (the
 # mini and ci profiles, recorded without them, turn it off).
-stage "x2_pairs" {
-  uses          = "generate.dino_pairs"
-  data          = stage.stsb_train.sentences
-  hf_checkpoint = var.gpt2
-  params        = local.self_debiasing
-  token_ids     = true
-  seed          = var.seed
-}
 
+# X1 of STS-L-x1x2: 15,000 generated sentences (top-p 0.9 only).
 stage "x1" {
   uses           = "generate.dino_x1"
   hf_checkpoint  = var.gpt2
@@ -156,254 +102,147 @@ stage "x1" {
   seed           = var.seed
 }
 
-stage "x1x2_pairs" {
+# The two datasets: STS-L-x2 and STS-L-x1x2.
+stage "pairs" {
+  for_each      = { x2 = stage.stsb_train.sentences, x1x2 = stage.x1.sentences }
   uses          = "generate.dino_pairs"
-  data          = stage.x1.sentences
+  data          = each.value
   hf_checkpoint = var.gpt2
   params        = local.self_debiasing
   token_ids     = true
   seed          = var.seed
 }
 
-# ---- post-processing, each step its own artifact ----------------------------------
+# ---- post-processing of each dataset, each step its own artifact --------------
 
-stage "x2_distinct" {
-  uses = "pairs.drop_identical"
-  data = stage.x2_pairs.pairs
+stage "distinct" {
+  for_each = stage.pairs
+  uses     = "pairs.drop_identical"
+  data     = each.value.pairs
 }
 
-stage "x2_smooth" {
-  uses = "pairs.smooth"
-  data = stage.x2_distinct.pairs
-  low  = 0.1
-  high = 0.9
+stage "smooth" {
+  for_each = stage.distinct
+  uses     = "pairs.smooth"
+  data     = each.value.pairs
+  low      = 0.1
+  high     = 0.9
 }
 
-stage "x2_augment" {
-  uses   = "pairs.augment"
-  data   = stage.x2_smooth.pairs
-  per_x1 = 2
-  seed   = var.seed
+stage "augment" {
+  for_each = stage.smooth
+  uses     = "pairs.augment"
+  data     = each.value.pairs
+  per_x1   = 2
+  seed     = var.seed
 }
 
-stage "x2_split" {
+stage "split" {
+  for_each   = stage.augment
   uses       = "pairs.split"
-  data       = stage.x2_augment.pairs
+  data       = each.value.pairs
   validation = 0.1
   seed       = var.seed
 }
 
-stage "x1x2_distinct" {
-  uses = "pairs.drop_identical"
-  data = stage.x1x2_pairs.pairs
-}
+# ---- Sentence-RoBERTa on each dataset, and the baselines -------------------------
 
-stage "x1x2_smooth" {
-  uses = "pairs.smooth"
-  data = stage.x1x2_distinct.pairs
-  low  = 0.1
-  high = 0.9
-}
-
-stage "x1x2_augment" {
-  uses   = "pairs.augment"
-  data   = stage.x1x2_smooth.pairs
-  per_x1 = 2
-  seed   = var.seed
-}
-
-stage "x1x2_split" {
-  uses       = "pairs.split"
-  data       = stage.x1x2_augment.pairs
-  validation = 0.1
-  seed       = var.seed
-}
-
-# ---- Sentence-RoBERTa on each dataset ------------------------------------------------
-# Sentence-BERT's defaults, local.sbert (its comment says which).
-
-stage "sroberta_x2" {
+stage "sroberta" {
+  for_each      = stage.split
   uses          = "train.cosine_mse"
-  data          = stage.x2_split.train
-  dev           = stage.x2_split.validation
+  data          = each.value.train
+  dev           = each.value.validation
   hf_checkpoint = var.roberta
   params        = local.sbert
   seed          = var.seed
 }
-
-stage "sroberta_x1x2" {
-  uses          = "train.cosine_mse"
-  data          = stage.x1x2_split.train
-  dev           = stage.x1x2_split.validation
-  hf_checkpoint = var.roberta
-  params        = local.sbert
-  seed          = var.seed
-}
-
-stage "eval_x2" {
-  uses          = "evaluate.sts"
-  encoder       = stage.sroberta_x2.model
-  data          = stage.sts.pairs
-  align_uniform = false
-}
-
-stage "eval_x1x2" {
-  uses          = "evaluate.sts"
-  encoder       = stage.sroberta_x1x2.model
-  data          = stage.sts.pairs
-  align_uniform = false
-}
-
-# ---- baselines the project can compute ----------------------------------------------
 
 stage "glove" {
   uses    = "encode.glove_avg"
   vectors = "glove.6B.100d"
 }
 
-stage "eval_glove" {
-  uses          = "evaluate.sts"
-  encoder       = stage.glove.encoder
-  data          = stage.sts.pairs
-  align_uniform = false
-}
-
-# BERT CLS and Avg. BERT (Reimers and Gurevych's rows, BERT-base without
-# fine-tuning): bert-base-uncased (-var bert=DIR) read two ways; the mini and
-# ci profiles read pretrained.hcl's mini/ci BERT instead.
-stage "bert_cls" {
+# BERT CLS and Avg. BERT: BERT-base without fine-tuning, read two ways.
+stage "bert" {
+  for_each      = { cls = "cls_before_pooler", avg = "mean" }
   uses          = "encode.pooling"
   hf_checkpoint = var.bert
-  pooling       = "cls_before_pooler"
+  pooling       = each.value
 }
 
-stage "bert_avg" {
-  uses          = "encode.pooling"
-  hf_checkpoint = var.bert
-  pooling       = "mean"
-}
-
-stage "eval_bert_cls" {
+stage "eval" {
+  for_each = {
+    x2       = stage.sroberta["x2"].model, x1x2 = stage.sroberta["x1x2"].model, glove = stage.glove.encoder,
+    bert_cls = stage.bert["cls"].encoder, bert_avg = stage.bert["avg"].encoder
+  }
   uses          = "evaluate.sts"
-  encoder       = stage.bert_cls.encoder
+  encoder       = each.value
   data          = stage.sts.pairs
   align_uniform = false
 }
 
-stage "eval_bert_avg" {
-  uses          = "evaluate.sts"
-  encoder       = stage.bert_avg.encoder
-  data          = stage.sts.pairs
-  align_uniform = false
-}
+# ---- Table 1 and Table 5 --------------------------------------------------------
 
-# ---- Table 1 ------------------------------------------------------------------------
-
-expect "dino_x2" {
-  for_each = {
-    STS12   = 70.27, STS13 = 81.26, STS14 = 71.25, STS15 = 80.49, STS16 = 77.18,
-    "STS-B" = 77.82, "SICK-R" = 68.09, Avg = 75.20
+table "Table 1" {
+  columns   = local.sts
+  tolerance = 1.0
+  row "dino_x2" {
+    title = "DINO (STS-L-x2)"
+    stage = stage.eval["x2"]
+    paper = [70.27, 81.26, 71.25, 80.49, 77.18, 77.82, 68.09, 75.20]
   }
-  row       = "DINO (STS-L-x2)"
-  column    = each.key
-  value     = stage.eval_x2.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "dino_x1x2" {
-  for_each = {
-    STS12   = 64.87, STS13 = 78.30, STS14 = 66.38, STS15 = 79.60, STS16 = 76.47,
-    "STS-B" = 76.51, "SICK-R" = 74.26, Avg = 73.77
+  row "dino_x1x2" {
+    title = "DINO (STS-L-x1x2)"
+    stage = stage.eval["x1x2"]
+    paper = [64.87, 78.30, 66.38, 79.60, 76.47, 76.51, 74.26, 73.77]
   }
-  row       = "DINO (STS-L-x1x2)"
-  column    = each.key
-  value     = stage.eval_x1x2.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-# GloVe 840B 300d in the paper; 6B 100d here (see experiments/baselines.hcl).
-expect "glove" {
-  for_each = {
-    STS12   = 55.14, STS13 = 70.66, STS14 = 59.73, STS15 = 68.25, STS16 = 63.66,
-    "STS-B" = 58.02, "SICK-R" = 53.76, Avg = 61.32
+  # GloVe 840B 300d in the paper; 6B 100d here (see baselines.hcl).
+  row "glove" {
+    title = "Avg. GloVe"
+    stage = stage.eval["glove"]
+    paper = [55.14, 70.66, 59.73, 68.25, 63.66, 58.02, 53.76, 61.32]
   }
-  row       = "Avg. GloVe"
-  column    = each.key
-  value     = stage.eval_glove.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "bert_avg" {
-  for_each = {
-    STS12   = 38.78, STS13 = 57.98, STS14 = 57.98, STS15 = 63.15, STS16 = 61.06,
-    "STS-B" = 46.35, "SICK-R" = 58.40, Avg = 54.81
+  row "bert_avg" {
+    title = "Avg. BERT"
+    stage = stage.eval["bert_avg"]
+    paper = [38.78, 57.98, 57.98, 63.15, 61.06, 46.35, 58.40, 54.81]
   }
-  row       = "Avg. BERT"
-  column    = each.key
-  value     = stage.eval_bert_avg.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "bert_cls" {
-  for_each = {
-    STS12   = 20.16, STS13 = 30.01, STS14 = 20.09, STS15 = 36.88, STS16 = 38.08,
-    "STS-B" = 16.50, "SICK-R" = 42.63, Avg = 29.19
+  row "bert_cls" {
+    title = "BERT CLS"
+    stage = stage.eval["bert_cls"]
+    paper = [20.16, 30.01, 20.09, 36.88, 38.08, 16.50, 42.63, 29.19]
   }
-  row       = "BERT CLS"
-  column    = each.key
-  value     = stage.eval_bert_cls.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
 }
 
-# ---- Table 5: the mean of each year's subsets ----------------------------------------
-
-expect "mean_x2" {
-  for_each  = { STS12 = 65.3, STS13 = 71.8, STS14 = 72.7, STS15 = 75.9, STS16 = 76.9, Avg = 72.5 }
-  row       = "STS-L-x2 (mean setting)"
-  column    = each.key
-  value     = stage.eval_x2.metrics.mean[local.years[each.key]]
-  paper     = each.value
+# The "mean" setting: the mean of each year's subsets.
+table "Table 5" {
+  columns   = local.years
   tolerance = 1.0
+  row "mean_x2" {
+    title = "STS-L-x2 (mean setting)"
+    stage = stage.eval["x2"].metrics.mean
+    paper = [65.3, 71.8, 72.7, 75.9, 76.9, 72.5]
+  }
+  row "mean_x1x2" {
+    title = "STS-L-x1x2 (mean setting)"
+    stage = stage.eval["x1x2"].metrics.mean
+    paper = [65.1, 69.9, 68.6, 76.3, 76.6, 71.3]
+  }
 }
 
-expect "mean_x1x2" {
-  for_each  = { STS12 = 65.1, STS13 = 69.9, STS14 = 68.6, STS15 = 76.3, STS16 = 76.6, Avg = 71.3 }
-  row       = "STS-L-x1x2 (mean setting)"
-  column    = each.key
-  value     = stage.eval_x1x2.metrics.mean[local.years[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
+# ---- Table 2: ablations on STS-L-x2 ------------------------------------------------
 
-# ---- Table 2: ablations on STS-L-x2 ------------------------------------------------------
-
-# The paper prints STS12-16 (avg), STSb and SICK per row, and no average of
-# the seven; its first row is the default pipeline (Table 1's STS-L-x2:
-# 76.09 is the mean of its STS12-16).
+# The paper prints STS12-16 (avg), STSb and SICK, no average of the seven;
+# its first row is the default pipeline (Table 1's STS-L-x2).
 ablation "table2" {
   title   = "Table 2: STS-L-x2 without self-debiasing, lambda 200, without label smoothing, without augmentation"
-  report  = [stage.eval_x2.metrics.sts12_16, stage.eval_x2.metrics.stsb, stage.eval_x2.metrics.sickr, stage.eval_x2.metrics.avg]
+  report  = [stage.eval["x2"].metrics.sts12_16, stage.eval["x2"].metrics.stsb, stage.eval["x2"].metrics.sickr, stage.eval["x2"].metrics.avg]
   columns = ["STS12-16", "STS-B", "SICK-R", "Avg"]
-  variant "DINO (STS-L-x2)" {
-    set = {}
-  }
-  variant "lambda = 0" {
-    set = { "stage.x2_pairs.lambda" = 0 }
-  }
-  variant "lambda = 200" {
-    set = { "stage.x2_pairs.lambda" = 200 }
-  }
-  variant "no label smoothing" {
-    set = { "stage.x2_smooth.enabled" = false }
-  }
-  variant "no augmentation" {
-    set = { "stage.x2_augment.per_x1" = 0 }
-  }
+  variant "DINO (STS-L-x2)" { set = {} }
+  variant "lambda = 0" { set = { stage.pairs["x2"].lambda = 0 } }
+  variant "lambda = 200" { set = { stage.pairs["x2"].lambda = 200 } }
+  variant "no label smoothing" { set = { stage.smooth["x2"].enabled = false } }
+  variant "no augmentation" { set = { stage.augment["x2"].per_x1 = 0 } }
   paper = {
     "DINO (STS-L-x2)"    = [76.09, 77.82, 68.09, null],
     "lambda = 0"         = [65.50, 70.71, 67.60, null],
@@ -413,95 +252,51 @@ ablation "table2" {
   }
 }
 
-# ---- mini: the small GPT-2 of lm.hcl, format fine-tuned, and the mini BERT ------------
-#
-# Generator: lm.hcl's mini GPT-2 (4 layers, width 256, 37 minutes of
-# pretraining, cached), fine-tuned 250 updates of 16 on the 26,448 texts
-# rendered from the NLI triplets (the departure named at the top). X1: the
-# first 300 STSb-train sentences (STS-L-x2) and 200 generated x1
-# (STS-L-x1x2). Bi-encoder: the pretrained mini BERT after its second
-# phase (pretrained.hcl's bert_long, 4 layers, width 128), mean pooling, lr
-# 1e-4 (a small model), batch 32, one epoch, evaluated every 20 updates on
-# the validation split. The other mini profiles start from the fourth phase
-# (bert_4); this one moves when its generation half is re-run (docs/papers/dino.md).
-# What it shows (seed 42, docs/papers/dino.md): the whole pipeline on real data -- 2,400
-# and 1,600 labelled pairs, every label present, quotes closed in >99% of
-# draws -- and DINO above every baseline row as in Table 1 (Avg: x2 56.33,
-# x1x2 54.44, Avg. BERT 50.39, BERT CLS 49.33, GloVe 45.00). What it cannot: the
-# small generator's x2 hardly depend on x1 or the instruction (validation
-# Spearman near 0), so the gain over Avg. BERT cannot be credited to DINO's
-# labels; nothing about GPT2-XL following instructions zero-shot.
+# ---- mini: lm.hcl's mini GPT-2, format fine-tuned; pretrained.hcl's bert_long ------
+# 300 STSb-train x1 and 200 generated x1; the bi-encoder at lr 1e-4, as recorded.
 profile "mini" {
-  stage "bert_cls" {
-    encoder       = module.pretrained.bert_long.model
-    hf_checkpoint = ""
-  }
-  stage "bert_avg" {
-    encoder       = module.pretrained.bert_long.model
-    hf_checkpoint = ""
-  }
-  stage "x2_pairs" {
-    model         = module.format.format.model
-    hf_checkpoint = ""
-    max_x1        = 300
-    token_ids     = false
-  }
   stage "x1" {
     model         = module.format.format.model
     hf_checkpoint = ""
     count         = 200
     token_ids     = false
   }
-  stage "x1x2_pairs" {
+  stage "pairs" {
     model         = module.format.format.model
     hf_checkpoint = ""
     token_ids     = false
   }
-  stage "sroberta_x2" {
-    init   = module.pretrained.bert_long.model
-    params = local.mini_sbert
+  stage "pairs[\"x2\"]" { max_x1 = 300 }
+  stage "bert" {
+    encoder       = module.pretrained.bert_long.model
+    hf_checkpoint = ""
   }
-  stage "sroberta_x1x2" {
+  stage "sroberta" {
     init   = module.pretrained.bert_long.model
     params = local.mini_sbert
   }
 }
 
-# ---- ci: the same pipeline on lm.hcl's ci GPT-2 and pretrained.hcl's ci BERT, in minutes --
-# 150 format updates on 3,000 rendered texts, 40 STSb-train x1, 30 generated
-# x1, 9 bi-encoder updates: a regression gate (results/dino.ci.json), not a
-# measurement.
+# ---- ci: lm.hcl's ci GPT-2 and pretrained.hcl's ci BERT, in minutes -----------------
+# 40 STSb-train x1, 30 generated x1, 9 bi-encoder updates: a regression gate.
 profile "ci" {
-  stage "bert_cls" {
-    encoder       = module.pretrained.bert.model
-    hf_checkpoint = ""
-  }
-  stage "bert_avg" {
-    encoder       = module.pretrained.bert.model
-    hf_checkpoint = ""
-  }
-  stage "x2_pairs" {
-    model         = module.format.format.model
-    hf_checkpoint = ""
-    max_x1        = 40
-    token_ids     = false
-  }
   stage "x1" {
     model         = module.format.format.model
     hf_checkpoint = ""
     count         = 30
     token_ids     = false
   }
-  stage "x1x2_pairs" {
+  stage "pairs" {
     model         = module.format.format.model
     hf_checkpoint = ""
     token_ids     = false
   }
-  stage "sroberta_x2" {
-    init   = module.pretrained.bert.model
-    params = local.ci_sbert
+  stage "pairs[\"x2\"]" { max_x1 = 40 }
+  stage "bert" {
+    encoder       = module.pretrained.bert.model
+    hf_checkpoint = ""
   }
-  stage "sroberta_x1x2" {
+  stage "sroberta" {
     init   = module.pretrained.bert.model
     params = local.ci_sbert
   }

@@ -13,7 +13,7 @@ import (
 // is computed; the mini and ci profiles keep what they were recorded with.
 func TestDINOPaperSettings(t *testing.T) {
 	x := loadShipped(t, "dino", "", "", nil)
-	for _, s := range []string{"sroberta_x2", "sroberta_x1x2"} {
+	for _, s := range []string{`sroberta["x2"]`, `sroberta["x1x2"]`} {
 		for p, want := range map[string]any{"warmup": 0.0, "warmup_ratio": 0.1, "weight_decay": 0.01} {
 			if got := stageParam(t, x, "", s, p); got != want {
 				t.Errorf("paper profile: %s %s = %v, want %v", s, p, got, want)
@@ -22,7 +22,7 @@ func TestDINOPaperSettings(t *testing.T) {
 	}
 	for prof, warmup := range map[string]float64{"mini": 10, "ci": 2} {
 		m := loadShipped(t, "dino", prof, "", nil)
-		for _, s := range []string{"sroberta_x2", "sroberta_x1x2"} {
+		for _, s := range []string{`sroberta["x2"]`, `sroberta["x1x2"]`} {
 			for p, want := range map[string]any{"warmup": warmup, "warmup_ratio": 0.0, "weight_decay": 0.0} {
 				if got := stageParam(t, m, "", s, p); got != want {
 					t.Errorf("%s: %s %s = %v, recorded with %v", prof, s, p, got, want)

@@ -1,18 +1,8 @@
-# DINO's offline generator: the small GPT-2 of ../lm.hcl fine-tuned on NLI
-# triplets rendered in DINO's instruction format, for the mini and ci
-# profiles of ../dino.hcl (used there as `module "format"`; a building
-# block, not an experiment). A DEPARTURE FROM THE PAPER, which reads GPT2-XL
-# as it is: a 5M-parameter LM trained on 2.6M tokens does not follow an
-# instruction it has never seen (measured: it almost never closes the
-# quote).
-#
-# NLI triplets (SNLI/MNLI dev and test here, never STS data) rendered as
-# instruction texts: I_1(premise) + entailment, I_0.5(premise) +
-# contradiction, I_0(premise) + another premise's entailment, each closed by
-# the quote; the GPT-2 is trained on them (each text framed by
-# <|endoftext|>, not packed). The generator is built once (fixed seeds),
-# like the pretrained models: `repro baseline --seeds` on dino.hcl varies
-# generation and training, not the generator.
+# DINO's offline generator for the mini and ci profiles of ../dino.hcl (its
+# module "format"; a building block, not an experiment): lm.hcl's small
+# GPT-2 fine-tuned on NLI triplets rendered in DINO's instruction format. A
+# DEPARTURE FROM THE PAPER, whose GPT2-XL needs no such teaching; why, and
+# what it shows: docs/papers/dino.md.
 
 experiment "dino_format" {
   title = "DINO's offline generator: a small GPT-2 fine-tuned on DINO's instruction format"
@@ -29,20 +19,21 @@ deviation "local_text" {
   stand_ins = ["nli", "wiki", "bbc", "brown"]
 }
 
-module "lm" {
-  source = "../lm.hcl"
-}
+module "lm" { source = "../lm.hcl" }
 
-stage "nli" {
-  uses = "data.nli"
-}
+# SNLI/MNLI dev and test triplets here, never STS data.
+stage "nli" { uses = "data.nli" }
 
+# I_1(premise) + entailment, I_0.5(premise) + contradiction, I_0(premise) +
+# another premise's entailment, each closed by the quote.
 stage "render" {
   uses = "pairs.render_instructions"
   data = stage.nli.triplets
   seed = 42
 }
 
+# Each text framed by <|endoftext|>, not packed; fixed seeds, so `repro
+# baseline --seeds` on dino.hcl varies generation and training, not this.
 stage "format" {
   uses          = "train.causal_lm"
   data          = stage.render.sentences
@@ -57,17 +48,8 @@ stage "format" {
   seed          = 42
 }
 
-# dino.hcl's mini profile takes the stage blocks as written (lm.hcl's mini
-# GPT-2, 250 updates of 16 on all 26,448 rendered texts).
-
-# ci: lm.hcl's ci GPT-2, 150 updates on 3,000 rendered texts.
+# ci: 150 updates on 3,000 rendered texts.
 profile "ci" {
-  stage "render" {
-    max_triplets = 1000
-  }
-  stage "format" {
-    max_steps  = 150
-    batch_size = 16
-    max_length = 96
-  }
+  stage "render" { max_triplets = 1000 }
+  stage "format" { max_steps = 150 }
 }
