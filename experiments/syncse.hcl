@@ -1,79 +1,12 @@
 # SynCSE: Contrastive Learning of Sentence Embeddings from Scratch (Zhang,
-# Lan and He, 2023; ../shared/papers/syncse.md).
-#
-# A language model writes the data supervised SimCSE trains on:
-#   SynCSE-partial  positives and hard negatives for given sentences (the NLI
-#                   premises), five-shot multi-turn chats, one prompt of a pool
-#                   of four and five exemplars of that prompt's pool of 18 per
-#                   call (section 2.3; Tables 1 and 12);
-#   SynCSE-scratch  the sentences themselves first, 20 per one-shot call, for
-#                   21 genres x six of 37 topics (section 2.4, Appendix B;
-#                   Tables 10, 15, 16), then labelled as above.
-# Supervised SimCSE (RoBERTa-base, [CLS], batch 512, lr 5e-5, 3 epochs,
-# temperature 0.05) trains on each set; checkpoints are selected by the mean
-# of STS-B dev and SICK-R dev Spearman (section 3.2).
-#
-# Paper profile: any server speaking the OpenAI chat-completions API,
-#   repro plan experiments/syncse.hcl                 # requests and cost, nothing sent
-#   OPENAI_API_KEY=... repro run experiments/syncse.hcl -var roberta=DIR -var t5=DIR
-#   repro run experiments/syncse.hcl -var llm_base_url=http://localhost:8000/v1 \
-#       -var llm_model=meta-llama/Llama-3.1-8B-Instruct -var llm_api_key_env= \
-#       -var roberta=DIR -var t5=DIR
-# with the paper's gpt-3.5-turbo-0301 and sampling (Appendix C) by default.
-# OpenAI has retired that snapshot: a server without the model answers the
-# first request with 404 model_not_found, and the stage stops there (the
-# other requests wait for that first answer), naming -var llm_model.
-# Every request is cached by content in the cache's index: a re-run, a crash,
-# a change to a training parameter or a larger grid never sends a request
-# twice (`repro cache requests experiments/syncse.hcl` counts them and their
-# cost). The key is read from the variable llm_api_key_env names, only when a
-# request must be sent, and is never stored.
-#
-# Offline (the mini and ci profiles): provider = "local", the project's own
-# small GPT-2 answering in-process, fine-tuned on SynCSE's chats rendered
-# from NLI triplets it will not label (modules/syncse_chat.hcl; a declared
-# departure). Its requests go through the same cache, keyed by the model
-# artifact's digest.
-#
-# What cannot be had here, and what stands in:
-# - The paper's 18 GPT-4-written exemplars per prompt and 30 one-shot
-#   examples per genre are not published. Exemplar pools are drawn from the
-#   local NLI triplets (premise -> entailment for positives, premise ->
-#   contradiction for hard negatives), never showing a sentence its own
-#   triplet; one-shot examples are 10 sentences of Wikipedia (SNLI premises,
-#   i.e. Flickr30k captions, for the caption genres).
-# - The copy of the paper lost the placeholders of Tables 15 and 16 ({genre},
-#   the six topics, the count); internal/syncse/prompts.go restores them and
-#   says where. Genres (21) and topics (37) are the lists as printed (the text
-#   says 20 and 31).
-# - The paper profile reads SimCSE_NLI (-var simcse_nli=nli_for_simcse.csv:
-#   SynCSE-partial labels its premises), SimCSE's wiki1m (-var wiki1m=...:
-#   the unsup-SimCSE row) and AskUbuntu as MTEB publishes it (-var
-#   askubuntu=test.jsonl.gz, Table 3), and refuses to start without them.
-#   The mini and ci profiles read the data directory's stand-ins: 8,816
-#   dev/test-derived NLI triplets (8,796 distinct premises), the first
-#   11,914 wiki1m lines and the SemEval-2016 CQA question-reranking set
-#   (their Table 3 cells carry no paper value). SynCSE-scratch is generated
-#   at the paper's size (21 x 660 calls x 20 = 277k sentences before
-#   filtering); Table 2's scratch row trains on as many scratch triplets as
-#   the partial set has (the paper: "the same number of examples"), a
-#   seeded sample spread evenly over genre x topic (synth.mix's sample =
-#   "stratified"; Table 8's 22k alike), and Scratch + SimCSE_NLI merges that
-#   set with SimCSE_NLI, about 1:1 as in the paper.
-# - Table 2's and Table 3's RoBERTa-large halves are declared, not run
-#   (pending cells below): this file trains RoBERTa-base.
-# - Reranking: MindSmall, SciDocsRR and StackOverflow are not here.
-# - Not reproducible here: Table 5 (ZeroGen's released data), Table 6
-#   (BIOSSES and StackOverflowDupQuestions), Table 7 (SentEval transfer
-#   tasks), Table 9 (five human annotators), Table 11 (generated examples,
-#   not numbers). DINO's row of Table 4 shows the paper's value, as SynCSE
-#   itself did (DINO makes scored pairs, not triplets).
-# - Table 4's GenSE row: the paper sampled GenSE's published triplets; here
-#   they are this project's own (experiments/gense.hcl, module "gense", its
-#   quality-checked stage.filter.triplets), as many as SynCSE-partial's. In
-#   the paper profile that runs gense.hcl's paper pipeline and needs
-#   -var t5=DIR and -var c4=FILE as well (repro run refuses to start without
-#   them, naming module.gense.gen and module.gense.unlabeled).
+# Lan and He, 2023; ../shared/papers/syncse.md). A language model writes the
+# triplets supervised SimCSE (RoBERTa-base) trains on: positives and hard
+# negatives for the NLI premises (SynCSE-partial), or the sentences first,
+# over genres and topics, then their labels (SynCSE-scratch). The paper
+# profile asks any chat-completions server (the paper's gpt-3.5-turbo-0301
+# by default); the mini and ci profiles a small GPT-2 of this project,
+# in-process (module "chat"). How to run it, the request cache and what
+# stands in for what: docs/papers/syncse.md.
 
 experiment "syncse" {
   title = "SynCSE: Contrastive Learning of Sentence Embeddings from Scratch"
@@ -115,11 +48,9 @@ variable "c4" {
   default     = ""
 }
 
-# The authors' released models (hkust-nlp/SynCSE-{partial,scratch}-RoBERTa-{base,large}
-# on the Hugging Face hub), each a local copy by -var; every one given adds a
-# "(released)" row beside the paper's number, the large ones the only
-# measured cells of Table 2's RoBERTa-large half. Unset (the default), the
-# row is absent and nothing refuses.
+# The authors' released models (hkust-nlp/SynCSE-{partial,scratch}-RoBERTa-{base,large}),
+# each a local copy by -var: every one given adds a "(released)" row beside
+# the paper's number. Unset (the default), the row is absent.
 variable "released_partial" {
   description = "the authors' released SynCSE-partial: a local hkust-nlp/SynCSE-partial-RoBERTa-base directory (adds its row)"
   default     = ""
@@ -165,33 +96,35 @@ variable "llm_concurrency" {
   default     = 8
 }
 
-# ---- the offline generator (mini and ci profiles) ----------------------------
-# A small GPT-2 of this project, fine-tuned on SynCSE's chats
-# (modules/syncse_chat.hcl); the variables keep its fine-tuning chats and
-# the synth stages' calls alike. The paper profile references none of it.
 
 variable "labelled" {
-  description = "premises SynCSE-partial labels in the mini and ci profiles (never shown to the generator in fine-tuning)"
+  description = "premises SynCSE-partial labels (0: all), and module.chat's fine-tuning chats leave out"
   default     = 0
 }
 
+# The mini and ci profiles' generator: a small GPT-2 fine-tuned on chats
+# like the synth stages' calls (local.offline*), rendered from the NLI
+# triplets whose premise partial does not label.
 module "chat" {
-  source             = "./modules/syncse_chat.hcl"
-  labelled           = var.labelled
-  label_max_tokens   = 24
-  list_max_tokens    = 64
-  sentence_prompts   = local.short_prompts
-  naive_prompts      = local.naive_prompts
-  topics_per_call    = 3
-  sentences_per_call = 2
-  example_sentences  = 2
+  source    = "./modules/syncse_chat.hcl"
+  triplets  = stage.nli.triplets
+  exclude   = stage.premises.sentences
+  sentences = stage.wiki.sentences
+  labelled  = var.labelled
+  calls = {
+    label_max_tokens   = local.offline.max_tokens
+    list_max_tokens    = local.offline_lists.max_tokens
+    sentence_prompts   = local.offline_scratch.prompts
+    fixed_prompts      = local.naive_prompts
+    topics_per_call    = local.offline_scratch.topics_per_call
+    sentences_per_call = local.offline_lists.sentences_per_call
+    example_sentences  = local.offline_lists.example_sentences
+  }
 }
 
 # Table 4's GenSE row: this project's own GenSE (experiments/gense.hcl), its
-# quality-checked synthetic triplets (stage.filter.triplets). The module's
-# profile follows this file's: --profile mini runs gense.hcl's mini chain up
-# to its quality check, ci its ci chain (both cached once, shared with
-# gense.hcl's own runs: the module keeps its own seed).
+# quality-checked triplets, in the profile this file runs (deviation
+# gense_row).
 module "gense" {
   source     = "./gense.hcl"
   t5         = var.t5
@@ -199,7 +132,7 @@ module "gense" {
   c4         = var.c4
 }
 
-# Encoders of the ci profile (lm.hcl-like ci pretraining of pretrained.hcl).
+# The ci profile's encoder.
 module "pretrained" {
   source = "./pretrained.hcl"
 }
@@ -211,15 +144,13 @@ locals {
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
   # Dollars per 1,000 tokens (Appendix D for gpt-3.5-turbo; a dated snapshot
-  # takes its family's row). Used for progress, plans and `repro cache
-  # requests`; add the models you point llm_model at.
+  # takes its family's row); add the models you point llm_model at.
   prices = {
     "gpt-3.5-turbo" = { input_per_1k = 0.0015, output_per_1k = 0.002 }
     "gpt-4o-mini"   = { input_per_1k = 0.00015, output_per_1k = 0.0006 }
   }
   # Table 8 compares on 22k examples.
   naive_size = 22000
-  # Why Tables 2 and 3's RoBERTa-large cells have no result.
   # Table 2's rows that a released model has, shared by our row and its.
   paper_partial = {
     STS12   = 76.11, STS13 = 84.49, STS14 = 79.61, STS15 = 85.26, STS16 = 82.60,
@@ -243,19 +174,12 @@ locals {
   # paper: --set 'stage.released_partial["partial"].pooling=cls_before_pooler'
   # scores one without the head.
   released_pooling = "cls"
-  large_pending    = "not run here: this file trains RoBERTa-base; the RoBERTa-large half needs roberta-large weights and SimCSE's large learning rates (deviation roberta_large)"
+  # Why Tables 2 and 3's RoBERTa-large cells have no result.
+  large_pending = "not run here: this file trains RoBERTa-base; the RoBERTa-large half needs roberta-large weights and SimCSE's large learning rates (deviation roberta_large)"
+  # Table 3's paper values are AskUbuntu's: only when it is read.
+  askubuntu = var.askubuntu != ""
   # Table 8's naive generation: one fixed prompt.
   naive_prompts = ["Devise {count} distinct and diverse sentences. Vary the length of the sentences, ranging from concise phrases of 3-5 words to longer sentences containing 20-40 words."]
-  # The mini and ci profiles' sentence prompts: the first sentence of each
-  # of Table 15's prompts (placeholders restored), with three topics: the
-  # whole prompts (~100 words) do not fit a 128-token context with an
-  # answer. A departure, as the generator is.
-  short_prompts = [
-    "Devise {count} distinct and diverse sentences that may appear in {genre}, covering a range of subjects ({topic1}, {topic2}, {topic3}, etc.).",
-    "Construct {count} varied and diverse sentences that may appear in {genre} encompassing a multitude of topics such as {topic1}, {topic2}, {topic3} and so on.",
-    "Create {count} varied and diverse sentences that may appear in {genre}, spanning an array of topics such as {topic1}, {topic2}, {topic3} and so on.",
-    "Compose {count} assorted and diverse sentences that may appear in {genre}, touching upon various themes like {topic1}, {topic2}, {topic3} and so on.",
-  ]
 
   # Every synth stage's chat-completions server, from the llm_* variables.
   llm = {
@@ -271,11 +195,27 @@ locals {
   # Every SimCSE stage: RoBERTa-base, evaluated on dev every 125 updates.
   roberta = { hf_checkpoint = var.roberta, from_scratch = false, eval_every = 125 }
 
-  # mini and ci: the offline generator (module.chat's GPT-2) answering in-process ...
-  offline = { provider = "local", concurrency = 32, timeout_seconds = 1800 }
-  # ... and its list calls: two sentences per call, two example sentences,
-  # answers of at most 64 tokens (as in module.chat's fine-tuning chats).
+  # mini and ci: module.chat's GPT-2 answering in-process, labels of at most
+  # 24 tokens ...
+  offline = { provider = "local", concurrency = 32, timeout_seconds = 1800, max_tokens = 24 }
+  # ... lists of two sentences with two example sentences, at most 64 tokens ...
   offline_lists = { sentences_per_call = 2, example_sentences = 2, max_tokens = 64 }
+  # ... and, for the scratch calls, three topics and the first sentence of
+  # each of Table 15's prompts (placeholders restored): the whole prompts
+  # do not fit a 128-token context with an answer.
+  offline_scratch = {
+    topics_per_call = 3
+    caption_prompts = []
+    prompts = [
+      "Devise {count} distinct and diverse sentences that may appear in {genre}, covering a range of subjects ({topic1}, {topic2}, {topic3}, etc.).",
+      "Construct {count} varied and diverse sentences that may appear in {genre} encompassing a multitude of topics such as {topic1}, {topic2}, {topic3} and so on.",
+      "Create {count} varied and diverse sentences that may appear in {genre}, spanning an array of topics such as {topic1}, {topic2}, {topic3} and so on.",
+      "Compose {count} assorted and diverse sentences that may appear in {genre}, touching upon various themes like {topic1}, {topic2}, {topic3} and so on.",
+    ]
+  }
+  # mini and ci: the mixes as their results were recorded (deviation
+  # first_rows): the first rows, unseeded.
+  first_rows = { sample = "first", strata = null, seed = 0 }
   # mini: the mini encoder of simcse.hcl's mini profile (2 layers, width 128,
   # GloVe, mean pooling, from scratch) and its supervised recipe.
   mini = {
@@ -397,7 +337,7 @@ stage "rerank" {
   path   = var.askubuntu
 }
 
-# ---- SynCSE-partial: label the NLI premises ---------------------------------
+# ---- SynCSE-partial: label the NLI premises (section 2.3) ---------------------
 
 stage "partial" {
   uses       = "synth.annotate"
@@ -406,12 +346,12 @@ stage "partial" {
   params     = [local.llm, local.sampling]
   shots      = 5
   pool_size  = 18
-  max_inputs = 0
+  max_inputs = var.labelled
   max_words  = 32
   seed       = var.seed
 }
 
-# ---- SynCSE-scratch: write the sentences, then label them --------------------
+# ---- SynCSE-scratch: write the sentences, then label them (section 2.4) -------
 
 stage "scratch_sentences" {
   uses               = "synth.sentences"
@@ -439,10 +379,8 @@ stage "scratch" {
   seed       = var.seed
 }
 
-# Table 2's scratch row: the same number of triplets as the partial set
-# ("the same number of examples"; all of them when scratch has fewer), a
-# seeded sample spread evenly over genre x topic: the scratch triplets come
-# out genre by genre, so their first rows would be one genre of 21.
+# Table 2's scratch row: as many triplets as the partial set, a seeded
+# sample spread evenly over genre x topic (deviation scratch_cut).
 stage "scratch_eq" {
   uses     = "synth.mix"
   a        = stage.scratch.triplets
@@ -452,9 +390,8 @@ stage "scratch_eq" {
   seed     = var.seed
 }
 
-# SynCSE-scratch + SimCSE_NLI: the two sets merged (Table 2; "we simply
-# merge these two datasets"), SimCSE_NLI and Table 2's scratch set of
-# partial's size: about 1:1. Table 14 adds growing shares of that set.
+# SynCSE-scratch + SimCSE_NLI: the two sets merged, about 1:1 (Table 2);
+# Table 14 adds growing shares of the scratch set.
 stage "scratch_nli" {
   uses       = "synth.mix"
   a          = stage.nli.triplets
@@ -465,7 +402,7 @@ stage "scratch_nli" {
 }
 
 # ---- Table 8: naive generation (no genres or topics, one fixed prompt and
-# one fixed example; fixed prompt and exemplars for the labels) --------------
+# example; fixed prompt and exemplars for the labels) ------------------------
 
 stage "naive_sentences" {
   uses               = "synth.sentences"
@@ -491,8 +428,7 @@ stage "naive" {
   seed       = var.seed
 }
 
-# Table 8 compares the two at the same size (22k each): scratch sampled
-# as for Table 2's row.
+# Scratch at the naive set's size (22k each), sampled as for Table 2.
 stage "scratch_22k" {
   uses     = "synth.mix"
   a        = stage.scratch.triplets
@@ -502,9 +438,7 @@ stage "scratch_22k" {
   seed     = var.seed
 }
 
-# ---- Table 4: GenSE's synthetic triplets, as many as SynCSE-partial's ---------
-# (the paper sampled GenSE's published set; this project makes its own).
-
+# Table 4: GenSE's triplets, as many as SynCSE-partial's (deviation gense_row).
 stage "gense_eq" {
   uses     = "synth.mix"
   a        = module.gense.filter.triplets
@@ -513,13 +447,8 @@ stage "gense_eq" {
   seed     = var.seed
 }
 
-# ---- training: supervised SimCSE on each set (RoBERTa-base) ------------------
-#
-# train.simcse_sup's defaults are SimCSE's supervised settings, which SynCSE
-# keeps (its README: batch 512, lr 5e-5 for base): lr 5e-5, batch 512, max
-# length 32, temperature 0.05, hard negatives, 3 epochs, [CLS] with the MLP
-# head. Every set is evaluated on dev (STS-B dev + SICK-R dev, their
-# Spearman averaged) every 125 updates and the best checkpoint kept.
+# ---- training (RoBERTa-base; model selection on the mean of STS-B dev and
+# SICK-R dev, section 3.2) ----------------------------------------------------
 
 stage "unsup_simcse" {
   uses           = "train.simcse_unsup"
@@ -536,150 +465,47 @@ stage "unsup_simcse" {
   seed           = var.seed
 }
 
-stage "sup_nli" {
+# Supervised SimCSE on each set, with SimCSE's supervised settings (the
+# type's defaults, which SynCSE keeps: lr 5e-5, batch 512, 3 epochs,
+# temperature 0.05, [CLS] with the MLP head).
+stage "train" {
+  for_each = {
+    sup         = stage.nli.triplets
+    partial     = stage.partial.triplets
+    scratch     = stage.scratch_eq.triplets
+    scratch_nli = stage.scratch_nli.triplets
+    gense       = stage.gense_eq.triplets
+    naive       = stage.naive.triplets
+    scratch_22k = stage.scratch_22k.triplets
+  }
   uses   = "train.simcse_sup"
-  data   = stage.nli.triplets
+  data   = each.value
   dev    = stage.dev.pairs
   params = local.roberta
   seed   = var.seed
 }
 
-stage "train_partial" {
-  uses   = "train.simcse_sup"
-  data   = stage.partial.triplets
-  dev    = stage.dev.pairs
-  params = local.roberta
-  seed   = var.seed
+# ---- evaluation: every encoder on STS; Table 3's on reranking ----------------
+
+stage "eval" {
+  for_each = merge({ unsup = stage.unsup_simcse }, stage.train)
+  uses     = "evaluate.sts"
+  encoder  = each.value.model
+  data     = stage.sts.pairs
 }
 
-stage "train_gense" {
-  uses   = "train.simcse_sup"
-  data   = stage.gense_eq.triplets
-  dev    = stage.dev.pairs
-  params = local.roberta
-  seed   = var.seed
+# Table 3 reranks with the encoders of Table 2's rows.
+stage "eval_rerank" {
+  for_each = { for k, m in merge({ unsup = stage.unsup_simcse }, stage.train) : k => m if !contains(["gense", "naive", "scratch_22k"], k) }
+  uses     = "evaluate.rerank"
+  encoder  = each.value.model
+  data     = stage.rerank.queries
 }
 
-stage "train_scratch" {
-  uses   = "train.simcse_sup"
-  data   = stage.scratch_eq.triplets
-  dev    = stage.dev.pairs
-  params = local.roberta
-  seed   = var.seed
-}
-
-stage "train_scratch_nli" {
-  uses   = "train.simcse_sup"
-  data   = stage.scratch_nli.triplets
-  dev    = stage.dev.pairs
-  params = local.roberta
-  seed   = var.seed
-}
-
-stage "train_naive" {
-  uses   = "train.simcse_sup"
-  data   = stage.naive.triplets
-  dev    = stage.dev.pairs
-  params = local.roberta
-  seed   = var.seed
-}
-
-stage "train_scratch_22k" {
-  uses   = "train.simcse_sup"
-  data   = stage.scratch_22k.triplets
-  dev    = stage.dev.pairs
-  params = local.roberta
-  seed   = var.seed
-}
-
-# ---- evaluation ---------------------------------------------------------------
-
-stage "eval_unsup" {
-  uses    = "evaluate.sts"
-  encoder = stage.unsup_simcse.model
-  data    = stage.sts.pairs
-}
-
-stage "eval_sup" {
-  uses    = "evaluate.sts"
-  encoder = stage.sup_nli.model
-  data    = stage.sts.pairs
-}
-
-stage "eval_partial" {
-  uses    = "evaluate.sts"
-  encoder = stage.train_partial.model
-  data    = stage.sts.pairs
-}
-
-stage "eval_scratch" {
-  uses    = "evaluate.sts"
-  encoder = stage.train_scratch.model
-  data    = stage.sts.pairs
-}
-
-stage "eval_gense" {
-  uses    = "evaluate.sts"
-  encoder = stage.train_gense.model
-  data    = stage.sts.pairs
-}
-
-stage "eval_scratch_nli" {
-  uses    = "evaluate.sts"
-  encoder = stage.train_scratch_nli.model
-  data    = stage.sts.pairs
-}
-
-stage "eval_naive" {
-  uses    = "evaluate.sts"
-  encoder = stage.train_naive.model
-  data    = stage.sts.pairs
-}
-
-stage "eval_scratch_22k" {
-  uses    = "evaluate.sts"
-  encoder = stage.train_scratch_22k.model
-  data    = stage.sts.pairs
-}
-
-stage "rerank_unsup" {
-  uses    = "evaluate.rerank"
-  encoder = stage.unsup_simcse.model
-  data    = stage.rerank.queries
-}
-
-stage "rerank_sup" {
-  uses    = "evaluate.rerank"
-  encoder = stage.sup_nli.model
-  data    = stage.rerank.queries
-}
-
-stage "rerank_partial" {
-  uses    = "evaluate.rerank"
-  encoder = stage.train_partial.model
-  data    = stage.rerank.queries
-}
-
-stage "rerank_scratch" {
-  uses    = "evaluate.rerank"
-  encoder = stage.train_scratch.model
-  data    = stage.rerank.queries
-}
-
-stage "rerank_scratch_nli" {
-  uses    = "evaluate.rerank"
-  encoder = stage.train_scratch_nli.model
-  data    = stage.rerank.queries
-}
-
-# ---- the authors' released models (paper profile, by -var) --------------------
-#
-# Each is loaded as it is (model.hf_encoder: weights unchanged, no training)
-# when its variable is set and scored by the same evaluation as our rows; an
-# unset variable leaves the stage without instance and the row without cell
-# (in every profile: the mini and ci profiles set none), so nothing refuses.
-# checkpoint reads the variable directly, so a relative -var path resolves
-# against the working directory. Inputs untruncated, as SimCSE evaluates.
+# ---- the authors' released models (paper profile, by -var): each loaded as
+# it is and scored by the same evaluation as our rows; unset, no instance.
+# checkpoint reads the variable directly, so a relative path resolves
+# against the working directory.
 
 stage "released_partial" {
   for_each   = var.released_partial == "" ? [] : ["partial"]
@@ -709,7 +535,6 @@ stage "released_scratch_large" {
   pooling    = local.released_pooling
 }
 
-# One evaluation per released model given, eval_released["partial"] ...
 stage "eval_released" {
   for_each = merge(stage.released_partial, stage.released_scratch, stage.released_partial_large, stage.released_scratch_large)
   uses     = "evaluate.sts"
@@ -717,64 +542,74 @@ stage "eval_released" {
   data     = stage.sts.pairs
 }
 
-# ---- Table 2 (RoBERTa-base rows) ---------------------------------------------
+# ---- Table 2 ------------------------------------------------------------------
 
-expect "t2_unsup_simcse" {
-  for_each = {
-    STS12   = 70.16, STS13 = 81.77, STS14 = 73.24, STS15 = 81.36, STS16 = 80.65,
-    "STS-B" = 80.22, "SICK-R" = 68.56, Avg = 76.57
+table "Table 2" {
+  columns = local.sts
+
+  row "t2_unsup_simcse" {
+    title = "unsup-SimCSE (Table 2)"
+    stage = stage.eval["unsup"]
+    paper = [70.16, 81.77, 73.24, 81.36, 80.65, 80.22, 68.56, 76.57]
   }
-  row       = "unsup-SimCSE (Table 2)"
-  column    = each.key
-  value     = stage.eval_unsup.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "t2_partial" {
-  for_each  = local.paper_partial
-  row       = "SynCSE-partial (Table 2)"
-  column    = each.key
-  value     = stage.eval_partial.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "t2_scratch" {
-  for_each  = local.paper_scratch
-  row       = "SynCSE-scratch (Table 2)"
-  column    = each.key
-  value     = stage.eval_scratch.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-# sup-SimCSE as SimCSE reports it (the paper's row marked with a dagger).
-expect "t2_sup_simcse" {
-  for_each = {
-    STS12   = 76.53, STS13 = 85.21, STS14 = 80.95, STS15 = 86.03, STS16 = 82.57,
-    "STS-B" = 85.83, "SICK-R" = 80.50, Avg = 82.52
+  row "t2_partial" {
+    title = "SynCSE-partial (Table 2)"
+    stage = stage.eval["partial"]
+    paper = local.paper_partial
   }
-  row       = "sup-SimCSE (Table 2)"
-  column    = each.key
-  value     = stage.eval_sup.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "t2_scratch_nli" {
-  for_each = {
-    STS12   = 76.79, STS13 = 84.93, STS14 = 80.14, STS15 = 86.28, STS16 = 83.38,
-    "STS-B" = 85.75, "SICK-R" = 81.02, Avg = 82.61
+  row "t2_scratch" {
+    title = "SynCSE-scratch (Table 2)"
+    stage = stage.eval["scratch"]
+    paper = local.paper_scratch
   }
-  row       = "SynCSE-scratch + SimCSE_NLI (Table 2)"
-  column    = each.key
-  value     = stage.eval_scratch_nli.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
+  # sup-SimCSE as SimCSE reports it (the paper's row marked with a dagger).
+  row "t2_sup_simcse" {
+    title = "sup-SimCSE (Table 2)"
+    stage = stage.eval["sup"]
+    paper = [76.53, 85.21, 80.95, 86.03, 82.57, 85.83, 80.50, 82.52]
+  }
+  row "t2_scratch_nli" {
+    title = "SynCSE-scratch + SimCSE_NLI (Table 2)"
+    stage = stage.eval["scratch_nli"]
+    paper = [76.79, 84.93, 80.14, 86.28, 83.38, 85.75, 81.02, 82.61]
+  }
+
+  # RoBERTa-large: declared, not run (deviation roberta_large).
+  row "t2_large_unsup_simcse" {
+    title   = "unsup-SimCSE, RoBERTa-large (Table 2)"
+    paper   = [72.86, 83.99, 75.62, 84.77, 81.80, 81.98, 71.26, 78.90]
+    pending = local.large_pending
+  }
+  row "t2_large_partial" {
+    title   = "SynCSE-partial, RoBERTa-large (Table 2)"
+    paper   = local.paper_partial_large
+    pending = local.large_pending
+  }
+  row "t2_large_scratch" {
+    title   = "SynCSE-scratch, RoBERTa-large (Table 2)"
+    paper   = local.paper_scratch_large
+    pending = local.large_pending
+  }
+  # sup-SimCSE as SimCSE reports it (the dagger row).
+  row "t2_large_sup_simcse" {
+    title   = "sup-SimCSE, RoBERTa-large (Table 2)"
+    paper   = [77.46, 87.27, 82.36, 86.66, 83.93, 86.70, 81.95, 83.76]
+    pending = local.large_pending
+  }
+  row "t2_large_sup_simcse_syncse" {
+    title   = "sup-SimCSE as SynCSE ran it, RoBERTa-large (Table 2)"
+    paper   = [76.62, 86.90, 82.05, 86.10, 83.97, 86.10, 82.04, 83.40]
+    pending = local.large_pending
+  }
+  row "t2_large_scratch_nli" {
+    title   = "SynCSE-scratch + SimCSE_NLI, RoBERTa-large (Table 2)"
+    paper   = [77.13, 87.61, 82.82, 87.67, 85.66, 87.22, 82.45, 84.37]
+    pending = local.large_pending
+  }
 }
 
-# The released models' rows, beside ours with the same paper values.
+# The released models' rows, beside ours with the same paper values (a table
+# row cannot be absent while its variable is unset).
 expect "t2_released_partial" {
   for_each  = var.released_partial == "" ? {} : local.paper_partial
   row       = "SynCSE-partial (released; Table 2)"
@@ -793,72 +628,6 @@ expect "t2_released_scratch" {
   tolerance = 1.0
 }
 
-# ---- Table 2, RoBERTa-large: declared, not run (deviation roberta_large).
-# The paper's values with no result, so the report shows the half of the
-# table this file does not train.
-expect "t2_large_unsup_simcse" {
-  for_each = {
-    STS12   = 72.86, STS13 = 83.99, STS14 = 75.62, STS15 = 84.77, STS16 = 81.80,
-    "STS-B" = 81.98, "SICK-R" = 71.26, Avg = 78.90
-  }
-  row     = "unsup-SimCSE, RoBERTa-large (Table 2)"
-  column  = each.key
-  paper   = each.value
-  pending = local.large_pending
-}
-
-expect "t2_large_partial" {
-  for_each = local.paper_partial_large
-  row      = "SynCSE-partial, RoBERTa-large (Table 2)"
-  column   = each.key
-  paper    = each.value
-  pending  = local.large_pending
-}
-
-expect "t2_large_scratch" {
-  for_each = local.paper_scratch_large
-  row      = "SynCSE-scratch, RoBERTa-large (Table 2)"
-  column   = each.key
-  paper    = each.value
-  pending  = local.large_pending
-}
-
-# sup-SimCSE as SimCSE reports it (the dagger row).
-expect "t2_large_sup_simcse" {
-  for_each = {
-    STS12   = 77.46, STS13 = 87.27, STS14 = 82.36, STS15 = 86.66, STS16 = 83.93,
-    "STS-B" = 86.70, "SICK-R" = 81.95, Avg = 83.76
-  }
-  row     = "sup-SimCSE, RoBERTa-large (Table 2)"
-  column  = each.key
-  paper   = each.value
-  pending = local.large_pending
-}
-
-expect "t2_large_sup_simcse_syncse" {
-  for_each = {
-    STS12   = 76.62, STS13 = 86.90, STS14 = 82.05, STS15 = 86.10, STS16 = 83.97,
-    "STS-B" = 86.10, "SICK-R" = 82.04, Avg = 83.40
-  }
-  row     = "sup-SimCSE as SynCSE ran it, RoBERTa-large (Table 2)"
-  column  = each.key
-  paper   = each.value
-  pending = local.large_pending
-}
-
-expect "t2_large_scratch_nli" {
-  for_each = {
-    STS12   = 77.13, STS13 = 87.61, STS14 = 82.82, STS15 = 87.67, STS16 = 85.66,
-    "STS-B" = 87.22, "SICK-R" = 82.45, Avg = 84.37
-  }
-  row     = "SynCSE-scratch + SimCSE_NLI, RoBERTa-large (Table 2)"
-  column  = each.key
-  paper   = each.value
-  pending = local.large_pending
-}
-
-# The released RoBERTa-large models' rows: the half of Table 2 this file
-# does not train, measured when their weights are given.
 expect "t2_released_partial_large" {
   for_each  = var.released_partial_large == "" ? {} : local.paper_partial_large
   row       = "SynCSE-partial, RoBERTa-large (released; Table 2)"
@@ -877,48 +646,37 @@ expect "t2_released_scratch_large" {
   tolerance = 1.0
 }
 
-# ---- Table 3: reranking, AskUbuntu MAP. The mini and ci profiles evaluate
-# on the SemEval-2016 CQA set instead, without a paper value (AskUbuntu's
-# would be a different dataset's).
+# ---- Table 3: reranking, AskUbuntu MAP (the mini and ci profiles: the
+# SemEval-2016 CQA set, without a paper value) --------------------------------
 
-expect "t3_unsup" {
-  row       = "unsup-SimCSE (Table 3)"
-  column    = "CQA MAP (AskU.)"
-  value     = stage.rerank_unsup.metrics.map
-  paper     = var.askubuntu != "" ? 52.78 : null
-  tolerance = 1.0
-}
+table "Table 3" {
+  columns = { "CQA MAP (AskU.)" = "map" }
 
-expect "t3_partial" {
-  row       = "SynCSE-partial (Table 3)"
-  column    = "CQA MAP (AskU.)"
-  value     = stage.rerank_partial.metrics.map
-  paper     = var.askubuntu != "" ? 53.95 : null
-  tolerance = 1.0
-}
-
-expect "t3_scratch" {
-  row       = "SynCSE-scratch (Table 3)"
-  column    = "CQA MAP (AskU.)"
-  value     = stage.rerank_scratch.metrics.map
-  paper     = var.askubuntu != "" ? 53.27 : null
-  tolerance = 1.0
-}
-
-expect "t3_sup" {
-  row       = "sup-SimCSE (Table 3)"
-  column    = "CQA MAP (AskU.)"
-  value     = stage.rerank_sup.metrics.map
-  paper     = var.askubuntu != "" ? 52.55 : null
-  tolerance = 1.0
-}
-
-expect "t3_scratch_nli" {
-  row       = "SynCSE-scratch + SimCSE_NLI (Table 3)"
-  column    = "CQA MAP (AskU.)"
-  value     = stage.rerank_scratch_nli.metrics.map
-  paper     = var.askubuntu != "" ? 52.74 : null
-  tolerance = 1.0
+  row "t3_unsup" {
+    title = "unsup-SimCSE (Table 3)"
+    stage = stage.eval_rerank["unsup"]
+    paper = local.askubuntu ? 52.78 : null
+  }
+  row "t3_partial" {
+    title = "SynCSE-partial (Table 3)"
+    stage = stage.eval_rerank["partial"]
+    paper = local.askubuntu ? 53.95 : null
+  }
+  row "t3_scratch" {
+    title = "SynCSE-scratch (Table 3)"
+    stage = stage.eval_rerank["scratch"]
+    paper = local.askubuntu ? 53.27 : null
+  }
+  row "t3_sup" {
+    title = "sup-SimCSE (Table 3)"
+    stage = stage.eval_rerank["sup"]
+    paper = local.askubuntu ? 52.55 : null
+  }
+  row "t3_scratch_nli" {
+    title = "SynCSE-scratch + SimCSE_NLI (Table 3)"
+    stage = stage.eval_rerank["scratch_nli"]
+    paper = local.askubuntu ? 52.74 : null
+  }
 }
 
 # Table 3, RoBERTa-large: declared, not run (deviation roberta_large).
@@ -936,80 +694,62 @@ expect "t3_large" {
   pending = local.large_pending
 }
 
-# ---- Table 4: other synthetic datasets ---------------------------------------
+# ---- Tables 4 and 8 -------------------------------------------------------------
 
-expect "t4_gense" {
-  for_each = {
-    STS12   = 72.09, STS13 = 85.24, STS14 = 79.84, STS15 = 83.25, STS16 = 82.88,
-    "STS-B" = 83.24, "SICK-R" = 75.33, Avg = 80.27
+table "Table 4" {
+  columns = local.sts
+
+  row "t4_gense" {
+    title = "GenSE (Table 4)"
+    stage = stage.eval["gense"]
+    paper = [72.09, 85.24, 79.84, 83.25, 82.88, 83.24, 75.33, 80.27]
   }
-  row       = "GenSE (Table 4)"
-  column    = each.key
-  value     = stage.eval_gense.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
+  row "t4_dino" {
+    title   = "DINO (Table 4)"
+    paper   = [70.27, 81.26, 71.25, 80.49, 77.18, 77.82, 68.09, 75.20]
+    pending = "the paper's value, from DINO's paper as SynCSE reports it: DINO makes scored pairs, not triplets"
+  }
 }
 
-expect "t4_dino" {
-  for_each = {
-    STS12   = 70.27, STS13 = 81.26, STS14 = 71.25, STS15 = 80.49, STS16 = 77.18,
-    "STS-B" = 77.82, "SICK-R" = 68.09, Avg = 75.20
+# Naive generation vs SynCSE-scratch on 22k examples.
+table "Table 8" {
+  columns = local.sts
+
+  row "t8_naive" {
+    title = "Naive Generation (Table 8)"
+    stage = stage.eval["naive"]
+    paper = [64.65, 75.86, 62.94, 72.79, 71.61, 72.76, 71.57, 70.31]
   }
-  row     = "DINO (Table 4)"
-  column  = each.key
-  paper   = each.value
-  pending = "the paper's value, from DINO's paper as SynCSE reports it: DINO makes scored pairs, not triplets"
+  row "t8_scratch" {
+    title = "SynCSE-scratch, 22k (Table 8)"
+    stage = stage.eval["scratch_22k"]
+    paper = [70.89, 83.79, 76.48, 83.28, 81.97, 82.36, 76.14, 79.27]
+  }
 }
 
-# ---- Table 8: naive generation vs SynCSE-scratch on 22k examples --------------
+# ---- Table 13: cost per 1,000 sentences, in dollars (the paper gives it per
+# sentence) -------------------------------------------------------------------
 
-expect "t8_naive" {
-  for_each = {
-    STS12   = 64.65, STS13 = 75.86, STS14 = 62.94, STS15 = 72.79, STS16 = 71.61,
-    "STS-B" = 72.76, "SICK-R" = 71.57, Avg = 70.31
-  }
-  row       = "Naive Generation (Table 8)"
-  column    = each.key
-  value     = stage.eval_naive.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "t8_scratch" {
-  for_each = {
-    STS12   = 70.89, STS13 = 83.79, STS14 = 76.48, STS15 = 83.28, STS16 = 81.97,
-    "STS-B" = 82.36, "SICK-R" = 76.14, Avg = 79.27
-  }
-  row       = "SynCSE-scratch, 22k (Table 8)"
-  column    = each.key
-  value     = stage.eval_scratch_22k.metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-# ---- Table 13: cost per 1,000 sentences, in dollars (the paper per sentence:
-# unlabeled 0.00007, positive 0.00067, hard negative 0.00076, all 0.0015).
-
-expect "t13_unlabeled" {
-  row       = "cost per 1,000 sentences, $ (Table 13)"
-  column    = "unlabeled"
-  value     = stage.scratch_sentences.metrics.cost_per_1k_sentences
-  paper     = 0.07
+table "Table 13" {
+  columns   = { unlabeled = "cost_per_1k_sentences", positive = "positive_cost_per_1k_inputs", "hard negative" = "negative_cost_per_1k_inputs" }
   tolerance = 0.3
+
+  row "t13_unlabeled" {
+    title   = "cost per 1,000 sentences, $ (Table 13)"
+    columns = ["unlabeled"]
+    stage   = stage.scratch_sentences
+    paper   = 0.07
+  }
+  row "t13_labels" {
+    title   = "cost per 1,000 sentences, $ (Table 13)"
+    columns = ["positive", "hard negative"]
+    stage   = stage.scratch
+    paper   = [0.67, 0.76]
+  }
 }
 
-expect "t13_labels" {
-  for_each  = { "positive" = ["positive_cost_per_1k_inputs", 0.67], "hard negative" = ["negative_cost_per_1k_inputs", 0.76] }
-  row       = "cost per 1,000 sentences, $ (Table 13)"
-  column    = each.key
-  value     = stage.scratch.metrics[each.value[0]]
-  paper     = each.value[1]
-  tolerance = 0.3
-}
-
-# ---- Tables 5, 6, 7 and 9: not reproducible here -----------------------------
-#
-# Declared so that the report says so, with the paper's key numbers.
+# ---- Tables 5, 6, 7 and 9: not reproducible here, declared with the paper's
+# key numbers ---------------------------------------------------------------
 
 expect "t5_not_here" {
   for_each = { "ZeroGen" = 64.41, "SynCSE-scratch" = 79.73 }
@@ -1041,82 +781,37 @@ expect "t9_not_here" {
   pending = "not reproducible here: needs five human annotators"
 }
 
-# ---- Table 14: SimCSE_NLI plus growing shares of the SynCSE-scratch set ------
-#
-# The copy lost the table's column headers (the amounts). Its first column
-# (82.04) is sup-SimCSE on NLI alone as SynCSE reproduced it (Table 2) and its
-# last (82.61) Table 2's whole scratch set added (its scratch + NLI row): those
-# two line up with shares 0 and 1. The four in between (82.10, 82.73, 82.58,
-# 82.75) have no recoverable amounts; the grid adds a fifth of the set more
-# at each step (a nested seeded sample). Share 0 is sup_nli itself (the mix
-# writes NLI's bytes, so its training is found cached). Run in the mini and
-# ci profiles (`--ablation amount`; README, Table 14).
+# ---- Table 14: SimCSE_NLI plus growing shares of the SynCSE-scratch set.
+# The copy lost the amounts; shares 0 (sup-SimCSE itself, found cached) and
+# 1 (Table 2's scratch + NLI row) are its first and last columns.
 ablation "amount" {
   title   = "Table 14: SimCSE_NLI + a share of SynCSE-scratch (Avg STS)"
   vary    = { "stage.scratch_nli.b_fraction" = [0, 0.2, 0.4, 0.6, 0.8, 1] }
-  report  = [stage.eval_scratch_nli.metrics.avg]
+  report  = [stage.eval["scratch_nli"].metrics.avg]
   columns = ["Avg. STS"]
   paper   = { "0" = [82.04], "1" = [82.61] }
 }
 
-# ---- mini: the offline generator on this machine ------------------------------
-#
-# The language model is lm.hcl's mini GPT-2 (4 layers, width 256, context
-# 128, pretrained from scratch on the local Wikipedia, BBC and Brown
-# sentences: 37 minutes, cached), fine-tuned on SynCSE's chats
-# (modules/syncse_chat.hcl: 300 updates of 16 on NLI labelling chats of
-# premises NOT labelled here and on list chats of the scratch and naive
-# calls), answering in-process (provider "local"). It labels the first
-# 1,200 NLI premises (SynCSE-partial), writes 21 genres x 64 calls x 2
-# sentences (SynCSE-scratch: about as many as partial's triplets) and
-# 600 x 2 naive sentences, and labels those; Table 8 compares naive and
-# scratch at the naive set's size (synth.mix count_of). Supervised SimCSE
-# trains the mini encoder of simcse.hcl's mini profile (2 layers, width 128,
-# GloVe, mean pooling, from scratch) on each set; the GenSE row trains it
-# on gense.hcl's mini triplets. Departures, all forced by a
-# 128-token context and a 5M-parameter model: prompts fitted to the context
-# (the earliest exemplars left out: 1-2 of the 5 shots remain), the short
-# sentence prompts (local.short_prompts, three topics), two sentences per
-# call, answers of at most 24 (labels) and 64 (lists) tokens. What it
-# shows: the whole pipeline, offline, with real parsing, dropping and
-# training on what a real model wrote. What it cannot show: anything about
-# ChatGPT's data -- a small GPT-2 writes poorer paraphrases and
-# contradictions than gpt-3.5-turbo -- so the paper's numbers are far.
+# ---- mini: the offline generator on this machine (module.chat's GPT-2 on
+# lm.hcl's mini model; the mini encoder of simcse.hcl's mini profile) ----------
+
 profile "mini" {
   variables = { labelled = 1200 }
 
   # The data directory's stand-ins for SimCSE_NLI, wiki1m and AskUbuntu.
-  stage "nli" {
-    source = "nli"
-  }
-  stage "wiki" {
-    source = "wiki"
-  }
+  stage "nli" { source = "nli" }
+  stage "wiki" { source = "wiki" }
   stage "rerank" {
     source = "semeval2016_cqa"
     split  = "dev"
   }
 
-  # The mixes as this profile's results were recorded: the first rows of
-  # the scratch set, and the NLI stand-in beside every scratch triplet
-  # (deviation first_rows; its stage keys stay those of the recorded runs).
-  stage "scratch_eq" {
-    sample = "first"
-    strata = null
-    seed   = 0
-  }
-  stage "scratch_22k" {
-    sample = "first"
-    strata = null
-    seed   = 0
-  }
-  stage "gense_eq" {
-    sample = "first"
-    seed   = 0
-  }
-  stage "scratch_nli" {
-    b = stage.scratch.triplets
-  }
+  # The mixes as this profile's results were recorded: the first rows, and
+  # every scratch triplet beside the NLI stand-in.
+  stage "scratch_eq" { params = local.first_rows }
+  stage "scratch_22k" { params = local.first_rows }
+  stage "gense_eq" { params = local.first_rows }
+  stage "scratch_nli" { b = stage.scratch.triplets }
   deviation "first_rows" {
     what   = "the scratch sets' cut and Scratch + SimCSE_NLI's mixture, in this profile"
     paper  = "a scratch set the size of SynCSE-partial's, spread over the generated genres and topics; SimCSE_NLI merged with that set, about 1:1"
@@ -1126,27 +821,20 @@ profile "mini" {
   }
 
   stage "partial" {
-    lm         = module.chat.chat_lm.model
-    params     = local.offline
-    max_inputs = 1200
-    max_tokens = 24
+    lm     = module.chat.chat_lm.model
+    params = local.offline
   }
   stage "scratch" {
-    lm         = module.chat.chat_lm.model
-    params     = local.offline
-    max_tokens = 24
+    lm     = module.chat.chat_lm.model
+    params = local.offline
   }
   stage "naive" {
-    lm         = module.chat.chat_lm.model
-    params     = local.offline
-    max_tokens = 24
+    lm     = module.chat.chat_lm.model
+    params = local.offline
   }
   stage "scratch_sentences" {
     lm              = module.chat.chat_lm.model
-    params          = [local.offline, local.offline_lists]
-    prompts         = local.short_prompts
-    caption_prompts = []
-    topics_per_call = 3
+    params          = [local.offline, local.offline_lists, local.offline_scratch]
     calls_per_genre = 64
   }
   stage "naive_sentences" {
@@ -1154,79 +842,33 @@ profile "mini" {
     params          = [local.offline, local.offline_lists]
     calls_per_genre = 600
   }
+
   stage "unsup_simcse" {
     params         = local.mini
     mlp_only_train = false
     learning_rate  = 2e-4
     eval_every     = 60
   }
-  stage "sup_nli" {
-    params = local.mini
-  }
-  stage "train_partial" {
-    params = local.mini
-  }
-  stage "train_gense" {
-    params = local.mini
-  }
-  stage "train_scratch" {
-    params = local.mini
-  }
-  stage "train_scratch_nli" {
-    params = local.mini
-  }
-  stage "train_naive" {
-    params = local.mini
-  }
-  stage "train_scratch_22k" {
-    params = local.mini
-  }
+  stage "train" { params = local.mini }
 }
 
-# ---- ci: the same pipeline in minutes -------------------------------------------
-#
-# The generator is the module's own tiny GPT-2 (2 layers, width 128, context
-# 160; 300 updates, then 150 on the chats); 96 premises labelled, 3 genres
-# x 20 calls and 120 naive calls of 2 sentences (the tiny model answers
-# most naive calls with no list at all); the encoders are pretrained.hcl's
-# ci BERT, 20 updates each (batches of 8 on the small scratch and naive
-# sets); the GenSE row trains it on gense.hcl's ci triplets (its chain
-# shared with gense.hcl's own ci run, which make test runs first). A gate,
-# not a finding.
+# ---- ci: the same pipeline in minutes (module.chat's tiny GPT-2, 3 genres;
+# pretrained.hcl's ci BERT, 20 updates a set): a gate, not a finding -----------
+
 profile "ci" {
   variables = { labelled = 96 }
 
-  stage "nli" {
-    source = "nli"
-  }
-  stage "wiki" {
-    source = "wiki"
-  }
+  stage "nli" { source = "nli" }
+  stage "wiki" { source = "wiki" }
   stage "rerank" {
     source = "semeval2016_cqa"
     split  = "dev"
   }
 
-  # The mixes as this profile's results were recorded: the first rows of
-  # the scratch set, and the NLI stand-in beside every scratch triplet
-  # (deviation first_rows; its stage keys stay those of the recorded runs).
-  stage "scratch_eq" {
-    sample = "first"
-    strata = null
-    seed   = 0
-  }
-  stage "scratch_22k" {
-    sample = "first"
-    strata = null
-    seed   = 0
-  }
-  stage "gense_eq" {
-    sample = "first"
-    seed   = 0
-  }
-  stage "scratch_nli" {
-    b = stage.scratch.triplets
-  }
+  stage "scratch_eq" { params = local.first_rows }
+  stage "scratch_22k" { params = local.first_rows }
+  stage "gense_eq" { params = local.first_rows }
+  stage "scratch_nli" { b = stage.scratch.triplets }
   deviation "first_rows" {
     what   = "the scratch sets' cut and Scratch + SimCSE_NLI's mixture, in this profile"
     paper  = "a scratch set the size of SynCSE-partial's, spread over the generated genres and topics; SimCSE_NLI merged with that set, about 1:1"
@@ -1236,27 +878,20 @@ profile "ci" {
   }
 
   stage "partial" {
-    lm         = module.chat.chat_lm.model
-    params     = local.offline
-    max_inputs = 96
-    max_tokens = 24
+    lm     = module.chat.chat_lm.model
+    params = local.offline
   }
   stage "scratch" {
-    lm         = module.chat.chat_lm.model
-    params     = local.offline
-    max_tokens = 24
+    lm     = module.chat.chat_lm.model
+    params = local.offline
   }
   stage "naive" {
-    lm         = module.chat.chat_lm.model
-    params     = local.offline
-    max_tokens = 24
+    lm     = module.chat.chat_lm.model
+    params = local.offline
   }
   stage "scratch_sentences" {
     lm              = module.chat.chat_lm.model
-    params          = [local.offline, local.offline_lists]
-    prompts         = local.short_prompts
-    caption_prompts = []
-    topics_per_call = 3
+    params          = [local.offline, local.offline_lists, local.offline_scratch]
     calls_per_genre = 20
     genres          = ["fiction", "news from websites or newspapers", "letters"]
   }
@@ -1265,40 +900,18 @@ profile "ci" {
     params          = [local.offline, local.offline_lists]
     calls_per_genre = 120
   }
+
   stage "unsup_simcse" {
     init          = module.pretrained.bert.model
     params        = local.ci
     max_sentences = 640
   }
-  stage "sup_nli" {
+  stage "train" {
     init   = module.pretrained.bert.model
     params = local.ci
   }
-  stage "train_partial" {
-    init   = module.pretrained.bert.model
-    params = local.ci
-  }
-  stage "train_gense" {
-    init   = module.pretrained.bert.model
-    params = local.ci
-  }
-  stage "train_scratch" {
-    init       = module.pretrained.bert.model
-    params     = local.ci
-    batch_size = 8
-  }
-  stage "train_scratch_nli" {
-    init   = module.pretrained.bert.model
-    params = local.ci
-  }
-  stage "train_naive" {
-    init       = module.pretrained.bert.model
-    params     = local.ci
-    batch_size = 8
-  }
-  stage "train_scratch_22k" {
-    init       = module.pretrained.bert.model
-    params     = local.ci
-    batch_size = 8
-  }
+  # Batches of 8 on the small scratch and naive sets.
+  stage "train[\"scratch\"]" { batch_size = 8 }
+  stage "train[\"naive\"]" { batch_size = 8 }
+  stage "train[\"scratch_22k\"]" { batch_size = 8 }
 }

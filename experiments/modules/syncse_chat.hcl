@@ -1,26 +1,8 @@
-# SynCSE's offline generator: a small GPT-2 of this project taught the
-# chat format of SynCSE's calls, for the mini and ci profiles of
-# ../syncse.hcl (used there as `module "chat"`; this file lives apart from
-# experiments/*.hcl because it is a building block, not an experiment).
-#
-# SynCSE asks gpt-3.5-turbo, which follows a five-shot chat out of the box.
-# A GPT-2 pretrained from scratch on 100k local sentences does not: it has
-# never seen a chat, an instruction or a numbered list. So, as a declared
-# departure from the paper, `chat_text` renders local data in exactly the
-# chats SynCSE sends (the in-process provider's chat-v1 format, the
-# paper's prompt pools, exemplars drawn as synth.annotate draws them, the
-# prompt fitted to the context window as the provider fits it), and
-# `chat_lm` fine-tunes the model on them:
-#   - labelling chats: for NLI triplets whose premise SynCSE-partial does
-#     NOT label (exclude: the first `labelled` premises), the positive call
-#     answered with the entailment and the hard-negative call answered with
-#     the contradiction; no STS text is used anywhere;
-#   - sentence chats: synth.sentences' calls -- SynCSE-scratch's (genre and
-#     topics) and Table 8's fixed naive call alike -- answered with numbered
-#     lists of Wikipedia sentences: this teaches the list format only (the
-#     sentences are not of the genre or topics asked for).
-# What the fine-tuned model then writes for the premises it never saw, and
-# the scratch sentences, is the synthetic data.
+# SynCSE's offline generator, for the mini and ci profiles of ../syncse.hcl
+# (its `module "chat"`): a small GPT-2 of this project fine-tuned on the
+# chats SynCSE sends, rendered from local data (chat_text), since a GPT-2
+# pretrained from scratch has never seen a chat (deviation local_text).
+# docs/papers/syncse.md says what the chats are and what they cost.
 
 experiment "syncse_chat" {
   title = "SynCSE's offline generator: a small GPT-2 fine-tuned on SynCSE's chat format"
@@ -37,120 +19,90 @@ deviation "local_text" {
   stand_ins = ["nli", "wiki", "bbc", "brown"]
 }
 
+input "triplets" {
+  kind        = "triplets"
+  description = "NLI triplets: the labelling chats' anchors, answers and exemplars"
+}
+
+input "exclude" {
+  kind        = "sentences"
+  description = "the premises SynCSE-partial labels: the first `labelled` are never an anchor of a chat"
+}
+
+input "sentences" {
+  kind        = "sentences"
+  description = "Wikipedia sentences, the answers of the list chats"
+}
+
 variable "seed" {
   default = 42
 }
 
 variable "labelled" {
-  description = "premises SynCSE-partial labels (its max_inputs): never an anchor of the fine-tuning chats"
+  description = "premises SynCSE-partial labels (its max_inputs)"
   default     = 0
 }
 
-variable "label_max_tokens" {
-  description = "synth.annotate's max_tokens"
-  default     = 24
+variable "calls" {
+  description = "the synth stages' calls the chats imitate (synth.chat_corpus's parameters of the same names)"
+  default = {
+    label_max_tokens   = 24
+    list_max_tokens    = 64
+    sentence_prompts   = []
+    fixed_prompts      = []
+    topics_per_call    = 6
+    sentences_per_call = 20
+    example_sentences  = 10
+  }
 }
 
-variable "list_max_tokens" {
-  description = "synth.sentences' max_tokens"
-  default     = 64
-}
-
-variable "sentence_prompts" {
-  description = "synth.sentences' prompts"
-  default     = []
-}
-
-variable "naive_prompts" {
-  description = "synth.sentences' prompts of Table 8's naive calls (fixed = true: the first is used)"
-  default     = []
-}
-
-variable "topics_per_call" {
-  default = 6
-}
-
-variable "sentences_per_call" {
-  default = 20
-}
-
-variable "example_sentences" {
-  default = 10
+locals {
+  # Both language models' training: weight decay 0.01, no dropout, no dev
+  # evaluation.
+  causal = { weight_decay = 0.01, dropout = 0, eval_every = 0, seed = 42 }
 }
 
 # The mini generator: lm.hcl's model (its mini profile: 4 layers, width 256,
-# context 128; 37 minutes of pretraining, shared with lm.hcl's cache).
+# context 128).
 module "lm" {
   source = "../lm.hcl"
 }
 
-stage "nli" {
-  uses = "data.nli"
-}
-
-stage "premises" {
-  uses     = "data.triplet_sentences"
-  triplets = stage.nli.triplets
-  columns  = ["anchor"]
-}
-
-stage "wiki" {
-  uses   = "data.sentences"
-  source = "wiki"
-}
-
+# Labelling chats from 2,500 triplets, 3,000 scratch-call and 1,000
+# naive-call lists.
 stage "chat_text" {
-  uses               = "synth.chat_corpus"
-  lm                 = module.lm.lm.model
-  triplets           = stage.nli.triplets
-  exclude            = stage.premises.sentences
-  sentences          = stage.wiki.sentences
-  max_exclude        = var.labelled
-  label_max_tokens   = var.label_max_tokens
-  list_max_tokens    = var.list_max_tokens
-  sentence_prompts   = var.sentence_prompts
-  topics_per_call    = var.topics_per_call
-  sentences_per_call = var.sentences_per_call
-  example_sentences  = var.example_sentences
-  fixed_prompts      = var.naive_prompts
-  max_triplets       = 2500
-  # 3,000 scratch-call lists (about 2,000 fit the context whole) and 1,000
-  # naive-call lists beside the 4,838 labelling chats: with 600 scratch
-  # lists only (406 fitting, 8% of the chats) and 150 updates, the mini
-  # model wrote a list in 9.5% of the scratch calls and 3.5% of the naive
-  # calls at the paper's temperature 1.3; with these and 300 updates, 69%
-  # of 1,344 scratch calls and 79% of 600 naive calls.
+  uses           = "synth.chat_corpus"
+  lm             = module.lm.lm.model
+  triplets       = input.triplets
+  exclude        = input.exclude
+  sentences      = input.sentences
+  max_exclude    = var.labelled
+  params         = var.calls
+  max_triplets   = 2500
   lists          = 3000
   fixed_lists    = 1000
   list_max_words = 14
   seed           = 42
 }
 
-# Fine-tuning: each chat framed on its own (<|endoftext|> chat
-# <|endoftext|>), so the model learns to end its answer. 300 updates of 16
-# see about 4,800 of the 7,859 chats once (10 minutes here at a load of 7-12).
+# Fine-tuning, each chat framed on its own (pack = false) so that the model
+# learns to end its answer: 300 updates of 16.
 stage "chat_lm" {
   uses          = "train.causal_lm"
   init          = module.lm.lm.model
   data          = stage.chat_text.sentences
+  params        = local.causal
   pack          = false
   max_length    = 128
   batch_size    = 16
   learning_rate = 5e-4
   warmup        = 20
-  weight_decay  = 0.01
-  dropout       = 0
   max_steps     = 300
-  eval_every    = 0
-  seed          = 42
 }
 
-# ---- ci: its own tiny generator, pretrained here in about a minute ------------
-# 2 layers, width 128, vocabulary 2,048, context 160 (SynCSE's chats need
-# more than lm.hcl's ci model's 96 tokens), 300 updates of 32 windows of 64
-# tokens on the Wikipedia sentences, then 150 updates on the chats (no naive
-# lists: the ci baseline keeps its generator; it writes a list in about one
-# call in five).
+# ---- ci: its own tiny generator (2 layers, width 128, vocabulary 2,048,
+# context 160: SynCSE's chats need more than lm.hcl's ci model's 96 tokens),
+# then 150 updates on fewer chats, without naive lists.
 
 stage "tiny_text" {
   uses        = "data.corpus"
@@ -165,6 +117,7 @@ stage "tiny_text" {
 stage "tiny_lm" {
   uses          = "train.causal_lm"
   data          = stage.tiny_text.sentences
+  params        = local.causal
   from_scratch  = true
   layers        = 2
   hidden        = 128
@@ -176,11 +129,7 @@ stage "tiny_lm" {
   batch_size    = 32
   learning_rate = 2e-3
   warmup        = 30
-  weight_decay  = 0.01
-  dropout       = 0
   max_steps     = 300
-  eval_every    = 0
-  seed          = 42
 }
 
 profile "ci" {
@@ -194,7 +143,6 @@ profile "ci" {
     init          = stage.tiny_lm.model
     max_length    = 160
     learning_rate = 2e-3
-    warmup        = 20
     max_steps     = 150
   }
 }
