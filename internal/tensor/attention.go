@@ -238,6 +238,10 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 		})
 		return wrap(out, f), nil
 	}
+	if fusedAttention() {
+		f.forwardFused(Q, K, V, bias, O, visible)
+		return wrap(out, f), nil
+	}
 	// One (sequence, head) block at a time: its scores, bias, mask and
 	// softmax stay in cache for the value product.
 	ParallelFor(B*H, 1, func(lo, hi int) {
@@ -342,7 +346,7 @@ func (f *attentionFn) Backward(gy mat.Tensor) error {
 		return f.backwardDevice(gy)
 	}
 	s := f.s
-	B, H, Tq, Tk, D, dh := s.Batch, s.Heads, s.QLen, s.KLen, f.d, f.dh
+	B, H, Tq, Tk, D := s.Batch, s.Heads, s.QLen, s.KLen, f.d
 	Q, K, V := Data(f.q), Data(f.k), Data(f.v)
 	G := Data(gy)
 	needQ, needK, needV := f.q.RequiresGrad(), f.k.RequiresGrad(), f.v.RequiresGrad()
@@ -362,6 +366,32 @@ func (f *attentionFn) Backward(gy mat.Tensor) error {
 	if needV {
 		gv = alloc(B * Tk * D)
 	}
+	if fusedAttention() {
+		f.backwardFused(Q, K, V, G, gq, gk, gv, dsAll)
+	} else {
+		f.backwardHeads(Q, K, V, G, gq, gk, gv, dsAll)
+	}
+	if needQ {
+		accGrad(f.q, gq)
+	}
+	if needK {
+		accGrad(f.k, gk)
+	}
+	if needV {
+		accGrad(f.v, gv)
+	}
+	if needB {
+		accGrad(s.Bias, f.biasGrad(dsAll))
+	}
+	return nil
+}
+
+// backwardHeads is Backward's per-head formulation: one Sgemm call per
+// product of each (sequence, head).
+func (f *attentionFn) backwardHeads(Q, K, V, G, gq, gk, gv, dsAll []float32) {
+	s := f.s
+	B, H, Tq, Tk, D, dh := s.Batch, s.Heads, s.QLen, s.KLen, f.d, f.dh
+	needQ, needK, needV, needB := gq != nil, gk != nil, gv != nil, dsAll != nil
 	ParallelFor(B*H, 1, func(lo, hi int) {
 		dP := allocRaw(Tq * Tk) // written whole by sgemm for each head
 		defer free(dP)
@@ -420,19 +450,6 @@ func (f *attentionFn) Backward(gy mat.Tensor) error {
 			}
 		}
 	})
-	if needQ {
-		accGrad(f.q, gq)
-	}
-	if needK {
-		accGrad(f.k, gk)
-	}
-	if needV {
-		accGrad(f.v, gv)
-	}
-	if needB {
-		accGrad(s.Bias, f.biasGrad(dsAll))
-	}
-	return nil
 }
 
 // biasGrad sums the score gradients ds ([B*H*Tq, Tk]) into the bias's

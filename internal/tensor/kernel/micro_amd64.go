@@ -38,6 +38,7 @@ func init() {
 	if hasAsmKernel {
 		micro = asmKernel
 		microName = "avx2-fma-6x16"
+		microFMA = true
 	}
 	// x/sys/cpu reports AVX-512 only when the OS saves the ZMM state.
 	if hasAsmKernel && cpu.X86.HasAVX512F {

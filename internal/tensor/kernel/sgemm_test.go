@@ -121,11 +121,11 @@ func checkAgainstReference(t *testing.T, o operands, alpha, beta float32) {
 // eachKernel runs f with the assembly micro-kernel (when the CPU has one)
 // and with the portable one, so both are tested on every machine that can.
 func eachKernel(t *testing.T, f func(t *testing.T)) {
-	saved := micro
-	defer func() { micro = saved }()
+	saved, savedFMA := micro, microFMA
+	defer func() { micro, microFMA = saved, savedFMA }()
 	t.Run(microName, f)
 	if microName != "go-6x16" {
-		micro = genericKernel
+		micro, microFMA = genericKernel, false
 		t.Run("go-6x16", f)
 	}
 }
