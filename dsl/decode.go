@@ -61,7 +61,7 @@ var expectSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 }}
 
 var profileSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "variables"}},
+	Attributes: []hcl.AttributeSchema{{Name: "variables"}, {Name: "extends"}},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "stage", LabelNames: []string{"name"}},
 		{Type: "repeat", LabelNames: []string{"name"}},
@@ -171,6 +171,12 @@ type profileBlock struct {
 	slurm      *slurmDecl
 	deviations []*deviationBlock
 	rng        hcl.Range
+	// extends names the profile this one starts from (extends.go); the
+	// parent's overrides, deviations and slurm settings are merged in by
+	// resolveExtends once every profile is decoded.
+	extends    string
+	extendsRng hcl.Range
+	resolved   bool
 }
 
 type ablationBlock struct {
@@ -266,6 +272,7 @@ func decodeModule(filename string, src []byte, body hcl.Body, reg *registry.Regi
 			d.table(b)
 		}
 	}
+	d.resolveExtends() // extends.go
 	return d.m, d.diags
 }
 
@@ -574,6 +581,9 @@ func (d *decoder) profile(b *hcl.Block) {
 	p := &profileBlock{name: name, rng: b.DefRange}
 	d.m.profiles[name] = p
 	d.m.profOrder = append(d.m.profOrder, name)
+	if a, ok := content.Attributes["extends"]; ok {
+		d.extendsAttr(p, a) // extends.go
+	}
 	if a, ok := content.Attributes["variables"]; ok {
 		vals, order := d.objectKeys(a, "variables")
 		for _, k := range order {

@@ -21,6 +21,7 @@ func TestRenderGolden(t *testing.T) {
 	}{
 		{"testdata/render/refs.golden", "testdata/errors/refs.hcl", Options{}},
 		{"testdata/render/repeat.golden", "testdata/errors/repeat.hcl", Options{}},
+		{"testdata/render/extends.golden", "testdata/errors/extends.hcl", Options{}},
 		{"testdata/render/tabs.golden", "testdata/render/tabs.hcl", Options{}},
 		{"testdata/render/flags.golden", "testdata/paser.hcl", Options{
 			Profile: "mino", Ablation: "top-k",
