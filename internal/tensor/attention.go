@@ -328,10 +328,9 @@ func maskedSoftmaxRow(row []float32, vis int) {
 	for _, x := range row[1:vis] {
 		mx = max(mx, x)
 	}
+	expSub(row[:vis], mx) // row[j] = expf(row[j] - mx), vectorised
 	var sum float32
-	for j := 0; j < vis; j++ {
-		e := expf(row[j] - mx)
-		row[j] = e
+	for _, e := range row[:vis] {
 		sum += e
 	}
 	inv := 1 / sum

@@ -9,6 +9,7 @@ import (
 	"github.com/nlpodyssey/spago/mat"
 
 	"repro/internal/tensor/kernel"
+	"repro/internal/tensor/tensortest"
 )
 
 // attentionRun is one forward and backward of Attention on fixed inputs,
@@ -140,6 +141,52 @@ func TestGradAttentionFused(t *testing.T) {
 				s.DropProb, s.Rng = 0.2, rand.New(rand.NewPCG(7, 7))
 			}
 			return Attention(in[0], in[1], in[2], s)
+		})
+	}
+}
+
+// BenchmarkAttentionStep is one attention layer of the reference training
+// step (64 sequences x 4 heads, 32 tokens, head width 64, dropout 0.1),
+// forward and backward, fused and per-head (the Sgemm calls it replaces).
+func BenchmarkAttentionStep(b *testing.B) {
+	saved := fusedAttention
+	defer func() { fusedAttention = saved }()
+	const B, H, T, dh = 64, 4, 32, 64
+	const D = H * dh
+	r := rand.New(rand.NewPCG(1, 1))
+	rnd := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		return x
+	}
+	Q, K, V, G := rnd(B*T*D), rnd(B*T*D), rnd(B*T*D), rnd(B*T*D)
+	for _, fused := range []bool{true, false} {
+		name := "heads"
+		if fused {
+			name = "fused"
+		}
+		b.Run(name, func(b *testing.B) {
+			fusedAttention = func() bool { return fused }
+			rng := rand.New(rand.NewPCG(2, 2))
+			step := func() {
+				q, k, v := gradLeaf(B*T, D, Q), gradLeaf(B*T, D, K), gradLeaf(B*T, D, V)
+				y := Attention(q, k, v, AttentionSpec{Batch: B, Heads: H, QLen: T, KLen: T, DropProb: 0.1, Rng: rng})
+				y.AccGrad(New(B*T, D, G))
+				if err := Backward(y); err != nil {
+					b.Fatal(err)
+				}
+				Release(y)
+			}
+			step()
+			var cpu tensortest.CPUTimer
+			b.ResetTimer()
+			cpu.Start()
+			for i := 0; i < b.N; i++ {
+				step()
+			}
+			cpu.Report(b)
 		})
 	}
 }
