@@ -44,7 +44,10 @@ import (
 // (each.value.metrics.avg). Stages without for_each are listed by key,
 // { bert = stage.bert, roberta = stage.roberta } (or stage.NAME.OUTPUT,
 // stage.NAME["KEY"] as an element's whole value): the keys are written
-// out and each.value holds that stage's outputs, as for an instance.
+// out and each.value holds that stage's outputs, as for an instance. A
+// repeat's result or a module's output is listed the same way, { idc =
+// repeat.idc.last.model, mini = module.pretrained.bert_4.model }, and
+// each.value is then that artifact.
 // Anything else about a stage -- its outputs as keys, a stage without
 // for_each as the whole for_each -- is known only once it runs, so for_each
 // cannot read it: the instances must be known when the file loads.
@@ -376,14 +379,22 @@ func (e *evaluator) expand(s *stageBlock) ([]*stageBlock, bool) {
 	return insts, ok
 }
 
-// stageRefs is an expression whose stage.NAME references are left out of
-// Variables, so that checkVars checks the rest of a for_each expression.
-type stageRefs struct{ hcl.Expression }
+// stageRefs is an expression whose stage.NAME references, and the
+// repeat.* and module.* references listed as element values, are left out
+// of Variables, so that checkVars checks the rest of a for_each expression
+// (and refuses any other repeat.* or module.* reference).
+type stageRefs struct {
+	hcl.Expression
+	listed map[hcl.Range]bool
+}
 
 func (x stageRefs) Variables() []hcl.Traversal {
 	var out []hcl.Traversal
 	for _, t := range x.Expression.Variables() {
-		if t.RootName() != "stage" {
+		switch root := t.RootName(); {
+		case root == "stage":
+		case (root == "repeat" || root == "module") && x.listed[t.SourceRange()]:
+		default:
 			out = append(out, t)
 		}
 	}
@@ -393,12 +404,23 @@ func (x stageRefs) Variables() []hcl.Traversal {
 // forEachValue evaluates a for_each expression (of a stage or an expect
 // block): var., local., functions, and stage.NAME for a for_each stage NAME,
 // which is the object of NAME's instances (each the object of its outputs).
-// Anything else about a stage is known only once it runs, and is refused.
+// A stage listed as an element's value ({ bert = stage.bert }) is the
+// object of its outputs, and a repeat's or a module's result listed so
+// ({ infocse = repeat.infocse.last.model, mini = module.pretrained.bert_4.model })
+// that artifact. Anything else about a stage is known only once it runs,
+// and is refused.
 func (e *evaluator) forEachValue(expr hcl.Expression) (cty.Value, bool) {
 	stages := map[string]cty.Value{}
 	ok := true
 	listed := listedStages(expr)
+	results := map[string]*refTree{} // listed repeat.* and module.* results, by root
 	for _, t := range expr.Variables() {
+		if root := t.RootName(); (root == "repeat" || root == "module") && listed[t.SourceRange()] {
+			if !e.listedResult(t, results) {
+				ok = false
+			}
+			continue
+		}
 		if t.RootName() != "stage" {
 			continue
 		}
@@ -434,13 +456,19 @@ func (e *evaluator) forEachValue(expr hcl.Expression) (cty.Value, bool) {
 			stages[name] = cty.ObjectVal(m)
 		}
 	}
-	if !e.checkVars(stageRefs{expr}, "for_each") || !ok {
+	if !e.checkVars(stageRefs{expr, listed}, "for_each") || !ok {
 		return cty.NilVal, false
 	}
 	ctx := e.ctx
-	if len(stages) > 0 {
+	if len(stages)+len(results) > 0 {
 		ctx = e.ctx.NewChild()
-		ctx.Variables = map[string]cty.Value{"stage": cty.ObjectVal(stages)}
+		ctx.Variables = map[string]cty.Value{}
+		if len(stages) > 0 {
+			ctx.Variables["stage"] = cty.ObjectVal(stages)
+		}
+		for root, tree := range results {
+			ctx.Variables[root] = tree.value()
+		}
 	}
 	v, diags := expr.Value(ctx)
 	e.diags = append(e.diags, diags...)
@@ -450,10 +478,92 @@ func (e *evaluator) forEachValue(expr hcl.Expression) (cty.Value, bool) {
 	return v, true
 }
 
-// listedStages is the set of stage references that an object constructor
-// in a for_each expression gives as an element's whole value, { bert =
-// stage.bert, nli = stage.train["nli"].model }: the keys are written out,
-// so the stages behind them may be any, and each.value holds their outputs.
+// listedResult resolves t, a repeat.* or module.* reference listed as an
+// element's value in a for_each expression (repeat.idc.last.model,
+// module.pretrained.bert_4.model), and adds the artifact it names to
+// results under its root, so that evaluating the expression gives that
+// element the artifact as its value. It reports an error and returns false
+// when t names none.
+func (e *evaluator) listedResult(t hcl.Traversal, results map[string]*refTree) bool {
+	parts, good := steps(t)
+	if !good {
+		e.errorf(t.SourceRange(), "Invalid reference", "A reference is %s.", refForms)
+		return false
+	}
+	ref, kind, good := e.resolveTrav(t.RootName(), parts, t.SourceRange(), scope{})
+	if !good {
+		return false
+	}
+	tree := results[t.RootName()]
+	if tree == nil {
+		tree = &refTree{}
+		results[t.RootName()] = tree
+	}
+	for _, p := range parts {
+		tree = tree.child(p)
+	}
+	v := cty.CapsuleVal(outputType, &instOutput{ref: ref, kind: kind})
+	tree.leaf = &v
+	return true
+}
+
+// refTree builds the value of a root (repeat, module) from the listed
+// references under it: objects for names, tuples for round[N].
+type refTree struct {
+	attrs map[string]*refTree
+	index map[int64]*refTree
+	leaf  *cty.Value
+}
+
+func (n *refTree) child(p step) *refTree {
+	if p.isIdx {
+		if n.index == nil {
+			n.index = map[int64]*refTree{}
+		}
+		if n.index[p.index] == nil {
+			n.index[p.index] = &refTree{}
+		}
+		return n.index[p.index]
+	}
+	if n.attrs == nil {
+		n.attrs = map[string]*refTree{}
+	}
+	if n.attrs[p.name] == nil {
+		n.attrs[p.name] = &refTree{}
+	}
+	return n.attrs[p.name]
+}
+
+func (n *refTree) value() cty.Value {
+	switch {
+	case n.leaf != nil:
+		return *n.leaf
+	case len(n.index) > 0:
+		last := int64(0)
+		for i := range n.index {
+			last = max(last, i)
+		}
+		elems := make([]cty.Value, last+1)
+		for i := range elems {
+			elems[i] = cty.NullVal(cty.DynamicPseudoType)
+			if c := n.index[int64(i)]; c != nil {
+				elems[i] = c.value()
+			}
+		}
+		return cty.TupleVal(elems)
+	}
+	m := map[string]cty.Value{}
+	for k, c := range n.attrs {
+		m[k] = c.value()
+	}
+	return cty.ObjectVal(m)
+}
+
+// listedStages is the set of references that an object constructor in a
+// for_each expression gives as an element's whole value, { bert =
+// stage.bert, nli = stage.train["nli"].model, idc = repeat.idc.last.model }:
+// the keys are written out, so the stages behind them may be any, and
+// each.value holds their outputs (or the one artifact named).
 func listedStages(expr hcl.Expression) map[hcl.Range]bool {
 	out := map[hcl.Range]bool{}
 	x, ok := expr.(hclsyntax.Expression)
@@ -466,7 +576,7 @@ func listedStages(expr hcl.Expression) map[hcl.Range]bool {
 			return nil
 		}
 		for _, item := range oc.Items {
-			if st, ok := item.ValueExpr.(*hclsyntax.ScopeTraversalExpr); ok && st.Traversal.RootName() == "stage" {
+			if st, ok := item.ValueExpr.(*hclsyntax.ScopeTraversalExpr); ok && slices.Contains([]string{"stage", "repeat", "module"}, st.Traversal.RootName()) {
 				out[st.Traversal.SourceRange()] = true
 			}
 		}
@@ -826,7 +936,7 @@ func (e *evaluator) resolveEach(parts []step, rng hcl.Range) (Ref, registry.Kind
 				return Ref{}, "", false
 			}
 			ref := o.ref
-			ref.Path = path
+			ref.Path = append(append([]string(nil), o.ref.Path...), path...)
 			return ref, o.kind, true
 		}
 		if i >= len(parts) || v.IsNull() {

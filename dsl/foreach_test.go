@@ -468,3 +468,98 @@ stage "eval" {
 		t.Errorf(`eval["a"] = %+v`, s)
 	}
 }
+
+// A repeat's result and a module's stage's output listed by key ({ idc =
+// repeat.r.last.model, mini = module.m.init.model }) give one instance
+// each, with each.value that artifact: the longhand's identities and
+// inputs, and a profile's override of one instance still wins.
+func TestForEachListedResults(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mod := `
+experiment "m" {
+}
+stage "init" {
+  uses = "init.random"
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "mod.hcl"), []byte(mod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	head := `
+experiment "x" {
+}
+module "m" {
+  source = "./mod.hcl"
+}
+stage "corpus" {
+  uses = "data.sentences"
+  path = "x"
+}
+stage "mask" {
+  uses  = "text.mask"
+  input = stage.corpus.sentences
+}
+stage "a" {
+  uses = "train.encoder"
+  data = stage.mask.pairs
+}
+repeat "r" {
+  rounds = 2
+  start  = { model = stage.a.model }
+  stage "train" {
+    uses = "train.encoder"
+    init = previous.model
+    data = stage.mask.pairs
+  }
+  next = { model = stage.train.model }
+}
+`
+	long := head + `
+stage "eval_a" {
+  uses  = "evaluate.sts"
+  model = stage.a.model
+}
+stage "eval_r" {
+  uses  = "evaluate.sts"
+  model = repeat.r.last.model
+}
+stage "eval_r1" {
+  uses  = "evaluate.sts"
+  model = repeat.r.round[1].model
+}
+stage "eval_m" {
+  uses  = "evaluate.sts"
+  model = module.m.init.model
+}
+profile "p" {
+  stage "eval_r" { model = repeat.r.round[1].model }
+}
+`
+	short := head + `
+stage "eval" {
+  for_each = { a = stage.a.model, r = repeat.r.last.model, r1 = repeat.r.round[1].model, m = module.m.init.model }
+  uses     = "evaluate.sts"
+  model    = each.value
+}
+profile "p" {
+  stage "eval[\"r\"]" { model = repeat.r.round[1].model }
+}
+`
+	for _, profile := range []string{"", "p"} {
+		lv := mustLoad(t, filepath.Join(dir, "long.hcl"), []byte(long), Options{Profile: profile}).Variants[0]
+		sv := mustLoad(t, filepath.Join(dir, "short.hcl"), []byte(short), Options{Profile: profile}).Variants[0]
+		if a, b := typeIdentities(t, lv), typeIdentities(t, sv); !slices.Equal(a, b) {
+			t.Errorf("profile %q: longhand and listed results differ:\n%s\n--\n%s", profile, strings.Join(a, "\n"), strings.Join(b, "\n"))
+		}
+		for key, long := range map[string]string{"a": "eval_a", "r": "eval_r", "r1": "eval_r1", "m": "eval_m"} {
+			s, l := sv.Stage(`eval["`+key+`"]`), lv.Stage(long)
+			if s == nil || l == nil || s.Inputs["model"].Stage != l.Inputs["model"].Stage || s.Inputs["model"].Output != l.Inputs["model"].Output {
+				t.Errorf(`profile %q: eval["%s"] = %+v, want the input of %s: %+v`, profile, key, s, long, l)
+			}
+		}
+	}
+	if s := mustLoad(t, filepath.Join(dir, "short.hcl"), []byte(short), Options{Profile: "p"}).Variants[0].Stage(`eval["r"]`); s == nil || s.Inputs["model"].Stage != "r[1].train" {
+		t.Errorf(`profile p: eval["r"] = %+v, want r[1].train`, s)
+	}
+}

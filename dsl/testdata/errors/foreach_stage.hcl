@@ -95,6 +95,30 @@ stage "from_repeat" {
   path     = "x"
 }
 
+stage "listed_no_repeat" {
+  for_each = { a = repeat.nope.last.model } # ERROR: There is no repeat block "nope".
+  uses     = "data.sentences"
+  path     = "x"
+}
+
+stage "listed_repeat_no_value" {
+  for_each = { a = repeat.r.last } # ERROR: Name a value of repeat "r": model.
+  uses     = "data.sentences"
+  path     = "x"
+}
+
+stage "listed_repeat_round" {
+  for_each = { a = repeat.r.round[2].model } # ERROR: Repeat "r" has 1 rounds; round[2] does not exist.
+  uses     = "data.sentences"
+  path     = "x"
+}
+
+stage "keys_from_repeat" {
+  for_each = { for k, v in { a = repeat.r.last.model } : v => k } # ERROR: string required, but have stage output
+  uses     = "data.sentences"
+  path     = "x"
+}
+
 stage "each_in_for_each" {
   for_each = [each.key] # ERROR: each outside for_each
   uses     = "data.sentences"
