@@ -44,10 +44,10 @@ func TestInfoCSEPaperRounds(t *testing.T) {
 			lastModel = id
 		}
 	}
-	for _, s := range []string{"eval_infocse", "ft_infocse_1k", "ft_infocse_all"} {
+	for _, s := range []string{`eval["infocse"]`, `ft["infocse_1k"]`, `ft["infocse_all"]`} {
 		n := node(t, x, 0, s)
 		port := "init"
-		if s == "eval_infocse" {
+		if s == `eval["infocse"]` {
 			port = "encoder"
 		}
 		// A reader of repeat.infocse.last: the runner hands it the
@@ -58,8 +58,8 @@ func TestInfoCSEPaperRounds(t *testing.T) {
 	}
 	for _, e := range x.Config.Expects {
 		if strings.HasPrefix(e.Name, "t1_infocse[") || strings.HasPrefix(e.Name, "t3_partition[") || strings.HasPrefix(e.Name, "t3_cp[") {
-			if e.Value.Stage != "eval_infocse" {
-				t.Errorf("%s reads %s, want eval_infocse (the selected round)", e.Name, e.Value.Stage)
+			if e.Value.Stage != `eval["infocse"]` {
+				t.Errorf(`%s reads %s, want eval["infocse"] (the selected round)`, e.Name, e.Value.Stage)
 			}
 		}
 	}
@@ -78,11 +78,11 @@ func TestInfoCSEPaperRounds(t *testing.T) {
 // TestInfoCSEPaperPlusCandidates: InfoCSE++'s first candidate is the
 // fine-tuned InfoCSE itself (Table 3's Fine-tuned row; the paper returns
 // the best fine-tuned model), so round 1 of each InfoCSE++ loop fine-tunes
-// the selected InfoCSE exactly as ft_infocse_* does and is validated before
+// the selected InfoCSE exactly as ft["infocse_*"] does and is validated before
 // any further IDC round.
 func TestInfoCSEPaperPlusCandidates(t *testing.T) {
 	x := loadPaper(t, "infocse", "")
-	for _, c := range []struct{ loop, ft string }{{"pp_1k", "ft_infocse_1k"}, {"pp_all", "ft_infocse_all"}} {
+	for _, c := range []struct{ loop, ft string }{{"pp_1k", `ft["infocse_1k"]`}, {"pp_all", `ft["infocse_all"]`}} {
 		l := loop(x, c.loop)
 		if l == nil {
 			t.Fatalf("repeat %s has no until", c.loop)
@@ -107,7 +107,7 @@ func TestInfoCSEPaperSimilarity(t *testing.T) {
 		case "evaluate.retrieval":
 			n++
 			want := "dot"
-			if strings.Contains(nd.Inputs["encoder"].Node, "simcse") && !strings.HasPrefix(nd.Inputs["encoder"].Node, "ft_") {
+			if nd.Inputs["encoder"].Node == "simcse" { // SimCSE itself, zero-shot (not fine-tuned)
 				want = ""
 			}
 			if got := str(nd, "similarity"); got != want {
