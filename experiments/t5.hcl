@@ -124,22 +124,19 @@ profile "mini" {
   stage "heldout" { max_length = 64 }
 }
 
-# ---- ci: a tiny T5 (2+2 layers, width 64), minutes from an empty cache -------
+# ---- ci: mini's recipe, tiny (2+2 layers, width 64), minutes from an empty cache
 profile "ci" {
+  extends = "mini"
   stage "spm" {
     vocab_size = 2000
     sentinels  = 10
   }
   stage "pretrain" {
-    tokenizer     = stage.spm.tokenizer
-    from_scratch  = true
     layers        = 2
     hidden        = 64
-    heads         = 4
     ff            = 128
     sentinels     = 10
     max_length    = 48
-    batch_size    = 32
     learning_rate = 2e-3
     warmup        = 20
     dropout       = 0
