@@ -30,12 +30,6 @@ variable "gpt2" {
   default     = ""
 }
 
-locals {
-  # mini and ci: a GPT-2 from scratch, with a byte-level BPE vocabulary
-  # learned from the training sentences, no dropout (less than one pass).
-  scratch = { from_scratch = true, vocab = "train", heads = 4, weight_decay = 0.01, dropout = 0 }
-}
-
 # The three corpora, deduplicated, without fragments and without any STS
 # sentence; 2,000 drawn into dev and 2,000 into test, by a fixed seed.
 stage "lm_text" {
@@ -96,7 +90,13 @@ expect "perplexity" {
 # ---- mini: 4 layers, width 256, vocabulary 8,192, 2,500 updates of 16 windows of 64 tokens
 profile "mini" {
   stage "lm" {
-    params        = local.scratch
+    # A GPT-2 from scratch, with a byte-level BPE vocabulary learned from the
+    # training sentences, no dropout (less than one pass).
+    from_scratch  = true
+    vocab         = "train"
+    heads         = 4
+    weight_decay  = 0.01
+    dropout       = 0
     layers        = 4
     hidden        = 256
     context       = 128
@@ -110,10 +110,10 @@ profile "mini" {
   }
 }
 
-# ---- ci: the same recipe, tiny (2 layers, width 128, vocabulary 2,048, 500 updates) --
+# ---- ci: mini's recipe, tiny (2 layers, width 128, vocabulary 2,048, 500 updates)
 profile "ci" {
+  extends = "mini"
   stage "lm" {
-    params        = local.scratch
     layers        = 2
     hidden        = 128
     context       = 96
