@@ -11,21 +11,38 @@ import (
 )
 
 // unaryFn is an elementwise operator y = f(x) with dy/dx computed from x
-// and y.
+// and y; kind names it for the device path (device_ops2.go).
 type unaryFn struct {
 	x     mat.Tensor
 	y     []float32
 	f     func(x float32) float32
 	deriv func(x, y float32) float32
+	kind  unaryKind
+	s     float32 // Scale's factor
+
+	dt devTemps
+	dy backend.Buffer // the output on the device (Tanh's backward reads it)
 }
 
-func unary(x mat.Tensor, f func(float32) float32, deriv func(x, y float32) float32) mat.Tensor {
-	return run(&unaryFn{x: x, f: f, deriv: deriv})
+type unaryKind int
+
+const (
+	unaryTanh unaryKind = iota + 1
+	unaryAbs
+	unaryScale
+)
+
+func unary(kind unaryKind, x mat.Tensor, f func(float32) float32, deriv func(x, y float32) float32) mat.Tensor {
+	return run(&unaryFn{x: x, f: f, deriv: deriv, kind: kind})
 }
 
 func (u *unaryFn) Operands() []mat.Tensor { return []mat.Tensor{u.x} }
 
 func (u *unaryFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("unary", u.x); dev != nil && u.kind != 0 {
+		u.dt.dev = dev
+		return u.forwardDevice()
+	}
 	r, c := Dims(u.x)
 	out := zeroMatrix(r, c)
 	X, Y := Data(u.x), Data(out)
@@ -39,6 +56,9 @@ func (u *unaryFn) Forward() (mat.Tensor, error) {
 }
 
 func (u *unaryFn) Backward(gy mat.Tensor) error {
+	if u.dt.dev != nil {
+		return u.backwardDevice(gy)
+	}
 	if !u.x.RequiresGrad() {
 		return nil
 	}
@@ -121,14 +141,14 @@ func (f *geluFn) Backward(gy mat.Tensor) error {
 
 // Tanh is the elementwise hyperbolic tangent (BERT's pooler activation).
 func Tanh(x mat.Tensor) mat.Tensor {
-	return unary(x,
+	return unary(unaryTanh, x,
 		func(x float32) float32 { return float32(math.Tanh(float64(x))) },
 		func(_, y float32) float32 { return 1 - y*y })
 }
 
 // Abs is the elementwise absolute value; its derivative at 0 is taken as 0.
 func Abs(x mat.Tensor) mat.Tensor {
-	return unary(x,
+	return unary(unaryAbs, x,
 		func(x float32) float32 { return float32(math.Abs(float64(x))) },
 		func(x, _ float32) float32 {
 			switch {
@@ -143,15 +163,18 @@ func Abs(x mat.Tensor) mat.Tensor {
 
 // Scale multiplies every element by s.
 func Scale(x mat.Tensor, s float32) mat.Tensor {
-	return unary(x,
-		func(x float32) float32 { return x * s },
-		func(_, _ float32) float32 { return s })
+	return run(&unaryFn{x: x, kind: unaryScale, s: s,
+		f:     func(x float32) float32 { return x * s },
+		deriv: func(_, _ float32) float32 { return s }})
 }
 
 type rowSoftmaxFn struct {
 	x   mat.Tensor
 	y   []float32
 	log bool
+
+	dt devTemps
+	dy backend.Buffer // the output on the device
 }
 
 // Softmax applies softmax to each row of x separately.
@@ -163,6 +186,10 @@ func LogSoftmax(x mat.Tensor) mat.Tensor { return run(&rowSoftmaxFn{x: x, log: t
 func (f *rowSoftmaxFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *rowSoftmaxFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("Softmax", f.x); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.x)
 	out := zeroMatrix(r, c)
 	X, Y := Data(f.x), Data(out)
@@ -198,6 +225,9 @@ func logSoftmaxRow(x, y []float32) {
 }
 
 func (f *rowSoftmaxFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() {
 		return nil
 	}
@@ -322,11 +352,18 @@ func GELUTanh(x mat.Tensor) mat.Tensor { return run(&geluTanhFn{x: x}) }
 type geluTanhFn struct {
 	x mat.Tensor
 	t []float32 // tanh(sqrt(2/pi) (x + 0.044715 x^3))
+
+	dt devTemps
+	dT backend.Buffer // t on the device
 }
 
 func (f *geluTanhFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *geluTanhFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("GELUTanh", f.x); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.x)
 	out := zeroMatrix(r, c)
 	X, Y := Data(f.x), Data(out)
@@ -347,6 +384,9 @@ func (f *geluTanhFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *geluTanhFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() {
 		return nil
 	}
@@ -371,11 +411,18 @@ func (f *geluTanhFn) Backward(gy mat.Tensor) error {
 // derivative at 0 is taken as 0, as torch's.
 func ReLU(x mat.Tensor) mat.Tensor { return run(&reluFn{x: x}) }
 
-type reluFn struct{ x mat.Tensor }
+type reluFn struct {
+	x  mat.Tensor
+	dt devTemps
+}
 
 func (f *reluFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *reluFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("ReLU", f.x); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.x)
 	out := zeroMatrix(r, c)
 	X, Y := Data(f.x), Data(out)
@@ -394,6 +441,9 @@ func (f *reluFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *reluFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() {
 		return nil
 	}

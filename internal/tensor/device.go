@@ -60,10 +60,20 @@ package tensor
 // per product (the stated tolerance of a GPU run: 1e-4 on losses and
 // weights after three steps, as the CUDA backend's tests).
 //
-// What has a device path (this slice): Gather, Add, Mul, MatMul, Linear,
-// Affine, LayerNorm, GELU, Dropout, Attention (masks, causal, dropout; not
-// with a score bias, nor the one-query decoding path), MeanPool, MSE, and
-// AdamW (optim). Everything else falls back, counted.
+// Where the host calls math.Exp or math.Log (cross-entropy, the softmax
+// rows, tanh) the kernels compute Go's amd64 functions (exp_amd64.s,
+// log_amd64.s transcribed), on the FMA path exactly when the host's
+// math.Exp takes it (backend.GoExpFMA); float64 sums the host runs in
+// order (a loss over rows, Sum, the clipping norm) run in one device
+// thread in that order.
+//
+// What has a device path: Gather, Add, Sub, Mul, Scale, Abs, Tanh, MatMul,
+// Linear, Affine, ConcatCols, ConcatRows, SliceCols, RowDot, LayerNorm,
+// RMSNorm, L2Normalize, GELU, GELUTanh, ReLU, Dropout, Softmax,
+// LogSoftmax, Sum, Mean, MeanPool, MSE, CrossEntropy, BucketBias,
+// Attention (masks, causal, dropout, a score bias shared or per sequence;
+// not the one-query decoding path without dropout), AdamW and gradient
+// clipping by global norm (optim). Everything else falls back, counted.
 
 import (
 	"fmt"

@@ -17,7 +17,6 @@ func (f *linearFn) temps() *devTemps    { return &f.dt }
 func (f *layerNormFn) temps() *devTemps { return &f.dt }
 func (f *geluFn) temps() *devTemps      { return &f.dt }
 func (f *dropoutFn) temps() *devTemps   { return &f.dt }
-func (f *attentionFn) temps() *devTemps { return &f.dt }
 func (f *meanPoolFn) temps() *devTemps  { return &f.dt }
 func (f *mseFn) temps() *devTemps       { return &f.dt }
 
@@ -47,15 +46,18 @@ func (f *gatherFn) backwardDevice(gy mat.Tensor) error {
 	return nil
 }
 
-// Add, Mul (Sub has no device path yet).
+// Add, Sub, Mul.
 
 func (f *binaryFn) forwardDevice() (mat.Tensor, error) {
 	r, c := Dims(f.a)
 	A, B := f.dt.operand(f.a), f.dt.operand(f.b)
 	out := newDevVal(f.dt.dev, r, c)
-	if f.kind == opAdd {
+	switch f.kind {
+	case opAdd:
 		f.dt.dev.Add(A, B, out.buf)
-	} else {
+	case opSub:
+		f.dt.dev.Sub(A, B, out.buf)
+	default:
 		f.dt.dev.Mul(A, B, out.buf)
 	}
 	return wrapDev(out, f), nil
@@ -65,20 +67,26 @@ func (f *binaryFn) backwardDevice(gy mat.Tensor) error {
 	dev := f.dt.dev
 	G := f.dt.gradIn(gy)
 	r, c := Dims(f.a)
-	grad := func(other mat.Tensor) backend.Buffer {
+	if f.a.RequiresGrad() {
 		g := dev.Alloc(max(r*c, 1))
 		if f.kind == opMul {
-			dev.Mul(G, f.dt.operand(other), g)
+			dev.Mul(G, f.dt.operand(f.b), g)
 		} else {
 			dev.Copy(g, G)
 		}
-		return g
-	}
-	if f.a.RequiresGrad() {
-		accGradDev(dev, f.a, grad(f.b), r, c)
+		accGradDev(dev, f.a, g, r, c)
 	}
 	if f.b.RequiresGrad() {
-		accGradDev(dev, f.b, grad(f.a), r, c)
+		g := dev.Alloc(max(r*c, 1))
+		switch f.kind {
+		case opMul:
+			dev.Mul(G, f.dt.operand(f.a), g)
+		case opSub:
+			dev.Neg(G, g)
+		default:
+			dev.Copy(g, G)
+		}
+		accGradDev(dev, f.b, g, r, c)
 	}
 	return nil
 }
@@ -276,110 +284,6 @@ func (f *dropoutFn) backwardDevice(gy mat.Tensor) error {
 	gx := f.dt.dev.Alloc(max(r*c, 1))
 	f.dt.dev.Mul(f.dt.gradIn(gy), f.dmask, gx)
 	accGradDev(f.dt.dev, f.x, gx, r, c)
-	return nil
-}
-
-// Attention.
-
-// onDevice reports whether this attention has a device path: not with a
-// score bias, and not the one-query path without dropout, whose CPU
-// arithmetic (dot products, not a GEMM) the device does not mirror yet.
-func (f *attentionFn) onDevice() bool {
-	return f.s.Bias == nil && !(f.s.QLen == 1 && (f.s.Rng == nil || f.s.DropProb == 0))
-}
-
-// heads returns the two-level batch of per-(sequence, head) products:
-// A, B and C advance by the given per-sequence and per-head strides.
-func heads(B, H int, outer, inner [3]int) backend.GemmBatch {
-	return backend.GemmBatch{Count: B * H, Inner: H, Outer: outer, InnerStride: inner}
-}
-
-func (f *attentionFn) forwardDevice() (mat.Tensor, error) {
-	s := f.s
-	dev := f.dt.dev
-	B, H, Tq, Tk, D, dh := s.Batch, s.Heads, s.QLen, s.KLen, f.d, f.dh
-	Q, K, V := f.dt.operand(f.q), f.dt.operand(f.k), f.dt.operand(f.v)
-	out := newDevVal(dev, B*Tq, D)
-	n := B * H * Tq * Tk
-	f.dprobs = f.dt.keep(dev.Alloc(n))
-	if s.Rng != nil && s.DropProb > 0 {
-		f.ddrop = f.dt.dropoutMask(s.Rng, n, s.DropProb)
-	}
-	// S = scale Q_h K_h^T for every (sequence, head).
-	dev.Gemm(false, true, Tq, Tk, dh, f.scale, Q, 0, D, K, 0, D, 0, f.dprobs, 0, Tk,
-		heads(B, H, [3]int{Tq * D, Tk * D, H * Tq * Tk}, [3]int{dh, dh, Tq * Tk}))
-	lens := make([]int, B)
-	for b := range lens {
-		lens[b] = s.KLen
-		if s.KeyLens != nil {
-			lens[b] = s.KeyLens[b]
-		}
-	}
-	vis := f.dt.keep(dev.Alloc(B * H * Tq))
-	dev.AttentionVisible(f.dt.ints(lens, "attention key lengths"), H, Tq, Tk, s.Causal, vis)
-	dev.MaskedSoftmaxRows(f.dprobs, B*H*Tq, Tk, vis)
-	pv := f.dprobs
-	if f.ddrop != nil {
-		pv = dev.Alloc(n)
-		defer dev.Free(pv)
-		dev.Mul(f.dprobs, f.ddrop, pv)
-	}
-	// O_h = P'_h V_h.
-	dev.Gemm(false, false, Tq, dh, Tk, 1, pv, 0, Tk, V, 0, D, 0, out.buf, 0, D,
-		heads(B, H, [3]int{H * Tq * Tk, Tk * D, Tq * D}, [3]int{Tq * Tk, dh, dh}))
-	return wrapDev(out, f), nil
-}
-
-func (f *attentionFn) backwardDevice(gy mat.Tensor) error {
-	s := f.s
-	dev := f.dt.dev
-	B, H, Tq, Tk, D, dh := s.Batch, s.Heads, s.QLen, s.KLen, f.d, f.dh
-	needQ, needK, needV := f.q.RequiresGrad(), f.k.RequiresGrad(), f.v.RequiresGrad()
-	G := f.dt.gradIn(gy)
-	n := B * H * Tq * Tk
-	pv := f.dprobs
-	if f.ddrop != nil {
-		pv = dev.Alloc(n)
-		defer dev.Free(pv)
-		dev.Mul(f.dprobs, f.ddrop, pv)
-	}
-	var gq, gk, gv backend.Buffer
-	if needV { // dV = P'^T dO
-		gv = dev.Alloc(B * Tk * D)
-		dev.Gemm(true, false, Tk, dh, Tq, 1, pv, 0, Tk, G, 0, D, 0, gv, 0, D,
-			heads(B, H, [3]int{H * Tq * Tk, Tq * D, Tk * D}, [3]int{Tq * Tk, dh, dh}))
-	}
-	if needQ || needK {
-		// dP' = dO V^T, through dropout and the softmax.
-		dP := dev.Alloc(n)
-		defer dev.Free(dP)
-		V := f.dt.operand(f.v)
-		dev.Gemm(false, true, Tq, Tk, dh, 1, G, 0, D, V, 0, D, 0, dP, 0, Tk,
-			heads(B, H, [3]int{Tq * D, Tk * D, H * Tq * Tk}, [3]int{dh, dh, Tq * Tk}))
-		if f.ddrop != nil {
-			dev.Mul(dP, f.ddrop, dP)
-		}
-		dev.SoftmaxBackwardRows(f.dprobs, dP, B*H*Tq, Tk, f.scale)
-		if needQ { // dQ = dS K
-			gq = dev.Alloc(B * Tq * D)
-			dev.Gemm(false, false, Tq, dh, Tk, 1, dP, 0, Tk, f.dt.operand(f.k), 0, D, 0, gq, 0, D,
-				heads(B, H, [3]int{H * Tq * Tk, Tk * D, Tq * D}, [3]int{Tq * Tk, dh, dh}))
-		}
-		if needK { // dK = dS^T Q
-			gk = dev.Alloc(B * Tk * D)
-			dev.Gemm(true, false, Tk, dh, Tq, 1, dP, 0, Tk, f.dt.operand(f.q), 0, D, 0, gk, 0, D,
-				heads(B, H, [3]int{H * Tq * Tk, Tq * D, Tk * D}, [3]int{Tq * Tk, dh, dh}))
-		}
-	}
-	if needQ {
-		accGradDev(dev, f.q, gq, B*Tq, D)
-	}
-	if needK {
-		accGradDev(dev, f.k, gk, B*Tk, D)
-	}
-	if needV {
-		accGradDev(dev, f.v, gv, B*Tk, D)
-	}
 	return nil
 }
 

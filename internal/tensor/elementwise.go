@@ -43,11 +43,9 @@ func Mul(a, b mat.Tensor) mat.Tensor {
 func (f *binaryFn) Operands() []mat.Tensor { return []mat.Tensor{f.a, f.b} }
 
 func (f *binaryFn) Forward() (mat.Tensor, error) {
-	if f.kind != opSub {
-		if dev := deviceOf("Add", f.a, f.b); dev != nil {
-			f.dt.dev = dev
-			return f.forwardDevice()
-		}
+	if dev := deviceOf("Add", f.a, f.b); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
 	}
 	r, c := Dims(f.a)
 	out := zeroMatrix(r, c)
@@ -111,6 +109,7 @@ func (f *binaryFn) Backward(gy mat.Tensor) error {
 type concatFn struct {
 	xs   []mat.Tensor
 	cols bool
+	dt   devTemps
 }
 
 // ConcatCols places matrices with equal row counts side by side.
@@ -138,6 +137,10 @@ func ConcatRows(xs ...mat.Tensor) mat.Tensor {
 func (f *concatFn) Operands() []mat.Tensor { return f.xs }
 
 func (f *concatFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("Concat", f.xs...); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.xs[0])
 	if f.cols {
 		c = 0
@@ -172,6 +175,9 @@ func (f *concatFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *concatFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	G := Data(gy)
 	_, c := Dims(gy)
 	off := 0
@@ -200,6 +206,7 @@ func (f *concatFn) Backward(gy mat.Tensor) error {
 type sliceColsFn struct {
 	x      mat.Tensor
 	lo, hi int
+	dt     devTemps
 }
 
 // SliceCols returns columns [lo, hi) of x as a new matrix (the q, k and v
@@ -214,6 +221,10 @@ func SliceCols(x mat.Tensor, lo, hi int) mat.Tensor {
 func (f *sliceColsFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *sliceColsFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("SliceCols", f.x); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.x)
 	w := f.hi - f.lo
 	out := zeroMatrix(r, w)
@@ -225,6 +236,9 @@ func (f *sliceColsFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *sliceColsFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() {
 		return nil
 	}
@@ -305,7 +319,10 @@ func (f *gatherFn) Backward(gy mat.Tensor) error {
 	return nil
 }
 
-type rowDotFn struct{ a, b mat.Tensor }
+type rowDotFn struct {
+	a, b mat.Tensor
+	dt   devTemps
+}
 
 // RowDot returns the [N, 1] column of row-wise inner products of a and b.
 func RowDot(a, b mat.Tensor) mat.Tensor {
@@ -316,6 +333,10 @@ func RowDot(a, b mat.Tensor) mat.Tensor {
 func (f *rowDotFn) Operands() []mat.Tensor { return []mat.Tensor{f.a, f.b} }
 
 func (f *rowDotFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("RowDot", f.a, f.b); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.a)
 	out := zeroMatrix(r, 1)
 	A, B, Y := Data(f.a), Data(f.b), Data(out)
@@ -330,6 +351,9 @@ func (f *rowDotFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *rowDotFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	r, c := Dims(f.a)
 	G := Data(gy)
 	scaled := func(src []float32) []float32 {

@@ -133,6 +133,9 @@ type l2NormFn struct {
 	y    []float32
 	norm []float32
 	eps  float32
+
+	dt        devTemps
+	dy, dnorm backend.Buffer // the output and the norms on the device
 }
 
 // L2Normalize divides each row by its Euclidean norm (floored at 1e-12,
@@ -142,6 +145,10 @@ func L2Normalize(x mat.Tensor) mat.Tensor { return run(&l2NormFn{x: x, eps: 1e-1
 func (f *l2NormFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *l2NormFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("L2Normalize", f.x); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.x)
 	out := zeroMatrix(r, c)
 	X, Y := Data(f.x), Data(out)
@@ -165,6 +172,9 @@ func (f *l2NormFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *l2NormFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() {
 		return nil
 	}
@@ -199,6 +209,9 @@ type rmsNormFn struct {
 	eps  float32
 	xhat []float32
 	rstd []float32
+
+	dt           devTemps
+	dxhat, drstd backend.Buffer
 }
 
 // RMSNorm scales each row of x by the reciprocal of its root mean square
@@ -216,6 +229,10 @@ func RMSNorm(x, g mat.Tensor, eps float32) mat.Tensor {
 func (f *rmsNormFn) Operands() []mat.Tensor { return []mat.Tensor{f.x, f.g} }
 
 func (f *rmsNormFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("RMSNorm", f.x, f.g); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.x)
 	out := zeroMatrix(r, c)
 	X, Y, G := Data(f.x), Data(out), Data(f.g)
@@ -246,6 +263,9 @@ func (f *rmsNormFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *rmsNormFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	r, c := Dims(f.x)
 	Gy, G := Data(gy), Data(f.g)
 	if f.x.RequiresGrad() {

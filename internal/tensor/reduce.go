@@ -15,6 +15,7 @@ const IgnoreIndex = -100
 type sumFn struct {
 	x    mat.Tensor
 	mean bool
+	dt   devTemps
 }
 
 // Sum returns the 1x1 sum of all elements (float64 accumulation, fixed
@@ -27,6 +28,10 @@ func Mean(x mat.Tensor) mat.Tensor { return run(&sumFn{x: x, mean: true}) }
 func (f *sumFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *sumFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("Sum", f.x); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	var s float64
 	for _, v := range Data(f.x) {
 		s += float64(v)
@@ -38,6 +43,9 @@ func (f *sumFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *sumFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() {
 		return nil
 	}
@@ -58,6 +66,9 @@ type crossEntropyFn struct {
 	targets []int
 	probs   []float32
 	count   int
+
+	dt               devTemps
+	dprobs, dtargets backend.Buffer
 }
 
 // CrossEntropy returns the 1x1 mean over rows of -log softmax(x)[target]
@@ -81,6 +92,10 @@ func CrossEntropy(x mat.Tensor, targets []int) mat.Tensor {
 func (f *crossEntropyFn) Operands() []mat.Tensor { return []mat.Tensor{f.x} }
 
 func (f *crossEntropyFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("CrossEntropy", f.x); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	r, c := Dims(f.x)
 	X := Data(f.x)
 	f.probs = alloc(r * c)
@@ -112,6 +127,9 @@ func (f *crossEntropyFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *crossEntropyFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.x.RequiresGrad() || f.count == 0 {
 		return nil
 	}

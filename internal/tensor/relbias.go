@@ -4,12 +4,17 @@ import (
 	"fmt"
 
 	"github.com/nlpodyssey/spago/mat"
+
+	"repro/internal/tensor/backend"
 )
 
 type bucketBiasFn struct {
 	w       mat.Tensor
 	buckets []int
 	q, k    int
+
+	dt       devTemps
+	dbuckets backend.Buffer
 }
 
 // BucketBias expands a per-bucket, per-head table w [buckets, Heads] (T5's
@@ -34,6 +39,10 @@ func BucketBias(w mat.Tensor, buckets []int, q, k int) mat.Tensor {
 func (f *bucketBiasFn) Operands() []mat.Tensor { return []mat.Tensor{f.w} }
 
 func (f *bucketBiasFn) Forward() (mat.Tensor, error) {
+	if dev := deviceOf("BucketBias", f.w); dev != nil {
+		f.dt.dev = dev
+		return f.forwardDevice()
+	}
 	_, H := Dims(f.w)
 	W := Data(f.w)
 	out := zeroMatrix(H*f.q, f.k)
@@ -49,6 +58,9 @@ func (f *bucketBiasFn) Forward() (mat.Tensor, error) {
 }
 
 func (f *bucketBiasFn) Backward(gy mat.Tensor) error {
+	if f.dt.dev != nil {
+		return f.backwardDevice(gy)
+	}
 	if !f.w.RequiresGrad() {
 		return nil
 	}

@@ -25,16 +25,31 @@ import (
 // the encoder's states with a causal mask (token cross-entropy) -- steps
 // times with AdamW, and returns the losses and every weight afterwards.
 func TrainSteps(steps int) (losses []float32, weights [][]float32, err error) {
-	losses, weights, _, err = TrainStepsOn(nil, steps)
-	return losses, weights, err
+	r, err := TrainStepsOn(nil, steps)
+	return r.Losses, r.Weights, err
+}
+
+// StepsResult is what TrainStepsOn produced.
+type StepsResult struct {
+	Losses  []float32
+	Weights [][]float32
+	// PerStep is what each step copied between host and device (nil on
+	// the host): an operator without a device path shows there by name
+	// (internal/tensor/device.go).
+	PerStep []backend.Copies
+	// InputBytes is the batch the steps feed the device (4 bytes a value):
+	// both sides' token ids and positions, the key lengths, the token
+	// targets and the SimCSE loss's diagonal targets; plus 4 for the
+	// logged loss. The batch is the same every step, so after the first
+	// the device holds it (the integer cache) and only the loss crosses.
+	InputBytes int64
 }
 
 // TrainStepsOn is TrainSteps with the parameters placed on dev
-// (tensor.Place; nil: the host), returning also what each step copied
-// between host and device: the operators without a device path show there
-// by name (internal/tensor/device.go).
-func TrainStepsOn(dev backend.Device, steps int) (losses []float32, weights [][]float32, perStep []backend.Copies, err error) {
-	fail := func(err error) ([]float32, [][]float32, []backend.Copies, error) { return nil, nil, nil, err }
+// (tensor.Place; nil: the host).
+func TrainStepsOn(dev backend.Device, steps int) (StepsResult, error) {
+	var res StepsResult
+	fail := func(err error) (StepsResult, error) { return StepsResult{}, err }
 	rng := rand.New(rand.NewPCG(7, 8))
 	c := transformer.Config{VocabSize: 50, Hidden: 32, Layers: 2, Heads: 4, Intermediate: 64, MaxPosition: 16,
 		HiddenDropout: 0.1, AttentionDropout: 0.1, LayerNormEps: 1e-12}
@@ -75,6 +90,7 @@ func TrainStepsOn(dev backend.Device, steps int) (losses []float32, weights [][]
 			}
 		}
 	}
+	res.InputBytes = int64(4 * (2*len(b.IDs) + len(b.Lens) + 2*len(tb.IDs) + len(tb.Lens) + len(targets) + len(seqs) + 1))
 	var params []*nn.Param
 	for _, np := range append(enc.NamedParams(), dec.NamedParams()...) {
 		params = append(params, np.Param)
@@ -127,11 +143,11 @@ func TrainStepsOn(dev backend.Device, steps int) (losses []float32, weights [][]
 		if err := tensor.Backward(l); err != nil {
 			return fail(err)
 		}
-		losses = append(losses, tensor.Data(l)[0])
+		res.Losses = append(res.Losses, tensor.Data(l)[0])
 		opt.Step()
 		if dev != nil {
 			tensor.Release(l)
-			perStep = append(perStep, dev.Copies().Since(before))
+			res.PerStep = append(res.PerStep, dev.Copies().Since(before))
 		}
 	}
 	if dev != nil {
@@ -140,7 +156,7 @@ func TrainStepsOn(dev backend.Device, steps int) (losses []float32, weights [][]
 		tensor.DropIntCache(dev)
 	}
 	for _, p := range params {
-		weights = append(weights, append([]float32(nil), tensor.Data(p)...))
+		res.Weights = append(res.Weights, append([]float32(nil), tensor.Data(p)...))
 	}
-	return losses, weights, perStep, nil
+	return res, nil
 }

@@ -95,6 +95,70 @@ type Device interface {
 	// MSEBackward sets gx = (gy[0]*2/n)*(x-t).
 	MSEForward(x, t, out Buffer)
 	MSEBackward(x, t, gy, gx Buffer)
+
+	// The second slice: the other training types' operators and gradient
+	// clipping, each what its operator's Go loop computes (kernels.h's
+	// second part). Where that loop calls math.Exp or math.Log (tanh, the
+	// (log-)softmax rows, cross-entropy) the kernel computes Go's amd64
+	// functions, on the FMA path when GoExpFMA.
+
+	// Sub sets y = a - b; Neg y = -x; Scale y = x*s (y may be x).
+	Sub(a, b, y Buffer)
+	Neg(x, y Buffer)
+	Scale(x Buffer, s float32, y Buffer)
+	// AbsForward, AbsBackward, TanhForward (float32(math.Tanh(float64(x))))
+	// and TanhBackward (from y) are tensor.Abs's and tensor.Tanh's passes.
+	AbsForward(x, y Buffer)
+	AbsBackward(x, gy, gx Buffer)
+	TanhForward(x, y Buffer)
+	TanhBackward(y, gy, gx Buffer)
+	// GELUTanh*, ReLU* and RMSNorm* are Kernels' methods of the same names
+	// over device memory.
+	GELUTanhForward(x, y, t Buffer)
+	GELUTanhBackward(x, t, gy, gx Buffer)
+	ReLUForward(x, y Buffer)
+	ReLUBackward(x, gy, gx Buffer)
+	RMSNormForward(x, g Buffer, rows, cols int, eps float32, y, xhat, rstd Buffer)
+	RMSNormBackward(gy, g, xhat, rstd Buffer, rows, cols int, gx Buffer)
+	// L2NormForward normalises each row (norm keeps the floored norms);
+	// L2NormBackward is its gradient.
+	L2NormForward(x Buffer, rows, cols int, eps float32, y, norm Buffer)
+	L2NormBackward(y, norm, gy Buffer, rows, cols int, eps float32, gx Buffer)
+	// RowDot sets y[r] to the float32 inner product of row r of a and b;
+	// RowScale sets d[i] = g[i/cols] * src[i] (its gradient).
+	RowDot(a, b Buffer, rows, cols int, y Buffer)
+	RowScale(g, src Buffer, cols int, d Buffer)
+	// CopyBlock copies a rows x width block from src[srcOff:] (rows srcLd
+	// apart) into dst[dstOff:] (rows dstLd apart).
+	CopyBlock(src Buffer, srcLd, srcOff int, dst Buffer, dstLd, dstOff, rows, width int)
+	// Sum sets out[0] to the float64 sum of x's first n values in order
+	// (divided by n when mean); FillFrom sets gx's first n values to gy[0]
+	// (divided by n when mean).
+	Sum(x Buffer, n int, mean bool, out Buffer)
+	FillFrom(gy Buffer, n int, mean bool, gx Buffer)
+	// LogSoftmaxRows sets each row of y to log softmax of x's (exp: to
+	// softmax); SoftmaxRowsBackward is its gradient (log: of log softmax).
+	LogSoftmaxRows(x Buffer, rows, cols int, exp bool, y Buffer)
+	SoftmaxRowsBackward(y, gy Buffer, rows, cols int, log bool, gx Buffer)
+	// CrossEntropyRows writes each row's probabilities and float64 loss
+	// (losses holds rows float64s: 2*rows elements) for int32 targets,
+	// -100 ignoring a row; CrossEntropySum sets out[0] to the mean of the
+	// counted rows' losses; CrossEntropyBackward is the gradient.
+	CrossEntropyRows(x, targets Buffer, rows, cols int, probs, losses Buffer)
+	CrossEntropySum(losses, targets Buffer, rows, count int, out Buffer)
+	CrossEntropyBackward(probs, targets, gy Buffer, rows, cols, count int, gx Buffer)
+	// BiasMaskedSoftmaxRows is Kernels.BiasMaskedSoftmaxRows with vis on
+	// the device; SoftmaxBackwardBiasRows is SoftmaxBackwardRows that also
+	// writes ds = p*(d - <p, d>) (the score bias's gradient).
+	BiasMaskedSoftmaxRows(x Buffer, rows, cols int, vis, bias Buffer, biasRows int)
+	SoftmaxBackwardBiasRows(p, d, ds Buffer, rows, cols int, scale float32)
+	// BucketBiasForward sets y [heads, n] from w [buckets, heads] and n
+	// int32 buckets; BucketBiasBackward adds the gradient into gw.
+	BucketBiasForward(w Buffer, heads int, buckets Buffer, n int, y Buffer)
+	BucketBiasBackward(g Buffer, heads int, buckets Buffer, n int, gw Buffer)
+	// SumSquares adds the float64 sum of the squares of x's first n values,
+	// in order, to acc (one float64: 2 elements).
+	SumSquares(x Buffer, n int, acc Buffer)
 }
 
 // GemmBatch repeats a Gemm over a two-level grid, as attention needs one

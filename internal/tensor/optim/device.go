@@ -2,7 +2,10 @@ package optim
 
 import (
 	"fmt"
+	"math"
 	"slices"
+
+	"github.com/nlpodyssey/spago/mat"
 
 	"repro/internal/tensor"
 	"repro/internal/tensor/backend"
@@ -97,4 +100,49 @@ func (o *Params) Release() {
 		o.ds.dev.Free(o.ds.v[i])
 	}
 	o.ds = nil
+}
+
+// ClipDeviceGradNorm is ClipGradNorm over the device gradients of placed
+// parameters (tensor.DeviceGrad; parameters without one are skipped, as a
+// nil gradient is): the float64 sum of squares is accumulated on the
+// device in parameter order by one thread (ClipGradNorm's order, so the
+// same bits), only that sum comes down (8 bytes, labelled "gradient
+// norm"), and the gradients are scaled on the device. It returns the norm
+// before clipping; maxNorm <= 0 only measures.
+func ClipDeviceGradNorm(dev backend.Device, params []mat.Tensor, maxNorm float64) float64 {
+	acc := dev.Alloc(2)
+	defer dev.Free(acc)
+	var grads []backend.Buffer
+	for _, p := range params {
+		g, ok := tensor.DeviceGrad(p)
+		if !ok {
+			continue
+		}
+		grads = append(grads, g)
+		dev.SumSquares(g, p.Size(), acc)
+	}
+	var h [2]float32
+	dev.Download(h[:], acc, 0, "gradient norm")
+	norm := math.Sqrt(math.Float64frombits(uint64(math.Float32bits(h[1]))<<32 | uint64(math.Float32bits(h[0]))))
+	if maxNorm > 0 && !math.IsNaN(norm) {
+		if c := maxNorm / (norm + 1e-6); c < 1 {
+			cf := float32(c)
+			for _, g := range grads {
+				dev.Scale(g, cf, g)
+			}
+		}
+	}
+	return norm
+}
+
+// ScaleDeviceGrads multiplies the device gradients of placed parameters
+// by s (float32, as the trainer's division by the number of accumulated
+// micro-batches).
+func ScaleDeviceGrads(params []mat.Tensor, s float32) {
+	for _, p := range params {
+		if g, ok := tensor.DeviceGrad(p); ok {
+			dev, _, _ := tensor.DeviceValue(p)
+			dev.Scale(g, s, g)
+		}
+	}
 }

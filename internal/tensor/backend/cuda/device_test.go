@@ -132,6 +132,107 @@ func deviceCases() []deviceCase {
 			d.MSEBackward(x, t, gy, gx)
 			return down(d, out, gx, x, t, gy)
 		}, false},
+		// The second slice.
+		{"Sub+Neg+Scale", func(d backend.Device, r *rand.Rand) [][]float32 {
+			a, b, y, z, w := up(d, randFloats(r, n)), up(d, randFloats(r, n)), d.Alloc(n), d.Alloc(n), d.Alloc(n)
+			d.Sub(a, b, y)
+			d.Neg(y, z)
+			d.Scale(z, 1/0.05, w)
+			d.Scale(w, 0.5, w) // in place
+			return down(d, y, z, w, a, b)
+		}, false},
+		{"Abs+Tanh", func(d backend.Device, r *rand.Rand) [][]float32 {
+			x := randFloats(r, n)
+			for i := range x {
+				x[i] *= float32(1 + i%5) // tanh's exp branch
+			}
+			x[0] = 0
+			X, y, gy := up(d, x), d.Alloc(n), up(d, randFloats(r, n))
+			ga, t, gt := d.Alloc(n), d.Alloc(n), d.Alloc(n)
+			d.AbsForward(X, y)
+			d.AbsBackward(X, gy, ga)
+			d.TanhForward(X, t)
+			d.TanhBackward(t, gy, gt)
+			return down(d, y, ga, t, gt, X, gy)
+		}, false},
+		{"GELUTanh+ReLU", func(d backend.Device, r *rand.Rand) [][]float32 {
+			x, gy := up(d, randFloats(r, n)), up(d, randFloats(r, n))
+			y, t, gx, ry, rg := d.Alloc(n), d.Alloc(n), d.Alloc(n), d.Alloc(n), d.Alloc(n)
+			d.GELUTanhForward(x, y, t)
+			d.GELUTanhBackward(x, t, gy, gx)
+			d.ReLUForward(x, ry)
+			d.ReLUBackward(x, gy, rg)
+			return down(d, y, t, gx, ry, rg, x, gy)
+		}, false},
+		{"RMSNorm+L2Norm", func(d backend.Device, r *rand.Rand) [][]float32 {
+			x, g, gy := up(d, randFloats(r, n)), up(d, randFloats(r, cols)), up(d, randFloats(r, n))
+			y, xh, rs, gx := d.Alloc(n), d.Alloc(n), d.Alloc(rows), d.Alloc(n)
+			d.RMSNormForward(x, g, rows, cols, 1e-6, y, xh, rs)
+			d.RMSNormBackward(gy, g, xh, rs, rows, cols, gx)
+			ly, nrm, lg := d.Alloc(n), d.Alloc(rows), d.Alloc(n)
+			d.L2NormForward(x, rows, cols, 1e-12, ly, nrm)
+			d.L2NormBackward(ly, nrm, gy, rows, cols, 1e-12, lg)
+			return down(d, y, xh, rs, gx, ly, nrm, lg, x, g, gy)
+		}, false},
+		{"RowDot+RowScale+CopyBlock", func(d backend.Device, r *rand.Rand) [][]float32 {
+			a, b, y, s := up(d, randFloats(r, n)), up(d, randFloats(r, n)), d.Alloc(rows), d.Alloc(n)
+			d.RowDot(a, b, rows, cols, y)
+			d.RowScale(y, a, cols, s)
+			c := d.Alloc(rows * (cols + 3))
+			d.CopyBlock(a, cols, 2, c, cols+3, 1, rows-1, cols-5)
+			return down(d, y, s, c, a, b)
+		}, false},
+		{"Sum+FillFrom+SumSquares", func(d backend.Device, r *rand.Rand) [][]float32 {
+			x, s, m, g := up(d, randFloats(r, n)), d.Alloc(1), d.Alloc(1), d.Alloc(n)
+			d.Sum(x, n, false, s)
+			d.Sum(x, n, true, m)
+			d.FillFrom(m, n, true, g)
+			acc := d.Alloc(2)
+			d.SumSquares(x, n, acc)
+			d.SumSquares(g, n-3, acc)
+			return down(d, s, m, g, acc, x)
+		}, false},
+		{"LogSoftmax+Softmax+CrossEntropy", func(d backend.Device, r *rand.Rand) [][]float32 {
+			x := randFloats(r, n)
+			for i := range x {
+				x[i] *= 4
+			}
+			X, gy := up(d, x), up(d, randFloats(r, n))
+			ls, sm, gl, gs := d.Alloc(n), d.Alloc(n), d.Alloc(n), d.Alloc(n)
+			d.LogSoftmaxRows(X, rows, cols, false, ls)
+			d.LogSoftmaxRows(X, rows, cols, true, sm)
+			d.SoftmaxRowsBackward(ls, gy, rows, cols, true, gl)
+			d.SoftmaxRowsBackward(sm, gy, rows, cols, false, gs)
+			tg := idx(r, rows, cols)
+			count := rows
+			for i := 0; i < rows; i += 5 {
+				tg[i] = -100
+				count--
+			}
+			T := upInts(d, tg)
+			probs, losses, out, one, gx := d.Alloc(n), d.Alloc(2*rows), d.Alloc(1), up(d, []float32{1.5}), d.Alloc(n)
+			d.CrossEntropyRows(X, T, rows, cols, probs, losses)
+			d.CrossEntropySum(losses, T, rows, count, out)
+			d.CrossEntropyBackward(probs, T, one, rows, cols, count, gx)
+			d.Free(losses)
+			return down(d, ls, sm, gl, gs, probs, out, gx, X, gy, T, one)
+		}, true},
+		{"BucketBias+BiasMaskedSoftmaxRows+SoftmaxBackwardBiasRows", func(d backend.Device, r *rand.Rand) [][]float32 {
+			const B, H, Tq, Tk, nb = 3, 4, 5, 7, 6
+			w, bk := up(d, randFloats(r, nb*H)), upInts(d, idx(r, Tq*Tk, nb))
+			bias := d.Alloc(H * Tq * Tk)
+			d.BucketBiasForward(w, H, bk, Tq*Tk, bias)
+			lens := upInts(d, []int32{7, 0, 3})
+			vis := d.Alloc(B * H * Tq)
+			d.AttentionVisible(lens, H, Tq, Tk, false, vis)
+			x := up(d, randFloats(r, B*H*Tq*Tk))
+			d.BiasMaskedSoftmaxRows(x, B*H*Tq, Tk, vis, bias, H*Tq)
+			g, ds := up(d, randFloats(r, B*H*Tq*Tk)), d.Alloc(B*H*Tq*Tk)
+			d.SoftmaxBackwardBiasRows(x, g, ds, B*H*Tq, Tk, 1)
+			gw := d.Alloc(nb * H)
+			d.BucketBiasBackward(bias, H, bk, Tq*Tk, gw)
+			return down(d, bias, x, g, ds, gw, w, bk, lens, vis)
+		}, true},
 		{"Gemm (per-head batch)", func(d backend.Device, r *rand.Rand) [][]float32 {
 			const B, H, T, dh = 2, 3, 5, 4
 			D := H * dh
@@ -203,6 +304,52 @@ func TestDeviceStepsMatchCPU(t *testing.T) {
 		t.Logf("step %d: %v", s, c)
 		if c.Bytes() > budget {
 			t.Errorf("step %d copied %d bytes, more than its batch and loss (%d)", s, c.Bytes(), budget)
+		}
+	}
+}
+
+// TestDeviceContrastiveAndPaSeRMatchCPU: the SimCSE-shaped run (clipping
+// included) and the PaSeR-shaped run with their weights on the GPU agree
+// with the CPU to 1e-4, every operator on the device, each step copying
+// no more than its batch and logged scalars.
+func TestDeviceContrastiveAndPaSeRMatchCPU(t *testing.T) {
+	backend.Use(backend.CPU())
+	g := open(t).Device()
+	run := conformance.SmallContrastive(3)
+	want, err := run.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := run.Run(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeTo(t, "contrastive losses", got.Losses, want.Losses)
+	for i := range want.Weights {
+		closeTo(t, "contrastive weights", got.Weights[i], want.Weights[i])
+	}
+	for s, c := range got.PerStep {
+		t.Logf("contrastive step %d: %v", s, c)
+		if c.Bytes() > got.InputBytes[s] {
+			t.Errorf("contrastive step %d copied %d bytes, more than its batch and logged scalars (%d)", s, c.Bytes(), got.InputBytes[s])
+		}
+	}
+	wantL, wantW, err := conformance.TrainSteps(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := conformance.TrainStepsOn(g, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeTo(t, "PaSeR losses", p.Losses, wantL)
+	for i := range wantW {
+		closeTo(t, "PaSeR weights", p.Weights[i], wantW[i])
+	}
+	for s, c := range p.PerStep {
+		t.Logf("PaSeR step %d: %v", s, c)
+		if c.Bytes() > p.InputBytes {
+			t.Errorf("PaSeR step %d copied %d bytes, more than its batch and loss (%d)", s, c.Bytes(), p.InputBytes)
 		}
 	}
 }

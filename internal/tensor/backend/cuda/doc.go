@@ -95,21 +95,23 @@
 // AdamW, with only the batch going up and the logged loss coming down
 // (internal/tensor/device.go has the design; the operators with a device
 // path are listed there). Its buffers come from the scratch free lists,
-// zeroed; its kernels are the same PTX (device kernels added for gather and
-// scatter-add, elementwise add and multiply, bias rows, column sums, the
-// counter-based PCG dropout mask, attention's visibility and softmax
-// backward, mean pooling and MSE), checked bit for bit on the CPU by the
-// emulated device (package emudev, "emu"), which runs the same training
-// steps to the CPU's bits. The GEMMs are one cublasSgemm per (sequence,
-// head) for attention: strided-batched cuBLAS is the next step. Not yet run
-// on a GPU: scripts/gpu-check.sh runs TestDeviceKernelsMatchEmulation and
-// TestDeviceStepsMatchCPU and measures throughput.
+// zeroed; its kernels are the same PTX (device kernels for gather and
+// scatter-add, elementwise arithmetic, bias rows, column sums, the
+// counter-based PCG dropout mask, attention's visibility, score bias and
+// softmax backward, mean pooling, MSE, L2 and RMS norms, tanh, block
+// copies, sums, (log-)softmax rows and cross-entropy with Go's math.Exp
+// and math.Log, T5's bucket bias, the clipping norm), checked bit for bit
+// on the CPU by the emulated device (package emudev, "emu"), which runs the
+// same training steps to the CPU's bits. The GEMMs are one cublasSgemm per
+// (sequence, head) for attention: strided-batched cuBLAS is the next step.
+// Float64 sums the CPU runs in order (a loss over rows, the clipping norm)
+// run in one GPU thread, in that order: exact, not fast. Not yet run on a
+// GPU: scripts/gpu-check.sh runs TestDeviceKernelsMatchEmulation,
+// TestDeviceStepsMatchCPU and TestDeviceContrastiveAndPaSeRMatchCPU and
+// measures throughput.
 //
-// What this backend is not yet: operators without a device path (RMS norm
-// and T5's relative bias, cross-entropy, L2 normalisation, tanh, concat
-// and slices, the one-query decoding attention) still run on the host, their
-// values copied across (counted; the fallback is correct, only slow), and the
-// trainer does not place weights yet, so stages use the copy-per-call path
-// above. Mixed precision (TF32, bf16 with an FP32 master copy) is not
-// written.
+// What this backend is not yet: the one-query decoding attention still
+// runs on the host (its values copied across, counted), the trainer does
+// not place weights yet (stages use the copy-per-call path above), and
+// mixed precision (TF32, bf16 with an FP32 master copy) is not written.
 package cuda

@@ -32,6 +32,14 @@ type kernels struct {
 	add, mul, gatherRows, scatterAddRows, broadcastRows, colSums cu.Function
 	dropoutMask, attentionVisible, softmaxBackwardRows           cu.Function
 	meanPool, meanPoolBackward, mseForward, mseBackward          cu.Function
+
+	// The second slice (device2.go).
+	sub, neg, scale, absForward, absBackward, tanhForward, tanhBackward cu.Function
+	l2NormForward, l2NormBackward, rowDot, rowScale, copyBlock          cu.Function
+	sum, fillFrom, logSoftmaxRows, softmaxRowsBackward                  cu.Function
+	crossEntropyRows, crossEntropySum, crossEntropyBackward             cu.Function
+	softmaxBackwardBiasRows, bucketBiasForward, bucketBiasBackward      cu.Function
+	sumSquares                                                          cu.Function
 }
 
 // loadKernels loads ptx.Source into the current context (the driver
@@ -71,6 +79,29 @@ func (b *Backend) loadKernels() error {
 		{&b.fns.meanPoolBackward, ptx.MeanPoolBackward},
 		{&b.fns.mseForward, ptx.MSEForward},
 		{&b.fns.mseBackward, ptx.MSEBackward},
+		{&b.fns.sub, ptx.Sub},
+		{&b.fns.neg, ptx.Neg},
+		{&b.fns.scale, ptx.Scale},
+		{&b.fns.absForward, ptx.AbsForward},
+		{&b.fns.absBackward, ptx.AbsBackward},
+		{&b.fns.tanhForward, ptx.TanhForward},
+		{&b.fns.tanhBackward, ptx.TanhBackward},
+		{&b.fns.l2NormForward, ptx.L2NormForward},
+		{&b.fns.l2NormBackward, ptx.L2NormBackward},
+		{&b.fns.rowDot, ptx.RowDot},
+		{&b.fns.rowScale, ptx.RowScale},
+		{&b.fns.copyBlock, ptx.CopyBlock},
+		{&b.fns.sum, ptx.Sum},
+		{&b.fns.fillFrom, ptx.FillFrom},
+		{&b.fns.logSoftmaxRows, ptx.LogSoftmaxRows},
+		{&b.fns.softmaxRowsBackward, ptx.SoftmaxRowsBackward},
+		{&b.fns.crossEntropyRows, ptx.CrossEntropyRows},
+		{&b.fns.crossEntropySum, ptx.CrossEntropySum},
+		{&b.fns.crossEntropyBackward, ptx.CrossEntropyBackward},
+		{&b.fns.softmaxBackwardBiasRows, ptx.SoftmaxBackwardBiasRows},
+		{&b.fns.bucketBiasForward, ptx.BucketBiasForward},
+		{&b.fns.bucketBiasBackward, ptx.BucketBiasBackward},
+		{&b.fns.sumSquares, ptx.SumSquares},
 	} {
 		if *e.fn, err = mod.Function(e.name); err != nil {
 			mod.Unload()

@@ -481,3 +481,113 @@ func (d *Device) MSEForward(x, t, out backend.Buffer) {
 func (d *Device) MSEBackward(x, t, gy, gx backend.Buffer) {
 	emu.MSEBackward(d.buf(x).data, d.buf(t).data, d.buf(gy).data, d.buf(gx).data)
 }
+
+// The second slice.
+
+func (d *Device) Sub(a, b, y backend.Buffer) { emu.Sub(d.buf(a).data, d.buf(b).data, d.buf(y).data) }
+func (d *Device) Neg(x, y backend.Buffer)    { emu.Neg(d.buf(x).data, d.buf(y).data) }
+func (d *Device) Scale(x backend.Buffer, s float32, y backend.Buffer) {
+	emu.Scale(d.buf(x).data, s, d.buf(y).data)
+}
+
+func (d *Device) AbsForward(x, y backend.Buffer) { emu.AbsForward(d.buf(x).data, d.buf(y).data) }
+func (d *Device) AbsBackward(x, gy, gx backend.Buffer) {
+	emu.AbsBackward(d.buf(x).data, d.buf(gy).data, d.buf(gx).data)
+}
+
+func (d *Device) TanhForward(x, y backend.Buffer) {
+	emu.TanhForward(d.buf(x).data, d.buf(y).data, backend.GoExpFMA)
+}
+
+func (d *Device) TanhBackward(y, gy, gx backend.Buffer) {
+	emu.TanhBackward(d.buf(y).data, d.buf(gy).data, d.buf(gx).data)
+}
+
+func (d *Device) GELUTanhForward(x, y, t backend.Buffer) {
+	emu.GELUTanhForward(d.buf(x).data, d.buf(y).data, d.buf(t).data)
+}
+
+func (d *Device) GELUTanhBackward(x, t, gy, gx backend.Buffer) {
+	emu.GELUTanhBackward(d.buf(x).data, d.buf(t).data, d.buf(gy).data, d.buf(gx).data)
+}
+
+func (d *Device) ReLUForward(x, y backend.Buffer) { emu.ReLUForward(d.buf(x).data, d.buf(y).data) }
+func (d *Device) ReLUBackward(x, gy, gx backend.Buffer) {
+	emu.ReLUBackward(d.buf(x).data, d.buf(gy).data, d.buf(gx).data)
+}
+
+func (d *Device) RMSNormForward(x, g backend.Buffer, rows, cols int, eps float32, y, xhat, rstd backend.Buffer) {
+	emu.RMSNormForward(d.buf(x).data, d.buf(g).data, rows, cols, eps, d.buf(y).data, d.buf(xhat).data, d.buf(rstd).data)
+}
+
+func (d *Device) RMSNormBackward(gy, g, xhat, rstd backend.Buffer, rows, cols int, gx backend.Buffer) {
+	emu.RMSNormBackward(d.buf(gy).data, d.buf(g).data, d.buf(xhat).data, d.buf(rstd).data, rows, cols, d.buf(gx).data)
+}
+
+func (d *Device) L2NormForward(x backend.Buffer, rows, cols int, eps float32, y, norm backend.Buffer) {
+	emu.L2NormForward(d.buf(x).data, rows, cols, eps, d.buf(y).data, d.buf(norm).data)
+}
+
+func (d *Device) L2NormBackward(y, norm, gy backend.Buffer, rows, cols int, eps float32, gx backend.Buffer) {
+	emu.L2NormBackward(d.buf(y).data, d.buf(norm).data, d.buf(gy).data, rows, cols, eps, d.buf(gx).data)
+}
+
+func (d *Device) RowDot(a, b backend.Buffer, rows, cols int, y backend.Buffer) {
+	emu.RowDot(d.buf(a).data, d.buf(b).data, rows, cols, d.buf(y).data)
+}
+
+func (d *Device) RowScale(g, src backend.Buffer, cols int, dst backend.Buffer) {
+	emu.RowScale(d.buf(g).data, d.buf(src).data, cols, d.buf(dst).data)
+}
+
+func (d *Device) CopyBlock(src backend.Buffer, srcLd, srcOff int, dst backend.Buffer, dstLd, dstOff, rows, width int) {
+	emu.CopyBlock(d.buf(src).data, srcLd, srcOff, d.buf(dst).data, dstLd, dstOff, rows, width)
+}
+
+func (d *Device) Sum(x backend.Buffer, n int, mean bool, out backend.Buffer) {
+	emu.Sum(d.span("Sum", x, 0, n), mean, d.buf(out).data)
+}
+
+func (d *Device) FillFrom(gy backend.Buffer, n int, mean bool, gx backend.Buffer) {
+	emu.FillFrom(d.buf(gy).data, mean, d.span("FillFrom", gx, 0, n))
+}
+
+func (d *Device) LogSoftmaxRows(x backend.Buffer, rows, cols int, exp bool, y backend.Buffer) {
+	emu.LogSoftmaxRows(d.buf(x).data, rows, cols, exp, backend.GoExpFMA, d.buf(y).data)
+}
+
+func (d *Device) SoftmaxRowsBackward(y, gy backend.Buffer, rows, cols int, log bool, gx backend.Buffer) {
+	emu.SoftmaxRowsBackward(d.buf(y).data, d.buf(gy).data, rows, cols, log, d.buf(gx).data)
+}
+
+func (d *Device) CrossEntropyRows(x, targets backend.Buffer, rows, cols int, probs, losses backend.Buffer) {
+	emu.CrossEntropyRows(d.buf(x).data, d.buf(targets).ints(), rows, cols, backend.GoExpFMA, d.buf(probs).data, d.buf(losses).data)
+}
+
+func (d *Device) CrossEntropySum(losses, targets backend.Buffer, rows, count int, out backend.Buffer) {
+	emu.CrossEntropySum(d.buf(losses).data, d.buf(targets).ints()[:rows], count, d.buf(out).data)
+}
+
+func (d *Device) CrossEntropyBackward(probs, targets, gy backend.Buffer, rows, cols, count int, gx backend.Buffer) {
+	emu.CrossEntropyBackward(d.buf(probs).data, d.buf(targets).ints()[:rows], d.buf(gy).data, cols, count, d.buf(gx).data)
+}
+
+func (d *Device) BiasMaskedSoftmaxRows(x backend.Buffer, rows, cols int, vis, bias backend.Buffer, biasRows int) {
+	emu.BiasMaskedSoftmaxRows(d.buf(x).data, rows, cols, d.buf(vis).ints(), d.buf(bias).data, biasRows)
+}
+
+func (d *Device) SoftmaxBackwardBiasRows(p, g, ds backend.Buffer, rows, cols int, scale float32) {
+	emu.SoftmaxBackwardBiasRows(d.buf(p).data, d.buf(g).data, d.buf(ds).data, rows, cols, scale)
+}
+
+func (d *Device) BucketBiasForward(w backend.Buffer, heads int, buckets backend.Buffer, n int, y backend.Buffer) {
+	emu.BucketBiasForward(d.buf(w).data, heads, d.buf(buckets).ints()[:n], d.buf(y).data)
+}
+
+func (d *Device) BucketBiasBackward(g backend.Buffer, heads int, buckets backend.Buffer, n int, gw backend.Buffer) {
+	emu.BucketBiasBackward(d.buf(g).data, heads, d.buf(buckets).ints()[:n], d.buf(gw).data)
+}
+
+func (d *Device) SumSquares(x backend.Buffer, n int, acc backend.Buffer) {
+	emu.SumSquares(d.span("SumSquares", x, 0, n), d.buf(acc).data)
+}

@@ -99,46 +99,103 @@ func TestEncoderStepsOnDevice(t *testing.T) {
 	}
 }
 
-// TestPaSeRStepsFallBack: the PaSeR-shaped conformance run (encoder over
+// TestPaSeRStepsOnDevice: the PaSeR-shaped conformance run (encoder over
 // two dropout views with the SimCSE loss, a tied decoder with causal self-
 // and cross-attention and token cross-entropy) with its weights on the
-// emulated device gives the CPU's bits although some of its operators have
-// no device path yet; the counter names exactly those.
-func TestPaSeRStepsFallBack(t *testing.T) {
+// emulated device gives the CPU's losses and weights bit for bit, nothing
+// falls back, and the steps copy their batch (token ids, positions,
+// lengths, targets: the first step, after which the unchanged batch is
+// held by the device) and the logged loss, nothing else.
+func TestPaSeRStepsOnDevice(t *testing.T) {
 	needUnfused(t)
 	wantL, wantW, err := conformance.TrainSteps(3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := New()
-	gotL, gotW, perStep, err := conformance.TrainStepsOn(b.Device(), 3)
+	got, err := conformance.TrainStepsOn(b.Device(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameBits(t, "loss", gotL, wantL)
+	sameBits(t, "loss", got.Losses, wantL)
 	for i := range wantW {
-		sameBits(t, "weight", gotW[i], wantW[i])
+		sameBits(t, "weight", got.Weights[i], wantW[i])
 	}
-	last := perStep[len(perStep)-1]
-	t.Logf("copies in the last step: %v", last)
-	var fell []string
-	for l := range last.ByLabel {
-		if strings.HasPrefix(l, "fallback") {
-			fell = append(fell, l)
+	checkSteps(t, got.PerStep, func(s int) int64 {
+		if s == 0 {
+			return got.InputBytes
+		}
+		return 4 // the same batch: only the loss
+	}, 4)
+	if n, bytes := b.Dev().Live(); n != 0 {
+		t.Errorf("%d device buffers (%d bytes) still allocated after the run", n, bytes)
+	}
+}
+
+// checkSteps checks each step's copies: at most budget(s) bytes, down
+// exactly the logged scalars (down bytes), no fallback.
+func checkSteps(t *testing.T, perStep []backend.Copies, budget func(s int) int64, down int64) {
+	t.Helper()
+	for s, c := range perStep {
+		t.Logf("step %d: %d bytes copied (budget %d): %v", s, c.Bytes(), budget(s), c)
+		if c.Bytes() > budget(s) {
+			t.Errorf("step %d copied %d bytes, more than its batch and logged scalars (%d): %v", s, c.Bytes(), budget(s), c)
+		}
+		if c.DownBytes != down {
+			t.Errorf("step %d downloaded %d bytes, want the logged scalars' %d", s, c.DownBytes, down)
+		}
+		for l := range c.ByLabel {
+			if strings.HasPrefix(l, "fallback") {
+				t.Errorf("step %d: an operator ran on the host: %q", s, l)
+			}
 		}
 	}
-	if len(fell) == 0 {
-		t.Fatal("no operator fell back: the SimCSE loss and cross-entropy have no device path, the counter must show them")
+}
+
+// TestContrastiveStepsOnDevice: three steps of supervised SimCSE (three
+// encoder passes with dropout, pooler and tanh, cosine similarities over
+// a temperature, cross-entropy, gradients clipped to norm 1, AdamW) on the
+// emulated device give the CPU's losses, gradient norms, weights and
+// moments bit for bit; each step copies its new batch up and the loss and
+// gradient norm down, nothing else.
+func TestContrastiveStepsOnDevice(t *testing.T) {
+	needUnfused(t)
+	run := conformance.SmallContrastive(3)
+	want, err := run.Run(nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, op := range []string{"crossEntropyFn", "l2NormFn"} {
-		found := false
-		for _, l := range fell {
-			found = found || strings.Contains(l, op)
-		}
-		if !found {
-			t.Errorf("the counter does not name %s among the fallbacks %q", op, fell)
+	clipped := false
+	for _, n := range want.GradNorms {
+		clipped = clipped || n > run.MaxNorm
+	}
+	if !clipped || want.Losses[0] == want.Losses[2] {
+		t.Fatalf("the run does not exercise clipping or does not train: norms %v, losses %v", want.GradNorms, want.Losses)
+	}
+	b := New()
+	got, err := run.Run(b.Device())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "loss", got.Losses, want.Losses)
+	for i, n := range want.GradNorms {
+		if math.Float64bits(got.GradNorms[i]) != math.Float64bits(n) {
+			t.Fatalf("step %d: gradient norm %v on the device, %v on the CPU", i, got.GradNorms[i], n)
 		}
 	}
+	for i := range want.Weights {
+		sameBits(t, "weight", got.Weights[i], want.Weights[i])
+		sameBits(t, "first moment", got.M[i], want.M[i])
+		sameBits(t, "second moment", got.V[i], want.V[i])
+	}
+	var weightBytes int64
+	for _, w := range want.Weights {
+		weightBytes += int64(4 * len(w))
+	}
+	if got.Placed.UpBytes != weightBytes || got.Placed.Down != 0 {
+		t.Errorf("placing copied %v, want %d bytes up", got.Placed, weightBytes)
+	}
+	checkSteps(t, got.PerStep, func(s int) int64 { return got.InputBytes[s] }, 4+8)
 	if n, bytes := b.Dev().Live(); n != 0 {
 		t.Errorf("%d device buffers (%d bytes) still allocated after the run", n, bytes)
 	}

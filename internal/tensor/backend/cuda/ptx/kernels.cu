@@ -149,3 +149,129 @@ extern "C" __global__ void repro_mse_backward(const float *x, const float *t, co
 	unsigned int i = thread_index();
 	if (i < (unsigned int)n) k_mse_backward((int)i, x, t, gy, gx, n);
 }
+
+/* ---- Second slice (see kernels.h). */
+
+extern "C" __global__ void repro_sub(const float *a, const float *b, float *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_sub((int)i, a, b, y);
+}
+
+extern "C" __global__ void repro_neg(const float *x, float *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_neg((int)i, x, y);
+}
+
+extern "C" __global__ void repro_scale(const float *x, float s, float *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_scale((int)i, x, s, y);
+}
+
+extern "C" __global__ void repro_abs_forward(const float *x, float *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_abs_forward((int)i, x, y);
+}
+
+extern "C" __global__ void repro_abs_backward(const float *x, const float *gy, float *gx, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_abs_backward((int)i, x, gy, gx);
+}
+
+extern "C" __global__ void repro_tanh_forward(const float *x, float *y, int fma, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_tanh_forward((int)i, x, y, fma);
+}
+
+extern "C" __global__ void repro_tanh_backward(const float *y, const float *gy, float *gx, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_tanh_backward((int)i, y, gy, gx);
+}
+
+/* One thread per row. */
+extern "C" __global__ void repro_l2_norm_forward(const float *x, int rows, int cols, float eps, float *y, float *norm) {
+	unsigned int r = thread_index();
+	if (r < (unsigned int)rows) k_l2_norm_forward_row((int)r, x, cols, eps, y, norm);
+}
+
+extern "C" __global__ void repro_l2_norm_backward(const float *y, const float *norm, const float *gy, int rows, int cols, float eps, float *gx) {
+	unsigned int r = thread_index();
+	if (r < (unsigned int)rows) k_l2_norm_backward_row((int)r, y, norm, gy, cols, eps, gx);
+}
+
+extern "C" __global__ void repro_row_dot(const float *a, const float *b, int rows, int cols, float *y) {
+	unsigned int r = thread_index();
+	if (r < (unsigned int)rows) k_row_dot((int)r, a, b, cols, y);
+}
+
+extern "C" __global__ void repro_row_scale(const float *g, const float *src, int cols, float *d, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_row_scale((int)i, g, src, cols, d);
+}
+
+/* n = rows*width threads. */
+extern "C" __global__ void repro_copy_block(const float *src, int srcLd, int srcOff, float *dst, int dstLd, int dstOff, int width, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_copy_block((int)i, src, srcLd, srcOff, dst, dstLd, dstOff, width);
+}
+
+/* One thread. */
+extern "C" __global__ void repro_sum(const float *x, int n, int mean, float *out) {
+	unsigned int i = thread_index();
+	if (i < 1u) k_sum((int)i, x, n, mean, out);
+}
+
+extern "C" __global__ void repro_fill_from(const float *gy, int n, int mean, float *gx) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_fill_from((int)i, gy, n, mean, gx);
+}
+
+/* One thread per row. */
+extern "C" __global__ void repro_log_softmax_rows(const float *x, int rows, int cols, int exp, int fma, float *y) {
+	unsigned int r = thread_index();
+	if (r < (unsigned int)rows) k_log_softmax_row((int)r, x, cols, exp, fma, y);
+}
+
+extern "C" __global__ void repro_softmax_rows_backward(const float *y, const float *gy, int rows, int cols, int log, float *gx) {
+	unsigned int r = thread_index();
+	if (r < (unsigned int)rows) k_softmax_row_backward((int)r, y, gy, cols, log, gx);
+}
+
+extern "C" __global__ void repro_cross_entropy_rows(const float *x, const int *targets, int rows, int cols, int fma, float *probs, double *losses) {
+	unsigned int r = thread_index();
+	if (r < (unsigned int)rows) k_cross_entropy_row((int)r, x, targets, cols, fma, probs, losses);
+}
+
+/* One thread. */
+extern "C" __global__ void repro_cross_entropy_sum(const double *losses, const int *targets, int rows, int count, float *out) {
+	unsigned int i = thread_index();
+	if (i < 1u) k_cross_entropy_sum((int)i, losses, targets, rows, count, out);
+}
+
+extern "C" __global__ void repro_cross_entropy_backward(const float *probs, const int *targets, const float *gy, int cols, int count, float *gx, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_cross_entropy_backward((int)i, probs, targets, gy, cols, count, gx);
+}
+
+/* One thread per score row. */
+extern "C" __global__ void repro_softmax_backward_bias_rows(const float *p, float *d, float *ds, int rows, int cols, float scale) {
+	unsigned int r = thread_index();
+	if (r < (unsigned int)rows) k_softmax_backward_bias_row((int)r, p, d, ds, cols, scale);
+}
+
+/* n = heads*q*k threads, each position of each head. */
+extern "C" __global__ void repro_bucket_bias_forward(const float *w, int heads, const int *buckets, int npos, float *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_bucket_bias_forward((int)i, w, heads, buckets, npos, y);
+}
+
+/* One thread per head. */
+extern "C" __global__ void repro_bucket_bias_backward(const float *g, int heads, const int *buckets, int npos, float *gw) {
+	unsigned int h = thread_index();
+	if (h < (unsigned int)heads) k_bucket_bias_backward((int)h, g, heads, buckets, npos, gw);
+}
+
+/* One thread. */
+extern "C" __global__ void repro_sum_squares(const float *x, int n, double *acc) {
+	unsigned int i = thread_index();
+	if (i < 1u) k_sum_squares((int)i, x, n, acc);
+}

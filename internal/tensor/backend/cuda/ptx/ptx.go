@@ -3,7 +3,11 @@
 // score bias, AdamW; and the kernels of device-resident training: add,
 // multiply, row gather and scatter-add, bias rows, column sums, the
 // counter-based dropout mask, attention's visibility and softmax backward,
-// mean pooling, MSE) and their C source. It has no build tag and
+// mean pooling, MSE; and of the second slice: subtract, negate, scale,
+// abs, tanh, L2 normalisation, row dot products, block copies, sums,
+// (log) softmax rows, cross-entropy, attention's bias gradient, T5's
+// bucket bias, the sum of squares of gradient clipping) and their C
+// source. It has no build tag and
 // no cgo: the CUDA backend loads Source with cuModuleLoadData, and a machine
 // without a GPU can still test that the PTX is current.
 //
@@ -94,13 +98,67 @@ const (
 	MSEForward = "repro_mse_forward"
 	// x, t, gy, gx *float; n int
 	MSEBackward = "repro_mse_backward"
+
+	// The second slice: the other training types' operators and
+	// clipping. fma is backend.GoExpFMA (math.Exp's path on the host).
+
+	// a, b, y *float; n int (y = a - b)
+	Sub = "repro_sub"
+	// x, y *float; n int (y = -x)
+	Neg = "repro_neg"
+	// x *float; s float; y *float; n int (y = x*s)
+	Scale = "repro_scale"
+	// x, y *float; n int
+	AbsForward = "repro_abs_forward"
+	// x, gy, gx *float; n int
+	AbsBackward = "repro_abs_backward"
+	// x, y *float; fma, n int
+	TanhForward = "repro_tanh_forward"
+	// y, gy, gx *float; n int
+	TanhBackward = "repro_tanh_backward"
+	// x *float; rows, cols int; eps float; y, norm *float (rows threads)
+	L2NormForward = "repro_l2_norm_forward"
+	// y, norm, gy *float; rows, cols int; eps float; gx *float
+	L2NormBackward = "repro_l2_norm_backward"
+	// a, b *float; rows, cols int; y *float (rows threads)
+	RowDot = "repro_row_dot"
+	// g, src *float; cols int; d *float; n int
+	RowScale = "repro_row_scale"
+	// src *float; srcLd, srcOff int; dst *float; dstLd, dstOff, width, n int
+	CopyBlock = "repro_copy_block"
+	// x *float; n, mean int; out *float (one thread)
+	Sum = "repro_sum"
+	// gy *float; n, mean int; gx *float
+	FillFrom = "repro_fill_from"
+	// x *float; rows, cols, exp, fma int; y *float (rows threads)
+	LogSoftmaxRows = "repro_log_softmax_rows"
+	// y, gy *float; rows, cols, log int; gx *float
+	SoftmaxRowsBackward = "repro_softmax_rows_backward"
+	// x *float; targets *int; rows, cols, fma int; probs *float; losses
+	// *double (rows threads)
+	CrossEntropyRows = "repro_cross_entropy_rows"
+	// losses *double; targets *int; rows, count int; out *float (one thread)
+	CrossEntropySum = "repro_cross_entropy_sum"
+	// probs *float; targets *int; gy *float; cols, count int; gx *float; n int
+	CrossEntropyBackward = "repro_cross_entropy_backward"
+	// p, d, ds *float; rows, cols int; scale float
+	SoftmaxBackwardBiasRows = "repro_softmax_backward_bias_rows"
+	// w *float; heads int; buckets *int; npos int; y *float; n int
+	BucketBiasForward = "repro_bucket_bias_forward"
+	// g *float; heads int; buckets *int; npos int; gw *float (heads threads)
+	BucketBiasBackward = "repro_bucket_bias_backward"
+	// x *float; n int; acc *double (one thread)
+	SumSquares = "repro_sum_squares"
 )
 
 // Entries lists every kernel entry point.
 var Entries = []string{GELUForward, GELUBackward, LayerNormForward, LayerNormBackward, MaskedSoftmaxRows, AdamW,
 	GELUTanhForward, GELUTanhBackward, ReLUForward, ReLUBackward, RMSNormForward, RMSNormBackward, BiasMaskedSoftmaxRows,
 	Add, Mul, GatherRows, ScatterAddRows, BroadcastRows, ColSums, DropoutMask, AttentionVisible, SoftmaxBackwardRows,
-	MeanPool, MeanPoolBackward, MSEForward, MSEBackward}
+	MeanPool, MeanPoolBackward, MSEForward, MSEBackward,
+	Sub, Neg, Scale, AbsForward, AbsBackward, TanhForward, TanhBackward, L2NormForward, L2NormBackward, RowDot, RowScale,
+	CopyBlock, Sum, FillFrom, LogSoftmaxRows, SoftmaxRowsBackward, CrossEntropyRows, CrossEntropySum, CrossEntropyBackward,
+	SoftmaxBackwardBiasRows, BucketBiasForward, BucketBiasBackward, SumSquares}
 
 // Params gives the parameter kinds of each entry, in order: 'p' a device
 // pointer (.u64 in the PTX), 'i' a 32-bit int (.u32), 'f' a float32 (.f32).
@@ -135,6 +193,30 @@ var Params = map[string]string{
 	MeanPoolBackward:    "piippi",
 	MSEForward:          "pppi",
 	MSEBackward:         "ppppi",
+
+	Sub:                     "pppi",
+	Neg:                     "ppi",
+	Scale:                   "pfpi",
+	AbsForward:              "ppi",
+	AbsBackward:             "pppi",
+	TanhForward:             "ppii",
+	TanhBackward:            "pppi",
+	L2NormForward:           "piifpp",
+	L2NormBackward:          "pppiifp",
+	RowDot:                  "ppiip",
+	RowScale:                "ppipi",
+	CopyBlock:               "piipiiii",
+	Sum:                     "piip",
+	FillFrom:                "piip",
+	LogSoftmaxRows:          "piiiip",
+	SoftmaxRowsBackward:     "ppiiip",
+	CrossEntropyRows:        "ppiiipp",
+	CrossEntropySum:         "ppiip",
+	CrossEntropyBackward:    "pppiipi",
+	SoftmaxBackwardBiasRows: "pppiif",
+	BucketBiasForward:       "pipipi",
+	BucketBiasBackward:      "pipip",
+	SumSquares:              "pip",
 }
 
 const hashPrefix = "// kernels-sha256: "

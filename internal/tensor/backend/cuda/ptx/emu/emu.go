@@ -120,12 +120,85 @@ static unsigned long long emu_pcg_advance_lo(unsigned long long hi, unsigned lon
 static float emu_expf(float x) { return k_expf(x); }
 static float emu_tanhf(float x) { return k_tanhf(x); }
 static float emu_erff(float x) { return k_erff(x); }
+static double emu_go_exp(double x, int fma) { return k_go_exp(x, fma); }
+static double emu_go_log(double x) { return k_go_log(x); }
+static double emu_go_tanh(double x, int fma) { return k_go_tanh(x, fma); }
+static void emu_sub(const float *a, const float *b, float *y, int n) {
+	for (int i = 0; i < n; i++) k_sub(i, a, b, y);
+}
+static void emu_neg(const float *x, float *y, int n) {
+	for (int i = 0; i < n; i++) k_neg(i, x, y);
+}
+static void emu_scale(const float *x, float s, float *y, int n) {
+	for (int i = 0; i < n; i++) k_scale(i, x, s, y);
+}
+static void emu_abs_forward(const float *x, float *y, int n) {
+	for (int i = 0; i < n; i++) k_abs_forward(i, x, y);
+}
+static void emu_abs_backward(const float *x, const float *gy, float *gx, int n) {
+	for (int i = 0; i < n; i++) k_abs_backward(i, x, gy, gx);
+}
+static void emu_tanh_forward(const float *x, float *y, int fma, int n) {
+	for (int i = 0; i < n; i++) k_tanh_forward(i, x, y, fma);
+}
+static void emu_tanh_backward(const float *y, const float *gy, float *gx, int n) {
+	for (int i = 0; i < n; i++) k_tanh_backward(i, y, gy, gx);
+}
+static void emu_l2_norm_forward(const float *x, int rows, int cols, float eps, float *y, float *norm) {
+	for (int r = 0; r < rows; r++) k_l2_norm_forward_row(r, x, cols, eps, y, norm);
+}
+static void emu_l2_norm_backward(const float *y, const float *norm, const float *gy, int rows, int cols, float eps, float *gx) {
+	for (int r = 0; r < rows; r++) k_l2_norm_backward_row(r, y, norm, gy, cols, eps, gx);
+}
+static void emu_row_dot(const float *a, const float *b, int rows, int cols, float *y) {
+	for (int r = 0; r < rows; r++) k_row_dot(r, a, b, cols, y);
+}
+static void emu_row_scale(const float *g, const float *src, int cols, float *d, int n) {
+	for (int i = 0; i < n; i++) k_row_scale(i, g, src, cols, d);
+}
+static void emu_copy_block(const float *src, int srcLd, int srcOff, float *dst, int dstLd, int dstOff, int width, int n) {
+	for (int i = 0; i < n; i++) k_copy_block(i, src, srcLd, srcOff, dst, dstLd, dstOff, width);
+}
+static void emu_sum(const float *x, int n, int mean, float *out) {
+	k_sum(0, x, n, mean, out);
+}
+static void emu_fill_from(const float *gy, int n, int mean, float *gx) {
+	for (int i = 0; i < n; i++) k_fill_from(i, gy, n, mean, gx);
+}
+static void emu_log_softmax_rows(const float *x, int rows, int cols, int exp, int fma, float *y) {
+	for (int r = 0; r < rows; r++) k_log_softmax_row(r, x, cols, exp, fma, y);
+}
+static void emu_softmax_rows_backward(const float *y, const float *gy, int rows, int cols, int log, float *gx) {
+	for (int r = 0; r < rows; r++) k_softmax_row_backward(r, y, gy, cols, log, gx);
+}
+static void emu_cross_entropy_rows(const float *x, const int *targets, int rows, int cols, int fma, float *probs, double *losses) {
+	for (int r = 0; r < rows; r++) k_cross_entropy_row(r, x, targets, cols, fma, probs, losses);
+}
+static void emu_cross_entropy_sum(const double *losses, const int *targets, int rows, int count, float *out) {
+	k_cross_entropy_sum(0, losses, targets, rows, count, out);
+}
+static void emu_cross_entropy_backward(const float *probs, const int *targets, const float *gy, int cols, int count, float *gx, int n) {
+	for (int i = 0; i < n; i++) k_cross_entropy_backward(i, probs, targets, gy, cols, count, gx);
+}
+static void emu_softmax_backward_bias_rows(const float *p, float *d, float *ds, int rows, int cols, float scale) {
+	for (int r = 0; r < rows; r++) k_softmax_backward_bias_row(r, p, d, ds, cols, scale);
+}
+static void emu_bucket_bias_forward(const float *w, int heads, const int *buckets, int npos, float *y, int n) {
+	for (int i = 0; i < n; i++) k_bucket_bias_forward(i, w, heads, buckets, npos, y);
+}
+static void emu_bucket_bias_backward(const float *g, int heads, const int *buckets, int npos, float *gw) {
+	for (int h = 0; h < heads; h++) k_bucket_bias_backward(h, g, heads, buckets, npos, gw);
+}
+static void emu_sum_squares(const float *x, int n, double *acc) {
+	k_sum_squares(0, x, n, acc);
+}
 */
 import "C"
 
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"repro/internal/tensor/backend"
 )
@@ -402,6 +475,212 @@ func MSEBackward(x, t, gy, gx []float32) {
 	check("MSEBackward", len(x), t, gx)
 	check("MSEBackward", 1, gy)
 	C.emu_mse_backward(ptr(x), ptr(t), ptr(gy), ptr(gx), cint(len(x)))
+}
+
+// GoExp is kernels.h's k_go_exp: Go's math.Exp on amd64, its FMA path
+// when fma.
+func GoExp(x float64, fma bool) float64 { return float64(C.emu_go_exp(C.double(x), cbool(fma))) }
+
+// GoLog is kernels.h's k_go_log: Go's math.Log on amd64.
+func GoLog(x float64) float64 { return float64(C.emu_go_log(C.double(x))) }
+
+// GoTanh is kernels.h's k_go_tanh: Go's math.Tanh with GoExp.
+func GoTanh(x float64, fma bool) float64 { return float64(C.emu_go_tanh(C.double(x), cbool(fma))) }
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// dptr views x (an even number of float32s, 8-byte aligned) as float64s.
+func dptr(what string, x []float32, n int) *C.double {
+	if len(x) != 2*n {
+		panic(fmt.Sprintf("emu.%s: %d float32s hold %d float64s, want %d", what, len(x), len(x)/2, n))
+	}
+	if n == 0 {
+		return nil
+	}
+	if uintptr(unsafe.Pointer(&x[0]))%8 != 0 {
+		panic(fmt.Sprintf("emu.%s: float64 buffer not 8-byte aligned", what))
+	}
+	return (*C.double)(unsafe.Pointer(&x[0]))
+}
+
+// Sub is the repro_sub kernel: y = a - b.
+func Sub(a, b, y []float32) {
+	check("Sub", len(a), b, y)
+	C.emu_sub(ptr(a), ptr(b), ptr(y), cint(len(a)))
+}
+
+// Neg is the repro_neg kernel: y = -x.
+func Neg(x, y []float32) {
+	check("Neg", len(x), y)
+	C.emu_neg(ptr(x), ptr(y), cint(len(x)))
+}
+
+// Scale is the repro_scale kernel: y = x*s (y may be x).
+func Scale(x []float32, s float32, y []float32) {
+	check("Scale", len(x), y)
+	C.emu_scale(ptr(x), C.float(s), ptr(y), cint(len(x)))
+}
+
+// AbsForward and AbsBackward are the repro_abs_* kernels.
+func AbsForward(x, y []float32) {
+	check("AbsForward", len(x), y)
+	C.emu_abs_forward(ptr(x), ptr(y), cint(len(x)))
+}
+
+func AbsBackward(x, gy, gx []float32) {
+	check("AbsBackward", len(x), gy, gx)
+	C.emu_abs_backward(ptr(x), ptr(gy), ptr(gx), cint(len(x)))
+}
+
+// TanhForward and TanhBackward are the repro_tanh_* kernels.
+func TanhForward(x, y []float32, fma bool) {
+	check("TanhForward", len(x), y)
+	C.emu_tanh_forward(ptr(x), ptr(y), cbool(fma), cint(len(x)))
+}
+
+func TanhBackward(y, gy, gx []float32) {
+	check("TanhBackward", len(y), gy, gx)
+	C.emu_tanh_backward(ptr(y), ptr(gy), ptr(gx), cint(len(y)))
+}
+
+// L2NormForward and L2NormBackward are the repro_l2_norm_* kernels.
+func L2NormForward(x []float32, rows, cols int, eps float32, y, norm []float32) {
+	check("L2NormForward", rows*cols, x, y)
+	check("L2NormForward", rows, norm)
+	C.emu_l2_norm_forward(ptr(x), cint(rows), cint(cols), C.float(eps), ptr(y), ptr(norm))
+}
+
+func L2NormBackward(y, norm, gy []float32, rows, cols int, eps float32, gx []float32) {
+	check("L2NormBackward", rows*cols, y, gy, gx)
+	check("L2NormBackward", rows, norm)
+	C.emu_l2_norm_backward(ptr(y), ptr(norm), ptr(gy), cint(rows), cint(cols), C.float(eps), ptr(gx))
+}
+
+// RowDot is the repro_row_dot kernel; RowScale repro_row_scale.
+func RowDot(a, b []float32, rows, cols int, y []float32) {
+	check("RowDot", rows*cols, a, b)
+	check("RowDot", rows, y)
+	C.emu_row_dot(ptr(a), ptr(b), cint(rows), cint(cols), ptr(y))
+}
+
+func RowScale(g, src []float32, cols int, d []float32) {
+	check("RowScale", len(src), d)
+	check("RowScale", len(src)/max(cols, 1), g)
+	C.emu_row_scale(ptr(g), ptr(src), cint(cols), ptr(d), cint(len(d)))
+}
+
+// CopyBlock is the repro_copy_block kernel: rows x width values from
+// src[srcOff:] (rows srcLd apart) to dst[dstOff:] (rows dstLd apart).
+func CopyBlock(src []float32, srcLd, srcOff int, dst []float32, dstLd, dstOff, rows, width int) {
+	if rows == 0 || width == 0 {
+		return
+	}
+	if srcOff < 0 || dstOff < 0 || width > srcLd || width > dstLd ||
+		srcOff+(rows-1)*srcLd+width > len(src) || dstOff+(rows-1)*dstLd+width > len(dst) {
+		panic(fmt.Sprintf("emu.CopyBlock: %dx%d block at %d (ld %d) of %d into %d (ld %d) of %d", rows, width, srcOff, srcLd, len(src), dstOff, dstLd, len(dst)))
+	}
+	C.emu_copy_block(ptr(src), cint(srcLd), cint(srcOff), ptr(dst), cint(dstLd), cint(dstOff), cint(width), cint(rows*width))
+}
+
+// Sum is the repro_sum kernel; FillFrom repro_fill_from.
+func Sum(x []float32, mean bool, out []float32) {
+	check("Sum", 1, out)
+	C.emu_sum(ptr(x), cint(len(x)), cbool(mean), ptr(out))
+}
+
+func FillFrom(gy []float32, mean bool, gx []float32) {
+	check("FillFrom", 1, gy)
+	C.emu_fill_from(ptr(gy), cint(len(gx)), cbool(mean), ptr(gx))
+}
+
+// LogSoftmaxRows is the repro_log_softmax_rows kernel (exp: softmax).
+func LogSoftmaxRows(x []float32, rows, cols int, exp, fma bool, y []float32) {
+	check("LogSoftmaxRows", rows*cols, x, y)
+	if cols < 1 {
+		panic("emu.LogSoftmaxRows: no column")
+	}
+	C.emu_log_softmax_rows(ptr(x), cint(rows), cint(cols), cbool(exp), cbool(fma), ptr(y))
+}
+
+// SoftmaxRowsBackward is the repro_softmax_rows_backward kernel.
+func SoftmaxRowsBackward(y, gy []float32, rows, cols int, log bool, gx []float32) {
+	check("SoftmaxRowsBackward", rows*cols, y, gy, gx)
+	C.emu_softmax_rows_backward(ptr(y), ptr(gy), cint(rows), cint(cols), cbool(log), ptr(gx))
+}
+
+func checkTargets(what string, targets []int32, rows, cols int) {
+	if len(targets) != rows || cols < 1 {
+		panic(fmt.Sprintf("emu.%s: %d targets for %d rows of %d", what, len(targets), rows, cols))
+	}
+	for _, t := range targets {
+		if t != -100 && (t < 0 || int(t) >= cols) {
+			panic(fmt.Sprintf("emu.%s: target %d outside [0, %d)", what, t, cols))
+		}
+	}
+}
+
+// CrossEntropyRows is the repro_cross_entropy_rows kernel; losses holds
+// rows float64s (2*rows float32 slots).
+func CrossEntropyRows(x []float32, targets []int32, rows, cols int, fma bool, probs, losses []float32) {
+	check("CrossEntropyRows", rows*cols, x, probs)
+	checkTargets("CrossEntropyRows", targets, rows, cols)
+	C.emu_cross_entropy_rows(ptr(x), iptr(targets), cint(rows), cint(cols), cbool(fma), ptr(probs), dptr("CrossEntropyRows", losses, rows))
+}
+
+// CrossEntropySum is the repro_cross_entropy_sum kernel.
+func CrossEntropySum(losses []float32, targets []int32, count int, out []float32) {
+	check("CrossEntropySum", 1, out)
+	rows := len(targets)
+	C.emu_cross_entropy_sum(dptr("CrossEntropySum", losses, rows), iptr(targets), cint(rows), cint(count), ptr(out))
+}
+
+// CrossEntropyBackward is the repro_cross_entropy_backward kernel.
+func CrossEntropyBackward(probs []float32, targets []int32, gy []float32, cols, count int, gx []float32) {
+	check("CrossEntropyBackward", len(probs), gx)
+	check("CrossEntropyBackward", 1, gy)
+	checkTargets("CrossEntropyBackward", targets, len(probs)/max(cols, 1), cols)
+	C.emu_cross_entropy_backward(ptr(probs), iptr(targets), ptr(gy), cint(cols), cint(count), ptr(gx), cint(len(gx)))
+}
+
+// SoftmaxBackwardBiasRows is the repro_softmax_backward_bias_rows kernel
+// (d in place, ds written).
+func SoftmaxBackwardBiasRows(p, d, ds []float32, rows, cols int, scale float32) {
+	check("SoftmaxBackwardBiasRows", rows*cols, p, d, ds)
+	C.emu_softmax_backward_bias_rows(ptr(p), ptr(d), ptr(ds), cint(rows), cint(cols), C.float(scale))
+}
+
+func checkBuckets(what string, buckets []int32, nb int) {
+	for _, b := range buckets {
+		if b < 0 || int(b) >= nb {
+			panic(fmt.Sprintf("emu.%s: bucket %d outside [0, %d)", what, b, nb))
+		}
+	}
+}
+
+// BucketBiasForward is the repro_bucket_bias_forward kernel: y [heads,
+// len(buckets)] from w [nb, heads].
+func BucketBiasForward(w []float32, heads int, buckets []int32, y []float32) {
+	check("BucketBiasForward", heads*len(buckets), y)
+	checkBuckets("BucketBiasForward", buckets, len(w)/max(heads, 1))
+	C.emu_bucket_bias_forward(ptr(w), cint(heads), iptr(buckets), cint(len(buckets)), ptr(y), cint(len(y)))
+}
+
+// BucketBiasBackward is the repro_bucket_bias_backward kernel.
+func BucketBiasBackward(g []float32, heads int, buckets []int32, gw []float32) {
+	check("BucketBiasBackward", heads*len(buckets), g)
+	checkBuckets("BucketBiasBackward", buckets, len(gw)/max(heads, 1))
+	C.emu_bucket_bias_backward(ptr(g), cint(heads), iptr(buckets), cint(len(buckets)), ptr(gw))
+}
+
+// SumSquares is the repro_sum_squares kernel: acc (one float64 in two
+// float32 slots) += the sum of x's squares.
+func SumSquares(x []float32, acc []float32) {
+	C.emu_sum_squares(ptr(x), cint(len(x)), dptr("SumSquares", acc, 1))
 }
 
 // Kernels presents the emulated kernels as a backend.Kernels, for testing
