@@ -208,13 +208,15 @@ func (f *attentionFn) Forward() (mat.Tensor, error) {
 		// cache): dot products over the visible keys only. Packing K and V
 		// for a one-row sgemm per head would cost more than the products.
 		ParallelFor(B*H, 8, func(lo, hi int) {
+			kt := allocRaw(16 * dh)
+			defer free(kt)
 			for bh := lo; bh < hi; bh++ {
 				b, h := bh/H, bh%H
 				q := Q[b*D+h*dh : b*D+h*dh+dh]
 				P := f.probs[bh*Tk : (bh+1)*Tk]
 				vis := visible(b, 0)
 				key := func(X []float32, j int) []float32 { return X[(b*Tk+j)*D+h*dh : (b*Tk+j)*D+h*dh+dh] }
-				j := 0
+				j := scoreKeys(q, K, b*Tk*D+h*dh, D, vis&^3, f.scale, P, kt)
 				for ; j+4 <= vis; j += 4 {
 					s0, s1, s2, s3 := dot4(q, key(K, j), key(K, j+1), key(K, j+2), key(K, j+3))
 					P[j], P[j+1], P[j+2], P[j+3] = f.scale*s0, f.scale*s1, f.scale*s2, f.scale*s3
@@ -292,10 +294,17 @@ func dot4(q, k0, k1, k2, k3 []float32) (s0, s1, s2, s3 float32) {
 	return s0, s1, s2, s3
 }
 
-// axpy4 adds a0*x0 + a1*x1 + a2*x2 + a3*x3 to y, y read and written once.
+// axpy4 adds a0*x0 + a1*x1 + a2*x2 + a3*x3 to y, y read and written once
+// (eight columns at a time where the CPU has AVX2, same bits).
 func axpy4(a0, a1, a2, a3 float32, x0, x1, x2, x3, y []float32) {
 	n := len(y)
 	x0, x1, x2, x3 = x0[:n], x1[:n], x2[:n], x3[:n]
+	if axpy4Vec != nil && n >= 8 {
+		a := [4]float32{a0, a1, a2, a3}
+		v := n &^ 7
+		axpy4Vec(&a, &x0[0], &x1[0], &x2[0], &x3[0], &y[0], v)
+		x0, x1, x2, x3, y = x0[v:], x1[v:], x2[v:], x3[v:], y[v:]
+	}
 	for i := range y {
 		y[i] += a0*x0[i] + a1*x1[i] + a2*x2[i] + a3*x3[i]
 	}
