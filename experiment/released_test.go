@@ -126,7 +126,7 @@ func TestReleasedRows(t *testing.T) {
 			if m.pooling == t5Read {
 				// Read as our GenSE encoders are: every reading parameter
 				// as the paper profile's embed stage has it.
-				embed := node["embed"]
+				embed := node[`embed["gense"]`]
 				for _, p := range []string{"mode", "template", "max_length"} {
 					if got, want := n.Params.GetAttr(p), embed.Params.GetAttr(p); !got.RawEquals(want) {
 						t.Errorf("%s: %s: %s %v, our encoder's %v", name, id, p, got, want)

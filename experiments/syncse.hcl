@@ -443,7 +443,7 @@ stage "scratch_22k" {
 # Table 4: GenSE's triplets, as many as SynCSE-partial's (deviation gense_row).
 stage "gense_eq" {
   uses     = "synth.mix"
-  a        = module.gense.filter.triplets
+  a        = module.gense.triplets
   count_of = stage.partial.triplets
   sample   = "random"
   seed     = var.seed

@@ -98,13 +98,13 @@ func TestGenSEPaperDomainAdaptation(t *testing.T) {
 	if str(rr, "source") != "askubuntu" || str(rr, "path") != vars["askubuntu"] {
 		t.Errorf("rerank reads %q from %q, want askubuntu from -var askubuntu", str(rr, "source"), str(rr, "path"))
 	}
-	for _, s := range []string{"embed_syn", "embed_ret_syn", "embed_in_syn"} {
+	for _, s := range []string{`embed_syn["gense"]`, `embed_syn["retrieval"]`, "embed_in_syn"} {
 		n := node(t, x, 0, s)
 		if bs, _ := param(n, "batch_size").AsBigFloat().Int64(); bs != 1024 || str(n, "small_data") != "one_batch" {
 			t.Errorf("%s: batch_size %d, small_data %q; want 1024 and one_batch", s, bs, str(n, "small_data"))
 		}
 	}
-	for _, s := range []string{"embed", "prompt_nli"} {
+	for _, s := range []string{`embed["gense"]`, `nli_only["prompt_nli"]`} {
 		if got := param(node(t, x, 0, s), "small_data"); got != cty.NilVal {
 			t.Errorf("%s (NLI): small_data %#v, want the default (refuse)", s, got)
 		}
@@ -118,7 +118,7 @@ func TestGenSEPaperDomainAdaptation(t *testing.T) {
 
 // TestGenSEHalfNLI: Table 7's 50% NLI row trains the generator/
 // discriminator on the same seeded half the contrastive stages read
-// (nli_train and nli_dev are drawn from nli_use), not on all of it; the
+// (nli_split["train"] and ["dev"] are drawn from nli_use), not on all of it; the
 // 100% row is the file as written.
 func TestGenSEHalfNLI(t *testing.T) {
 	x := loadPaper(t, "gense", "half_nli")
@@ -146,10 +146,10 @@ func TestGenSEHalfNLI(t *testing.T) {
 	if f, _ := param(up, "fraction").AsBigFloat().Float64(); f != 0.5 {
 		t.Errorf("50%% NLI: nli_use fraction %v", f)
 	}
-	if e := node(t, x, half, "nli_dev").Inputs["data"]; e.Node != up.ID {
+	if e := node(t, x, half, `nli_split["dev"]`).Inputs["data"]; e.Node != up.ID {
 		t.Errorf("50%% NLI: the generator's dev split samples %s, want nli_use", e.Node)
 	}
-	if e := node(t, x, half, "gen").Inputs["dev"]; !strings.HasPrefix(e.Node, "dev_instances") {
+	if e := node(t, x, half, "gen").Inputs["dev"]; !strings.HasPrefix(e.Node, `instances["dev"]`) {
 		t.Errorf("50%% NLI: gen's dev %v", e)
 	}
 	train, up = source(full)
