@@ -5,7 +5,9 @@
 // column vector per token and are far too slow for training; these
 // operators do one sgemm per matrix product (through backend.Current(), so
 // the same code runs on the pure-Go, OpenBLAS and CUDA backends) and plain
-// loops for the rest.
+// loops for the rest. The exception is attention on the CPU backend, which
+// fuses each (sequence, head) block's products, mask and softmax in cache
+// tiles with the per-head products' bits (attention_fused.go).
 //
 // Determinism. spago's ag.Backward runs every operator's backward in its
 // own goroutine and sums gradients in completion order, so when a tensor

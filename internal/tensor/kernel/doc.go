@@ -28,6 +28,12 @@
 // thread counts. (They can differ between the assembly and the portable
 // micro-kernel, i.e. between machines.)
 //
+// Direct (direct.go) computes a product, or any band of its rows and
+// columns, without packing and with the bits Sgemm gives it (ArithOf names
+// the per-element arithmetic: the assembly kernels' FMA chains or the
+// portable and small-product mul+add), for callers that keep small
+// products in their own cache tiles: the fused attention operator.
+//
 // Small products skip packing and goroutines: below a few hundred
 // multiply-adds a direct loop is faster than packing, and below half a
 // million the work is done on the calling goroutine (callers such as batched
