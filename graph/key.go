@@ -148,8 +148,14 @@ type keyDoc struct {
 	Backend string `json:"backend,omitempty"`
 }
 
-// Backends are the tensor backend families a key can name.
-var Backends = []string{"cpu", "openblas", "cuda"}
+// Backends are the tensor backend families a key can name. "emu" (the
+// emulated device, internal/tensor/backend/emudev) computes the CPU's bits
+// where Go does not fuse multiply-adds (amd64 below GOAMD64=v3) but is a
+// family of its own: elsewhere its never-fused kernels and the CPU's fused
+// operators differ, and a run on it is made to watch the device path (its
+// copies), which a cpu entry would skip; --any-backend serves either from
+// the other.
+var Backends = []string{"cpu", "openblas", "cuda", "emu"}
 
 // keyScheme changes whenever the key derivation changes, so old cache entries
 // are never mistaken for new ones.

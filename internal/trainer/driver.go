@@ -106,7 +106,11 @@ func driveWith(ctx context.Context, rec Recipe, cfg Config, out Output, backward
 			out.Report(p.Step, p.Total, status)
 		}
 		if p.Evaluated || p.Step == p.Total || p.Step%50 == 0 {
-			log.Info("train", "step", p.Step, "total", p.Total, "loss", p.Loss, "lr", p.LR, "grad_norm", p.GradNorm, "dev", p.Metric, "best", p.Best)
+			args := []any{"step", p.Step, "total", p.Total, "loss", p.Loss, "lr", p.LR, "grad_norm", p.GradNorm, "dev", p.Metric, "best", p.Best}
+			if p.OnDevice {
+				args = append(args, "copied_up_bytes", p.CopiedUp, "copied_down_bytes", p.CopiedDown)
+			}
+			log.Info("train", args...)
 		}
 		if j != nil && recErr == nil {
 			if r := rec.Record(p); r != nil {
@@ -127,6 +131,9 @@ func driveWith(ctx context.Context, rec Recipe, cfg Config, out Output, backward
 	}
 	if res.Resumed {
 		log.Info("resumed from the saved training state", "dir", cfg.Work)
+	}
+	if d := res.Device; d != nil {
+		logDevice(log, d)
 	}
 	if j != nil {
 		res.Records = j.lines
@@ -158,4 +165,25 @@ func WriteJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// logDevice logs what a run on a device copied: per update (mean and
+// largest, bytes up and down; the last update by label) and apart from
+// the updates (placing, evaluations, snapshots, the end).
+func logDevice(log *slog.Logger, d *DeviceReport) {
+	mean := func(n int64) int64 {
+		if d.Updates == 0 {
+			return 0
+		}
+		return n / int64(d.Updates)
+	}
+	log.Info("device copies", "device", d.Device, "updates", d.Updates,
+		"per_update_up_bytes", mean(d.StepUp), "per_update_down_bytes", mean(d.StepDown),
+		"max_update_up_bytes", d.MaxStepUp, "max_update_down_bytes", d.MaxStepDown,
+		"other_up_bytes", d.Other.UpBytes, "other_down_bytes", d.Other.DownBytes)
+	log.Info("device copies of the last update", "copies", d.LastStep.String())
+	log.Info("device copies outside the updates (placing, evaluations, snapshots, the end)", "copies", d.Other.String())
+	if d.Leaked > 0 {
+		log.Warn("device buffers still allocated after the run", "buffers", d.Leaked)
+	}
 }

@@ -29,6 +29,11 @@
 //     per-update journal records -- with progress and log lines; the
 //     families' recipes (internal/mlm, clm, seq2seq, contrastive) build
 //     one, so a training stage is parameter decoding plus one call.
+//   - On a backend with a device (cuda, the emulated "emu") the parameters
+//     and AdamW moments stay in device memory for the whole run and only
+//     the batch and the logged scalars cross per update (device.go); the
+//     arithmetic is the host's, so the emulated device ends with the CPU's
+//     weights bit for bit.
 //   - The loss of micro-batch i is its own graph; gradients of an
 //     accumulated step are summed across micro-batches and divided by their
 //     count, which equals the gradient of the mean loss over the combined
@@ -133,6 +138,10 @@ type Progress struct {
 	Evaluated   bool    // whether this update ran an evaluation
 	Elapsed     time.Duration
 	ETA         time.Duration
+	// OnDevice says the run trains on a device (device.go); CopiedUp and
+	// CopiedDown are the bytes this update copied to and from it.
+	OnDevice             bool
+	CopiedUp, CopiedDown int64
 }
 
 // Eval is one evaluation.
@@ -152,6 +161,8 @@ type Result struct {
 	History    []Eval
 	// Records are the recipe's journal, in update order (Drive only).
 	Records []json.RawMessage
+	// Device is what a run on a device copied (nil on the host).
+	Device *DeviceReport
 }
 
 // Trainer runs training. Params, Step and N are required.
@@ -305,6 +316,7 @@ func (t *Trainer) Run(ctx context.Context) (*Result, error) {
 		}
 	}
 	if r.st.Done {
+		r.leaveDevice()
 		return r.finish(), nil
 	}
 	for r.st.Step < r.pl.total {
@@ -333,6 +345,7 @@ func (t *Trainer) Run(ctx context.Context) (*Result, error) {
 		}
 	}
 	r.st.Done = true
+	r.leaveDevice()
 	if err := r.save(); err != nil {
 		return nil, err
 	}
@@ -366,6 +379,8 @@ type run struct {
 	saveCost time.Duration
 	now      func() time.Time
 	release  func()
+	// dev is the device the run trains on (device.go); nil on the host.
+	dev *onDevice
 }
 
 // check refuses a Trainer that cannot run.
@@ -425,7 +440,11 @@ func (t *Trainer) start() (*run, error) {
 		return nil, err
 	}
 	r.stepRNG = rand.New(r.stepSrc)
-	r.keepResident()
+	if r.placeOnDevice() {
+		r.release = r.leaveDevice
+	} else {
+		r.keepResident()
+	}
 	if r.res.Resumed {
 		// Re-derive the permutation from the saved epoch-start state.
 		saved := rand.NewPCG(0, 0)
@@ -515,6 +534,9 @@ func (r *run) newEpoch() error {
 // and the gradient norm before clipping.
 func (r *run) update(ctx context.Context) (lr, norm float64, err error) {
 	st, c := &r.st, r.c
+	if r.dev != nil {
+		r.dev.beginUpdate()
+	}
 	lossSum, micro := 0.0, 0
 	for micro < c.Accumulate && st.Micro < r.pl.microPerEpoch {
 		lo := st.Micro * c.BatchSize
@@ -527,20 +549,24 @@ func (r *run) update(ctx context.Context) (lr, norm float64, err error) {
 		micro++
 		st.Micro++
 	}
-	for i, p := range r.t.Params {
-		if p.Param.HasGrad() {
-			r.grads[i] = mat.Data[float32](p.Param.Grad())
-			if micro > 1 {
-				s := 1 / float32(micro)
-				for j := range r.grads[i] {
-					r.grads[i][j] *= s
+	if r.dev != nil {
+		norm = r.dev.gradients(micro, c.MaxGradNorm)
+	} else {
+		for i, p := range r.t.Params {
+			if p.Param.HasGrad() {
+				r.grads[i] = mat.Data[float32](p.Param.Grad())
+				if micro > 1 {
+					s := 1 / float32(micro)
+					for j := range r.grads[i] {
+						r.grads[i][j] *= s
+					}
 				}
+			} else {
+				r.grads[i] = nil // unused this step: AdamW skips it
 			}
-		} else {
-			r.grads[i] = nil // unused this step: AdamW skips it
 		}
+		norm = optim.ClipGradNorm(r.grads, c.MaxGradNorm)
 	}
-	norm = optim.ClipGradNorm(r.grads, c.MaxGradNorm)
 	if math.IsNaN(norm) || math.IsInf(norm, 0) {
 		return 0, 0, fmt.Errorf("train: step %d: gradient norm is %v", st.Step+1, norm)
 	}
@@ -548,9 +574,14 @@ func (r *run) update(ctx context.Context) (lr, norm float64, err error) {
 	if !c.ConstantLR {
 		lr *= optim.LinearSchedule(st.Step, r.pl.warmup, r.pl.total)
 	}
-	r.opt.Step(r.params, r.grads, lr, r.decay)
-	for _, p := range r.t.Params {
-		p.Param.ZeroGrad()
+	if r.dev != nil {
+		r.dev.step(r.opt, lr, r.decay)
+		r.dev.endUpdate()
+	} else {
+		r.opt.Step(r.params, r.grads, lr, r.decay)
+		for _, p := range r.t.Params {
+			p.Param.ZeroGrad()
+		}
 	}
 	st.Step++
 	st.LastLoss = lossSum / float64(micro)
@@ -599,6 +630,12 @@ func (r *run) evaluate(ctx context.Context) (bool, error) {
 	if !due {
 		return false, nil
 	}
+	if r.dev != nil {
+		// The evaluation runs on the host, on the current weights (and
+		// keepBest copies them).
+		r.dev.suspend()
+		defer r.dev.resume()
+	}
 	m, err := r.t.Eval(ctx)
 	if err != nil {
 		return false, fmt.Errorf("train: evaluation after step %d: %w", st.Step, err)
@@ -643,8 +680,12 @@ func (r *run) report(lr, norm float64, evaluated bool) {
 	el := r.now().Sub(r.start)
 	done := st.Step - r.startStep
 	eta := time.Duration(float64(el) / float64(done) * float64(r.pl.total-st.Step))
-	r.t.OnStep(Progress{Step: st.Step, Total: r.pl.total, Epoch: st.Epoch, Loss: st.LastLoss, LR: lr, GradNorm: norm,
-		Metric: r.lastMetric, Best: st.BestMetric, Evaluated: evaluated, Elapsed: el, ETA: eta})
+	p := Progress{Step: st.Step, Total: r.pl.total, Epoch: st.Epoch, Loss: st.LastLoss, LR: lr, GradNorm: norm,
+		Metric: r.lastMetric, Best: st.BestMetric, Evaluated: evaluated, Elapsed: el, ETA: eta}
+	if r.dev != nil {
+		p.OnDevice, p.CopiedUp, p.CopiedDown = true, r.dev.last.UpBytes, r.dev.last.DownBytes
+	}
+	r.t.OnStep(p)
 }
 
 // snapshotDue says whether to save the state after this update: at every
@@ -670,6 +711,9 @@ func (r *run) save() error {
 		if err := r.t.OnSave(); err != nil {
 			return fmt.Errorf("train: save state: %w", err)
 		}
+	}
+	if r.dev != nil && r.dev.moments != nil {
+		r.dev.sync(r.opt) // the host's weights and moments are the device's
 	}
 	b, err := r.stepSrc.MarshalBinary()
 	if err != nil {
@@ -703,7 +747,19 @@ func (r *run) finish() *Result {
 	out.Stopped = st.Stopped
 	out.LastLoss = st.LastLoss
 	out.History = st.History
+	if r.dev != nil {
+		rep := r.dev.report
+		out.Device = &rep
+	}
 	return out
+}
+
+// leaveDevice ends a run's time on its device (weights and moments back
+// in host memory, device memory freed); nothing on the host.
+func (r *run) leaveDevice() {
+	if r.dev != nil {
+		r.dev.leave(r.opt)
+	}
 }
 
 // marshalState encodes st for the safetensors metadata.

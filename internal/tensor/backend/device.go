@@ -190,6 +190,19 @@ func DeviceOf(b Backend) (Device, bool) {
 	return d.Device(), true
 }
 
+// NewDeviceOf returns a device of b for one user that reports its own
+// copies (a training run): a Device with its own copy counter -- on the
+// emulated device also its own memory, on a GPU the same memory --, so
+// that what other stages sharing the backend copy meanwhile is not
+// counted as the user's. false when b has no device.
+func NewDeviceOf(b Backend) (Device, bool) {
+	d, ok := b.(interface{ NewDevice() Device })
+	if !ok {
+		return nil, false
+	}
+	return d.NewDevice(), true
+}
+
 // Copies counts host<->device copies: how many and how many bytes each
 // way, in all and by label (the why of Upload and Download).
 type Copies struct {

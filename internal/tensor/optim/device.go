@@ -18,9 +18,68 @@ import (
 // allocates zeroed device memory instead) and are stale on the host until
 // Sync; the weights are stale on the host until tensor.Fetch.
 
-type deviceState struct {
+// Moments are an AdamW's moments in device memory (AdamW.ToDevice), for
+// StepDevice; the host's M and V are stale until Sync.
+type Moments struct {
 	dev  backend.Device
 	m, v []backend.Buffer
+}
+
+// ToDevice puts a's moments on dev: those not all zero are uploaded
+// (counted as "optimizer state"), zero ones are allocated zeroed.
+func (a *AdamW) ToDevice(dev backend.Device) *Moments {
+	mo := &Moments{dev: dev, m: make([]backend.Buffer, len(a.M)), v: make([]backend.Buffer, len(a.V))}
+	up := func(x []float32) backend.Buffer {
+		b := dev.Alloc(max(len(x), 1))
+		if slices.ContainsFunc(x, func(v float32) bool { return v != 0 }) {
+			dev.Upload(b, 0, x, "optimizer state")
+		}
+		return b
+	}
+	for i := range a.M {
+		mo.m[i], mo.v[i] = up(a.M[i]), up(a.V[i])
+	}
+	return mo
+}
+
+// StepDevice is Step for parameters placed on the moments' device
+// (tensor.Place): each parameter with a device gradient
+// (tensor.DeviceGrad) is updated there by the AdamW kernel, the same
+// arithmetic as Step; one without is skipped and not counted, as a nil
+// gradient. Nothing is copied.
+func (a *AdamW) StepDevice(mo *Moments, params []mat.Tensor, lr float64, weightDecay []float64) {
+	b1, b2, eps := float32(a.Beta1), float32(a.Beta2), float32(a.Eps)
+	for i, p := range params {
+		g, ok := tensor.DeviceGrad(p)
+		if !ok {
+			continue // no gradient: skipped, not counted (PyTorch's rule)
+		}
+		d, pb, ok := tensor.DeviceValue(p)
+		if !ok || d != mo.dev {
+			panic(fmt.Sprintf("optim: parameter %d is not placed on the moments' device", i))
+		}
+		decay, stepSize, sqrtBC2 := a.count(i, lr, weightDecay[i])
+		mo.dev.AdamW(pb, g, mo.m[i], mo.v[i], decay, b1, b2, stepSize, sqrtBC2, eps)
+		tensor.MarkDeviceChanged(p)
+	}
+}
+
+// Sync copies the device moments into a's M and V (counted as "optimizer
+// state"), for a checkpoint.
+func (mo *Moments) Sync(a *AdamW) {
+	for i := range mo.m {
+		mo.dev.Download(a.M[i], mo.m[i], 0, "optimizer state")
+		mo.dev.Download(a.V[i], mo.v[i], 0, "optimizer state")
+	}
+}
+
+// Free frees the device moments (Sync first to keep them).
+func (mo *Moments) Free() {
+	for i := range mo.m {
+		mo.dev.Free(mo.m[i])
+		mo.dev.Free(mo.v[i])
+	}
+	mo.m, mo.v = nil, nil
 }
 
 // device returns the device of the parameters when they are placed: all of
@@ -44,31 +103,14 @@ func (o *Params) device() (backend.Device, bool) {
 }
 
 func (o *Params) stepDevice(dev backend.Device) {
-	a := o.opt
 	if o.ds == nil || o.ds.dev != dev {
-		o.ds = &deviceState{dev: dev, m: make([]backend.Buffer, len(o.params)), v: make([]backend.Buffer, len(o.params))}
-		up := func(x []float32) backend.Buffer {
-			b := dev.Alloc(max(len(x), 1))
-			if slices.ContainsFunc(x, func(v float32) bool { return v != 0 }) {
-				dev.Upload(b, 0, x, "optimizer state")
-			}
-			return b
-		}
-		for i := range o.params {
-			o.ds.m[i], o.ds.v[i] = up(a.M[i]), up(a.V[i])
-		}
+		o.ds = o.opt.ToDevice(dev)
 	}
-	b1, b2, eps := float32(a.Beta1), float32(a.Beta2), float32(a.Eps)
+	leaves := make([]mat.Tensor, len(o.params))
 	for i, p := range o.params {
-		g, ok := tensor.DeviceGrad(p)
-		if !ok {
-			continue // no gradient: skipped, not counted (PyTorch's rule)
-		}
-		_, pb, _ := tensor.DeviceValue(p)
-		decay, stepSize, sqrtBC2 := a.count(i, o.lr, o.decay[i])
-		dev.AdamW(pb, g, o.ds.m[i], o.ds.v[i], decay, b1, b2, stepSize, sqrtBC2, eps)
-		tensor.MarkDeviceChanged(p)
+		leaves[i] = p
 	}
+	o.opt.StepDevice(o.ds, leaves, o.lr, o.decay)
 	for _, p := range o.params {
 		tensor.ZeroDeviceGrad(p)
 		p.ZeroGrad()
@@ -79,12 +121,8 @@ func (o *Params) stepDevice(dev backend.Device) {
 // "optimizer state"), for a checkpoint; it does nothing when the
 // optimiser has not run on a device.
 func (o *Params) Sync() {
-	if o.ds == nil {
-		return
-	}
-	for i := range o.params {
-		o.ds.dev.Download(o.opt.M[i], o.ds.m[i], 0, "optimizer state")
-		o.ds.dev.Download(o.opt.V[i], o.ds.v[i], 0, "optimizer state")
+	if o.ds != nil {
+		o.ds.Sync(o.opt)
 	}
 }
 
@@ -94,11 +132,8 @@ func (o *Params) Release() {
 	if o.ds == nil {
 		return
 	}
-	o.Sync()
-	for i := range o.params {
-		o.ds.dev.Free(o.ds.m[i])
-		o.ds.dev.Free(o.ds.v[i])
-	}
+	o.ds.Sync(o.opt)
+	o.ds.Free()
 	o.ds = nil
 }
 

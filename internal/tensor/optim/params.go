@@ -32,7 +32,7 @@ type Params struct {
 	decay  []float64
 	data   [][]float32
 	grads  [][]float32
-	ds     *deviceState // moments on the device (device.go)
+	ds     *Moments // moments on the device (device.go)
 }
 
 // ForParams prepares AdamW for params (the list and its order are fixed

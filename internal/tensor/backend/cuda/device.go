@@ -36,6 +36,10 @@ func (b *Backend) Device() backend.Device {
 	return b.dev
 }
 
+// NewDevice returns the GPU as a backend.Device with its own copy counter
+// (backend.NewDeviceOf): the same memory, kernels and device goroutine.
+func (b *Backend) NewDevice() backend.Device { return &Device{b: b} }
+
 // dbuf is device memory of n 4-byte elements.
 type dbuf struct {
 	d   *Device

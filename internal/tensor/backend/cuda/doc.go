@@ -111,7 +111,9 @@
 // measures throughput.
 //
 // What this backend is not yet: the one-query decoding attention still
-// runs on the host (its values copied across, counted), the trainer does
-// not place weights yet (stages use the copy-per-call path above), and
-// mixed precision (TF32, bf16 with an FP32 master copy) is not written.
+// runs on the host (its values copied across, counted), and mixed
+// precision (TF32, bf16 with an FP32 master copy) is not written. The
+// trainer (internal/trainer) places a training stage's weights and AdamW
+// moments on the device for the whole run (Backend.NewDevice: its own
+// copy counter) and logs what each update copies.
 package cuda

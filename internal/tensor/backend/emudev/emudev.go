@@ -87,6 +87,10 @@ func (b *Backend) Name() string { return "emu" }
 // Device returns the emulated device (backend.DeviceOf).
 func (b *Backend) Device() backend.Device { return b.dev }
 
+// NewDevice returns a fresh emulated device (its own memory and counter:
+// backend.NewDeviceOf).
+func (b *Backend) NewDevice() backend.Device { return &Device{free: map[int][]*buffer{}} }
+
 // Dev is Device with its concrete type (Live, Copies).
 func (b *Backend) Dev() *Device { return b.dev }
 
