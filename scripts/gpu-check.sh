@@ -17,11 +17,12 @@
 #    copy-path Kernels and the device kernels), cuBLAS against the CPU,
 #    three conformance training steps against the CPU on the copy path
 #    (TestTrainingStepMatchesCPU) and on the device-resident path
-#    (TestDeviceStepsMatchCPU, which also checks the bytes copied per step).
-# 4. Prints throughput: a BERT-base-shaped training step (device-resident),
-#    a T5-base-shaped training step and GPT-2-small-shaped generation
-#    tokens/s (both still on the copy path), each with the fraction of the
-#    GPU's FP32 peak (the table in scripts/gpubench/peak.go).
+#    (TestDeviceStepsMatchCPU, TestDeviceContrastiveAndPaSeRMatchCPU, which
+#    also check the bytes copied per step).
+# 4. Prints throughput: BERT-base-shaped and T5-base-shaped training steps
+#    (device-resident) and GPT-2-small-shaped generation tokens/s (still on
+#    the copy path), each with the fraction of the GPU's FP32 peak (the
+#    table in scripts/gpubench/peak.go).
 #
 # Ends with one line, "gpu-check: PASSED" (exit 0) or "gpu-check: FAILED:
 # <what>" (exit 1). GPU_CHECK_STEPS sets the training steps timed (default

@@ -1,9 +1,9 @@
 // Command gpubench measures training and generation throughput on a GPU
-// for scripts/gpu-check.sh: a BERT-base-shaped training step with the whole
-// step on the device (internal/tensor's device path), a T5-base-shaped
-// training step and GPT-2-small-shaped generation (both still on the
-// copy-per-call path: their operators have no device path yet), each with
-// the fraction of the GPU's FP32 peak it reaches. It needs -tags cuda; built
+// for scripts/gpu-check.sh: BERT-base-shaped and T5-base-shaped training
+// steps with the whole step on the device (internal/tensor's device path)
+// and GPT-2-small-shaped generation (still on the copy-per-call path: the
+// one-query decoding attention has no device path yet), each with the
+// fraction of the GPU's FP32 peak it reaches. It needs -tags cuda; built
 // without, it says so and exits 2.
 //
 //	go run -tags cuda ./scripts/gpubench [-steps N] [-quick]

@@ -2,12 +2,21 @@ package emudev
 
 import (
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/nlpodyssey/spago/mat"
+	"github.com/nlpodyssey/spago/nn"
+
 	"repro/internal/model/conformance"
+	"repro/internal/model/gpt2"
+	"repro/internal/model/t5"
+	"repro/internal/model/transformer"
+	"repro/internal/tensor"
 	"repro/internal/tensor/backend"
+	"repro/internal/tensor/optim"
 )
 
 // mulAdd is compiled like the operators' a*b + c.
@@ -229,4 +238,161 @@ func TestCopyPathCounts(t *testing.T) {
 	if perStep <= 10*want.InputBytes[0] {
 		t.Errorf("the copy path moved %d B per step: no more than 10x the batch (%d B)? the counting is broken", perStep, want.InputBytes[0])
 	}
+}
+
+// modelSteps runs three training steps of the model build returns (its
+// parameters and its loss function, which draws from rng) with AdamW, on
+// dev or on the host (dev nil): the losses, the weights afterwards and
+// each step's copies.
+func modelSteps(t *testing.T, dev backend.Device, build func(rng *rand.Rand) ([]*nn.Param, func(rng *rand.Rand) (mat.Tensor, error))) ([]float32, [][]float32, []backend.Copies) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 4))
+	params, lossOf := build(rng)
+	opt, err := optim.ForParams(params, optim.Config{LR: 1e-3, WeightDecay: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaves []mat.Tensor
+	for _, p := range params {
+		leaves = append(leaves, p)
+	}
+	if dev != nil {
+		tensor.Place(dev, leaves...)
+	}
+	var losses []float32
+	var perStep []backend.Copies
+	for s := 0; s < 3; s++ {
+		var before backend.Copies
+		if dev != nil {
+			before = dev.Copies()
+		}
+		l, err := lossOf(rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tensor.Backward(l); err != nil {
+			t.Fatal(err)
+		}
+		losses = append(losses, tensor.Data(l)[0])
+		opt.Step()
+		tensor.Release(l)
+		if dev != nil {
+			perStep = append(perStep, dev.Copies().Since(before))
+		}
+	}
+	if dev != nil {
+		opt.Release()
+		tensor.Unplace(leaves...)
+		tensor.DropIntCache(dev)
+	}
+	var weights [][]float32
+	for _, p := range params {
+		weights = append(weights, append([]float32(nil), tensor.Data(p)...))
+	}
+	return losses, weights, perStep
+}
+
+// checkModelSteps compares a model's steps on the emulated device with
+// the host's, bit for bit; the first step copies the batch (batch bytes,
+// under the batch's labels) and the loss, the others (the same batch,
+// held by the device) the loss alone; nothing falls back or stays
+// allocated.
+func checkModelSteps(t *testing.T, batch int64, build func(rng *rand.Rand) ([]*nn.Param, func(rng *rand.Rand) (mat.Tensor, error))) {
+	t.Helper()
+	wantL, wantW, _ := modelSteps(t, nil, build)
+	if wantL[0] == wantL[2] {
+		t.Fatalf("the model did not train: losses %v", wantL)
+	}
+	b := New()
+	gotL, gotW, perStep := modelSteps(t, b.Device(), build)
+	sameBits(t, "loss", gotL, wantL)
+	for i := range wantW {
+		sameBits(t, "weight", gotW[i], wantW[i])
+	}
+	checkSteps(t, perStep, func(s int) int64 {
+		if s == 0 {
+			return batch + 4
+		}
+		return 4
+	}, 4)
+	for l := range perStep[0].ByLabel {
+		switch l {
+		case "gather indices", "attention key lengths", "cross-entropy targets", "relative position buckets", "read by the caller":
+		default:
+			t.Errorf("step 0 copied %q: not the batch", l)
+		}
+	}
+	if n, bytes := b.Dev().Live(); n != 0 {
+		t.Errorf("%d device buffers (%d bytes) still allocated after the run", n, bytes)
+	}
+}
+
+// TestT5StepsOnDevice: a small T5 (relative position bias from a bucket
+// table, RMS norms, the gated tanh-GELU feed-forward of v1.1 with its own
+// output layer and v1.0's ReLU with the tied, scaled one, dropout, token
+// cross-entropy) trains on the emulated device to the CPU's bits.
+func TestT5StepsOnDevice(t *testing.T) {
+	needUnfused(t)
+	const B, S, T = 4, 9, 4
+	for _, ff := range []string{"gated-gelu", "relu"} {
+		t.Run(ff, func(t *testing.T) {
+			// Source and target ids and lengths, decoder inputs, targets,
+			// the encoder's and the decoder's bucket tables (4 B each).
+			batch := int64(4 * (B*S + B + 2*B*T + B + S*S + T*T))
+			checkModelSteps(t, batch, func(rng *rand.Rand) ([]*nn.Param, func(*rand.Rand) (mat.Tensor, error)) {
+				c := t5.DefaultConfig()
+				c.VocabSize, c.DModel, c.DKV, c.DFF, c.NumLayers, c.NumHeads, c.RelBuckets, c.RelMaxDistance = 60, 16, 8, 32, 2, 2, 8, 20
+				c.FeedForwardProj, c.TieWordEmbeddings = ff, ff == "relu"
+				m, err := t5.New(c, rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ex := make([]t5.Example, B)
+				for i := range ex {
+					ex[i].Source, ex[i].Target = make([]int, S-i), make([]int, T-i%2)
+					for j := range ex[i].Source {
+						ex[i].Source[j] = 2 + rng.IntN(c.VocabSize-2)
+					}
+					for j := range ex[i].Target {
+						ex[i].Target[j] = 2 + rng.IntN(c.VocabSize-2)
+					}
+				}
+				return m.Params(), func(rng *rand.Rand) (mat.Tensor, error) {
+					l, _, err := m.Loss(ex, rng)
+					return l, err
+				}
+			})
+		})
+	}
+}
+
+// TestGPT2StepsOnDevice: a small GPT-2 (fused QKV projection split by
+// SliceCols, Conv1D affines, causal attention over padded rows, tanh GELU,
+// tied output, dropout, causal LM cross-entropy) trains on the emulated
+// device to the CPU's bits.
+func TestGPT2StepsOnDevice(t *testing.T) {
+	needUnfused(t)
+	const B, T = 4, 10
+	// Token ids, positions, lengths and targets (4 B each).
+	batch := int64(4 * (3*B*T + B))
+	checkModelSteps(t, batch, func(rng *rand.Rand) ([]*nn.Param, func(*rand.Rand) (mat.Tensor, error)) {
+		c := gpt2.DefaultConfig()
+		c.VocabSize, c.NPositions, c.NEmbd, c.NLayer, c.NHead, c.BOSTokenID, c.EOSTokenID = 50, 16, 16, 2, 2, 49, 49
+		m, err := gpt2.New(c, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs := make([][]int, B)
+		for i := range seqs {
+			seqs[i] = make([]int, T-2*i)
+			for j := range seqs[i] {
+				seqs[i][j] = rng.IntN(c.VocabSize)
+			}
+		}
+		b, err := transformer.NewBatch(seqs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Params(), func(rng *rand.Rand) (mat.Tensor, error) { return m.Loss(b, rng) }
+	})
 }
