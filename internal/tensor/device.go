@@ -31,8 +31,11 @@ package tensor
 // When copies happen. Only at explicit points, each counted by the device
 // (backend.Copies, by label):
 //   - Place / Fetch / Unplace (weights: once per run);
-//   - the integer inputs of Gather, MeanPool and Attention (token ids,
-//     lengths) and the float inputs of losses (MSE targets): the batch;
+//   - the integer inputs of Gather, MeanPool, Attention, CrossEntropy and
+//     BucketBias (token ids, lengths, targets, buckets) and the float
+//     inputs of losses (MSE targets): the batch; leaves left in host
+//     memory (a loss's constant mask, a parameter not placed) are
+//     uploaded for each operator that reads them, labelled as such;
 //   - Data / Item on a device value: the host asks (the logged loss);
 //   - fallback, where an operator has no device path yet: it reads its
 //     device operands with Data (downloads), computes on the host, and
@@ -214,14 +217,20 @@ func deviceOf(op string, xs ...mat.Tensor) backend.Device {
 }
 
 // operand returns x's device buffer, uploading a host x (counted) into a
-// temporary that t frees at Release.
+// temporary that t frees at Release: an operator's host value (one without
+// a device path: a fallback), or a leaf in host memory (a constant such as
+// a loss's mask, or a parameter not placed), labelled apart.
 func (t *devTemps) operand(x mat.Tensor) backend.Buffer {
 	if v := devOf(x); v != nil {
 		return v.buf
 	}
+	why := "fallback: host operand of " + curOp()
+	if _, ok := x.(*ag.Operator); !ok {
+		why = "host leaf (a constant, or a parameter not placed) into " + curOp()
+	}
 	d := Data(x)
 	b := t.dev.Alloc(max(len(d), 1))
-	t.dev.Upload(b, 0, d, "fallback: host operand of "+curOp())
+	t.dev.Upload(b, 0, d, why)
 	return t.keep(b)
 }
 
