@@ -667,157 +667,176 @@ func pathOf(parts []step) ([]string, bool) {
 	return out, true
 }
 
+// resolveTrav resolves a traversal's root (stage, module, each, input,
+// previous, repeat) to the output it names; each root has its own method.
 func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc scope) (Ref, registry.Kind, bool) {
-	fail := func(r hcl.Range, summary, format string, args ...any) (Ref, registry.Kind, bool) {
-		e.errorf(r, summary, format, args...)
-		return Ref{}, "", false
-	}
 	switch root {
 	case "stage":
-		if len(parts) < 1 || parts[0].isIdx {
-			return fail(rng, "Invalid reference", "Write stage.NAME.OUTPUT.")
-		}
-		s, ok := e.m.stages[parts[0].name]
-		if !ok {
-			return fail(rng, "Reference to undeclared stage",
-				"There is no stage %q.%s", parts[0].name, Suggest(parts[0].name, e.visibleStages(sc)))
-		}
-		if s.repeat != nil && s.repeat != sc.repeat {
-			return fail(rng, "Reference into a repeat block",
-				"Stage %q runs once per round of repeat %q; refer to a round's result with repeat.%s.last.NAME or repeat.%s.round[N].NAME (NAME one of: %s).",
-				s.name, s.repeat.name, s.repeat.name, s.repeat.name, strings.Join(s.repeat.nextOrder, ", "))
-		}
-		if s.typ == nil {
-			return Ref{}, "", false
-		}
-		if s, parts, ok = e.pickInstance(s, parts, rng, e); !ok { // stage.NAME["KEY"] (foreach.go)
-			return Ref{}, "", false
-		}
-		if len(parts) < 2 || parts[1].isIdx {
-			return fail(rng, "Missing output name",
-				"Name one of the outputs of stage %q (%s): %s.", s.name, s.typ.Name, strings.Join(names(s.typ.Outputs), ", "))
-		}
-		port, ok := s.typ.Output(parts[1].name)
-		if !ok {
-			return fail(parts[1].rng, "Unknown output",
-				"Stage %q (%s) has no output %q.%s Its outputs: %s.", s.name, s.typ.Name, parts[1].name,
-				Suggest(parts[1].name, names(s.typ.Outputs)), strings.Join(names(s.typ.Outputs), ", "))
-		}
-		path, ok := pathOf(parts[2:])
-		if !ok {
-			return fail(rng, "Invalid reference", "Keys after an output are names, such as stage.eval.metrics.stsb.")
-		}
-		return Ref{Stage: e.prefix + sc.instance(s), Output: port.Name, Path: path}, port.Kind, true
-
+		return e.resolveStage(parts, rng, sc)
 	case "module":
 		return e.resolveModule(parts, rng)
-
 	case "each":
 		return e.resolveEach(parts, rng) // each.value.OUTPUT (foreach.go)
-
 	case "input":
 		return e.resolveInput(parts, rng) // module_inputs.go
-
 	case "previous":
-		r := sc.repeat
-		if r == nil {
-			return fail(rng, "Invalid reference", "previous.NAME is only defined inside a repeat block's stages.")
-		}
-		if len(parts) < 1 || parts[0].isIdx {
-			return fail(rng, "Invalid reference", "Write previous.NAME, NAME one of: %s.", strings.Join(r.nextOrder, ", "))
-		}
-		x := parts[0].name
-		if _, ok := r.next[x]; !ok {
-			return fail(rng, "Unknown previous value",
-				"Repeat %q carries no value %q from round to round.%s Its start and next define: %s.",
-				r.name, x, Suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
-		}
-		var ref Ref
-		var kind registry.Kind
-		var ok bool
-		if sc.round <= 1 {
-			expr, has := r.start[x]
-			if !has {
-				// next values without a start value are per-round results
-				// (metrics), read as repeat.R.round[N].X, not carried.
-				return fail(rng, "No start value",
-					"previous.%s in round 1 needs start = { %s = ... } in repeat %q.", x, x, r.name)
-			}
-			ref, kind, ok = e.carried("start", r, 0, x, expr, scope{})
-		} else {
-			ref, kind, ok = e.carried("next", r, sc.round-1, x, r.next[x], scope{repeat: r, round: sc.round - 1})
-		}
-		if !ok {
-			return Ref{}, "", false
-		}
-		path, good := pathOf(parts[1:])
-		if !good {
-			return fail(rng, "Invalid reference", "Keys after a value are names.")
-		}
-		ref.Path = append(append([]string(nil), ref.Path...), path...)
-		return ref, kind, true
-
+		return e.resolvePrevious(parts, rng, sc)
 	case "repeat":
-		if len(parts) < 2 || parts[0].isIdx || parts[1].isIdx {
-			return fail(rng, "Invalid reference", "Write repeat.NAME.last.VALUE or repeat.NAME.round[N].VALUE.")
-		}
-		r, ok := e.m.repeats[parts[0].name]
-		if !ok {
-			return fail(rng, "Reference to undeclared repeat block",
-				"There is no repeat block %q.%s", parts[0].name, Suggest(parts[0].name, slices.Sorted(maps.Keys(e.m.repeats))))
-		}
-		if r == sc.repeat {
-			return fail(rng, "Invalid reference",
-				"Inside repeat %q, refer to the previous round with previous.NAME.", r.name)
-		}
-		n := e.rounds[r]
-		if n == 0 {
-			return Ref{}, "", false // the rounds expression was already reported
-		}
-		rest := parts[2:]
-		var round int
-		switch parts[1].name {
-		case "last":
-			round = n
-		case "round":
-			if r.loop != nil {
-				return fail(parts[1].rng, "Round of a repeat with until",
-					"Repeat %q stops by `until`, so which of its rounds run is known only at run time; read its selected round with repeat.%s.last.NAME.", r.name, r.name)
-			}
-			if len(rest) < 1 || !rest[0].isIdx {
-				return fail(rng, "Invalid reference", "Write repeat.%s.round[N].VALUE with N from 1 to %d.", r.name, n)
-			}
-			if rest[0].index < 1 || rest[0].index > int64(n) {
-				return fail(rest[0].rng, "Round out of range",
-					"Repeat %q has %d rounds; round[%d] does not exist.", r.name, n, rest[0].index)
-			}
-			round = int(rest[0].index)
-			rest = rest[1:]
-		default:
-			return fail(parts[1].rng, "Invalid reference",
-				"After repeat.%s comes last or round[N], not %q.", r.name, parts[1].name)
-		}
-		if len(rest) < 1 || rest[0].isIdx {
-			return fail(rng, "Invalid reference", "Name a value of repeat %q: %s.", r.name, strings.Join(r.nextOrder, ", "))
-		}
-		x := rest[0].name
-		expr, ok := r.next[x]
-		if !ok {
-			return fail(rest[0].rng, "Unknown repeat value",
-				"Repeat %q's next has no value %q.%s It defines: %s.", r.name, x, Suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
-		}
-		ref, kind, good := e.carried("next", r, round, x, expr, scope{repeat: r, round: round})
-		if !good {
-			return Ref{}, "", false
-		}
-		path, good := pathOf(rest[1:])
-		if !good {
-			return fail(rng, "Invalid reference", "Keys after a value are names.")
-		}
-		ref.Path = append(append([]string(nil), ref.Path...), path...)
-		return ref, kind, true
+		return e.resolveRepeat(parts, rng, sc)
 	}
-	return fail(rng, "Invalid reference", "A reference is %s; %q is none of these.", refForms, root)
+	return e.refFail(rng, "Invalid reference", "A reference is %s; %q is none of these.", refForms, root)
+}
+
+// refFail reports a diagnostic and returns resolveTrav's failure.
+func (e *evaluator) refFail(r hcl.Range, summary, format string, args ...any) (Ref, registry.Kind, bool) {
+	e.errorf(r, summary, format, args...)
+	return Ref{}, "", false
+}
+
+// resolveStage resolves stage.NAME[["KEY"]].OUTPUT[.key...].
+func (e *evaluator) resolveStage(parts []step, rng hcl.Range, sc scope) (Ref, registry.Kind, bool) {
+	fail := e.refFail
+	if len(parts) < 1 || parts[0].isIdx {
+		return fail(rng, "Invalid reference", "Write stage.NAME.OUTPUT.")
+	}
+	s, ok := e.m.stages[parts[0].name]
+	if !ok {
+		return fail(rng, "Reference to undeclared stage",
+			"There is no stage %q.%s", parts[0].name, Suggest(parts[0].name, e.visibleStages(sc)))
+	}
+	if s.repeat != nil && s.repeat != sc.repeat {
+		return fail(rng, "Reference into a repeat block",
+			"Stage %q runs once per round of repeat %q; refer to a round's result with repeat.%s.last.NAME or repeat.%s.round[N].NAME (NAME one of: %s).",
+			s.name, s.repeat.name, s.repeat.name, s.repeat.name, strings.Join(s.repeat.nextOrder, ", "))
+	}
+	if s.typ == nil {
+		return Ref{}, "", false
+	}
+	if s, parts, ok = e.pickInstance(s, parts, rng, e); !ok { // stage.NAME["KEY"] (foreach.go)
+		return Ref{}, "", false
+	}
+	if len(parts) < 2 || parts[1].isIdx {
+		return fail(rng, "Missing output name",
+			"Name one of the outputs of stage %q (%s): %s.", s.name, s.typ.Name, strings.Join(names(s.typ.Outputs), ", "))
+	}
+	port, ok := s.typ.Output(parts[1].name)
+	if !ok {
+		return fail(parts[1].rng, "Unknown output",
+			"Stage %q (%s) has no output %q.%s Its outputs: %s.", s.name, s.typ.Name, parts[1].name,
+			Suggest(parts[1].name, names(s.typ.Outputs)), strings.Join(names(s.typ.Outputs), ", "))
+	}
+	path, ok := pathOf(parts[2:])
+	if !ok {
+		return fail(rng, "Invalid reference", "Keys after an output are names, such as stage.eval.metrics.stsb.")
+	}
+	return Ref{Stage: e.prefix + sc.instance(s), Output: port.Name, Path: path}, port.Kind, true
+}
+
+// resolvePrevious resolves previous.NAME[.key...] inside a repeat block:
+// the start value in round 1, else the previous round's next value.
+func (e *evaluator) resolvePrevious(parts []step, rng hcl.Range, sc scope) (Ref, registry.Kind, bool) {
+	fail := e.refFail
+	r := sc.repeat
+	if r == nil {
+		return fail(rng, "Invalid reference", "previous.NAME is only defined inside a repeat block's stages.")
+	}
+	if len(parts) < 1 || parts[0].isIdx {
+		return fail(rng, "Invalid reference", "Write previous.NAME, NAME one of: %s.", strings.Join(r.nextOrder, ", "))
+	}
+	x := parts[0].name
+	if _, ok := r.next[x]; !ok {
+		return fail(rng, "Unknown previous value",
+			"Repeat %q carries no value %q from round to round.%s Its start and next define: %s.",
+			r.name, x, Suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
+	}
+	var ref Ref
+	var kind registry.Kind
+	var ok bool
+	if sc.round <= 1 {
+		expr, has := r.start[x]
+		if !has {
+			// next values without a start value are per-round results
+			// (metrics), read as repeat.R.round[N].X, not carried.
+			return fail(rng, "No start value",
+				"previous.%s in round 1 needs start = { %s = ... } in repeat %q.", x, x, r.name)
+		}
+		ref, kind, ok = e.carried("start", r, 0, x, expr, scope{})
+	} else {
+		ref, kind, ok = e.carried("next", r, sc.round-1, x, r.next[x], scope{repeat: r, round: sc.round - 1})
+	}
+	if !ok {
+		return Ref{}, "", false
+	}
+	path, good := pathOf(parts[1:])
+	if !good {
+		return fail(rng, "Invalid reference", "Keys after a value are names.")
+	}
+	ref.Path = append(append([]string(nil), ref.Path...), path...)
+	return ref, kind, true
+}
+
+// resolveRepeat resolves repeat.NAME.last.VALUE or
+// repeat.NAME.round[N].VALUE, then keys.
+func (e *evaluator) resolveRepeat(parts []step, rng hcl.Range, sc scope) (Ref, registry.Kind, bool) {
+	fail := e.refFail
+	if len(parts) < 2 || parts[0].isIdx || parts[1].isIdx {
+		return fail(rng, "Invalid reference", "Write repeat.NAME.last.VALUE or repeat.NAME.round[N].VALUE.")
+	}
+	r, ok := e.m.repeats[parts[0].name]
+	if !ok {
+		return fail(rng, "Reference to undeclared repeat block",
+			"There is no repeat block %q.%s", parts[0].name, Suggest(parts[0].name, slices.Sorted(maps.Keys(e.m.repeats))))
+	}
+	if r == sc.repeat {
+		return fail(rng, "Invalid reference",
+			"Inside repeat %q, refer to the previous round with previous.NAME.", r.name)
+	}
+	n := e.rounds[r]
+	if n == 0 {
+		return Ref{}, "", false // the rounds expression was already reported
+	}
+	rest := parts[2:]
+	var round int
+	switch parts[1].name {
+	case "last":
+		round = n
+	case "round":
+		if r.loop != nil {
+			return fail(parts[1].rng, "Round of a repeat with until",
+				"Repeat %q stops by `until`, so which of its rounds run is known only at run time; read its selected round with repeat.%s.last.NAME.", r.name, r.name)
+		}
+		if len(rest) < 1 || !rest[0].isIdx {
+			return fail(rng, "Invalid reference", "Write repeat.%s.round[N].VALUE with N from 1 to %d.", r.name, n)
+		}
+		if rest[0].index < 1 || rest[0].index > int64(n) {
+			return fail(rest[0].rng, "Round out of range",
+				"Repeat %q has %d rounds; round[%d] does not exist.", r.name, n, rest[0].index)
+		}
+		round = int(rest[0].index)
+		rest = rest[1:]
+	default:
+		return fail(parts[1].rng, "Invalid reference",
+			"After repeat.%s comes last or round[N], not %q.", r.name, parts[1].name)
+	}
+	if len(rest) < 1 || rest[0].isIdx {
+		return fail(rng, "Invalid reference", "Name a value of repeat %q: %s.", r.name, strings.Join(r.nextOrder, ", "))
+	}
+	x := rest[0].name
+	expr, ok := r.next[x]
+	if !ok {
+		return fail(rest[0].rng, "Unknown repeat value",
+			"Repeat %q's next has no value %q.%s It defines: %s.", r.name, x, Suggest(x, r.nextOrder), strings.Join(r.nextOrder, ", "))
+	}
+	ref, kind, good := e.carried("next", r, round, x, expr, scope{repeat: r, round: round})
+	if !good {
+		return Ref{}, "", false
+	}
+	path, good := pathOf(rest[1:])
+	if !good {
+		return fail(rng, "Invalid reference", "Keys after a value are names.")
+	}
+	ref.Path = append(append([]string(nil), ref.Path...), path...)
+	return ref, kind, true
 }
 
 // carried resolves a start or next value of repeat r, guarding against
