@@ -70,6 +70,11 @@ type StageType struct {
 	// CPUOnly marks a tensor type that cannot use a GPU (its default
 	// resources ask for none).
 	CPUOnly bool
+	// Light marks a tensor type whose runs need little (an evaluation:
+	// encode a test set, score it): on the CPU the runner runs one beside
+	// a long tensor stage within -j instead of after it, so a run stopped
+	// early keeps every cell that was ready (see package runner).
+	Light bool
 	// Resources are the type's defaults for what one run needs (zero
 	// fields: see DefaultResources).
 	Resources Resources

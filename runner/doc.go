@@ -65,11 +65,15 @@
 // already spreads each matrix operation over every core, so two tensor
 // stages at once on a small machine only split the same cores, double
 // peak memory and thrash the caches, while finishing one first also
-// unblocks its dependants earlier. Non-tensor stages (data preparation,
-// text processing) still run beside a tensor stage. The device is in the
-// stage's Env and in the run's provenance; the Local executor binds the
-// tensor backend to it (see Local for why that serialises tensor stages
-// within one process).
+// unblocks its dependants earlier. Two kinds of stage still run beside a
+// tensor stage: non-tensor stages (data preparation, text processing), and,
+// when Jobs >= 2, one light tensor stage (registry.StageType.Light: the
+// evaluations), in a lane of its own, so that a cell whose evaluation is
+// ready does not wait for a long training to end (a run stopped early keeps
+// it). The device is in the stage's Env and in the run's provenance; the
+// Local executor binds the tensor backend to it, and tensor stages on the
+// CPU share one binding (see Local for why that is safe and bit-identical,
+// and why stages on different devices wait for each other).
 //
 // A failing stage does not stop the stages that do not depend on it; its
 // dependants are skipped. A panic in a stage is recovered and reported as

@@ -56,12 +56,21 @@ type Outcome struct {
 // Local runs stages in this process.
 //
 // Tensor operators dispatch through one process-wide backend
-// (internal/tensor/backend.Current), so a process can compute on one
-// device at a time: when Bind is set, Local runs tensor stages one after
-// another, binding each stage's device (and backend family) before it
-// starts. Stages on several GPUs at once need one process per GPU -- the
-// stage mode that a cluster executor runs -- rather than threads sharing a
-// global. Non-tensor stages run beside them freely.
+// (internal/tensor/backend.Current), so a process computes on one device
+// at a time: when Bind is set, Local binds each tensor stage's device (and
+// backend family) before it starts, and a stage that needs another binding
+// waits until every stage using the current one has finished. Tensor
+// stages on the CPU with the same CPU backend share one binding and run
+// at once when the scheduler lets them (a light stage beside a heavy one):
+// the CPU backends are safe to call from several goroutines and give the
+// same bits whatever runs beside them (fixed partitions and reduction
+// orders, no global generator: dropout draws from each model's own
+// *rand.Rand), and the tensor package's buffer free lists
+// (internal/tensor/arena.go) hand each buffer to one holder at a time and
+// never let a value depend on which buffer it got (zeroed, or written
+// whole before it is read). Stages on several GPUs at once need one process
+// per GPU -- the stage mode that a cluster executor runs -- rather than
+// threads sharing a global. Non-tensor stages run beside them freely.
 type Local struct {
 	Store *store.Store
 	// Bind, when set, is called before a tensor stage runs with the device
@@ -75,7 +84,63 @@ type Local struct {
 	// log (a cluster job copies it to the job's own log).
 	LogCopy io.Writer
 
-	tensor sync.Mutex
+	// The current binding: its device, how many stages use it, and how to
+	// release it; stages that wait for a binding take tickets and are
+	// served in order.
+	bmu              sync.Mutex
+	bcond            *sync.Cond
+	bdev             registry.Device
+	busers           int
+	brelease         func()
+	bticket, bserved int
+}
+
+// shareable reports whether stages on d may share one binding: the CPU,
+// with a CPU backend (the CUDA backend's device state is not shared).
+func shareable(d registry.Device) bool {
+	return (d.Name == "cpu" || d.Name == "") && d.Backend != "cuda"
+}
+
+// bind binds d for one stage and returns the stage's release. A stage
+// joins the current binding when it is d's and shareable and no stage
+// waits; otherwise it waits its turn (first come, first served), then
+// joins the binding then current if it can, or binds d once the current
+// one is released. So a stage that needs a GPU is not starved by CPU
+// stages that keep sharing.
+func (l *Local) bind(d registry.Device) (func(), error) {
+	l.bmu.Lock()
+	defer l.bmu.Unlock()
+	if l.bcond == nil {
+		l.bcond = sync.NewCond(&l.bmu)
+	}
+	joins := func() bool { return l.busers > 0 && shareable(d) && l.bdev == d }
+	if !(joins() && l.bserved == l.bticket) {
+		turn := l.bticket
+		l.bticket++
+		for l.bserved != turn || (l.busers > 0 && !joins()) {
+			l.bcond.Wait()
+		}
+		l.bserved++
+		l.bcond.Broadcast() // the next ticket may join what this one binds
+	}
+	if l.busers == 0 {
+		release, err := l.Bind(d)
+		if err != nil {
+			return nil, err
+		}
+		l.bdev, l.brelease = d, release
+	}
+	l.busers++
+	return func() {
+		l.bmu.Lock()
+		defer l.bmu.Unlock()
+		l.busers--
+		if l.busers == 0 {
+			l.brelease()
+			l.brelease = nil
+			l.bcond.Broadcast()
+		}
+	}, nil
 }
 
 // Execute runs the job's stage with its outputs in a fresh temporary
@@ -117,9 +182,7 @@ func (l *Local) Execute(ctx context.Context, job *Job) (*Outcome, error) {
 		fmt.Fprintf(logf, "# the previous attempt's log: %s\n", prev)
 	}
 	if n.Type.Tensor && l.Bind != nil {
-		l.tensor.Lock()
-		defer l.tensor.Unlock()
-		release, err := l.Bind(job.Device)
+		release, err := l.bind(job.Device)
 		if err != nil {
 			fmt.Fprintf(logf, "# FAILED: device %s: %v\n", job.Device.Name, err)
 			return nil, fmt.Errorf("device %s: %w", job.Device.Name, err)

@@ -30,7 +30,8 @@ type Options struct {
 	// tensor stages always get "cpu".
 	Devices []string
 	// CPUTensorJobs is the most tensor stages running on the CPU at once
-	// (default 1; see the package doc for why).
+	// (default 1; see the package doc for why), not counting one light
+	// stage (registry.StageType.Light) beside them when Jobs >= 2.
 	CPUTensorJobs int
 	// Backend names the tensor backend family declared for the run ("cpu"
 	// default, "openblas", "cuda"): part of every tensor stage's key, and
@@ -157,7 +158,8 @@ type scheduler struct {
 	em        *emitter
 	jobs      *semaphore.Weighted // slots of Options.Jobs; a stage takes Resources.CPUs of them
 	cpuTensor chan struct{}
-	gpus      chan string // free GPUs
+	cpuLight  chan struct{} // the lane of one light tensor stage beside cpuTensor's
+	gpus      chan string   // free GPUs
 	hasGPU    bool
 	loops     []*loopRun // repeat blocks decided at run time (loop.go)
 
@@ -205,6 +207,7 @@ func Run(ctx context.Context, st *store.Store, g *graph.Graph, opts Options) (*R
 		em:        &emitter{fn: opts.Events},
 		jobs:      semaphore.NewWeighted(int64(opts.Jobs)),
 		cpuTensor: make(chan struct{}, opts.CPUTensorJobs),
+		cpuLight:  make(chan struct{}, 1),
 	}
 	var gpus []string
 	for _, d := range opts.Devices {
@@ -408,6 +411,24 @@ func (s *scheduler) exec(ctx context.Context, ns *nodeState) {
 			s.skip(ns, ctx.Err())
 			return
 		}
+	case n.Type.Tensor && n.Type.Light && s.opts.Jobs >= 2:
+		// A light stage (an evaluation) takes its own lane, so that it
+		// runs beside a long training stage instead of after it; when
+		// that lane is taken it may take the tensor lane, if free.
+		lane := s.cpuLight
+		select {
+		case s.cpuLight <- struct{}{}:
+		default:
+			select {
+			case s.cpuLight <- struct{}{}:
+			case s.cpuTensor <- struct{}{}:
+				lane = s.cpuTensor
+			case <-ctx.Done():
+				s.skip(ns, ctx.Err())
+				return
+			}
+		}
+		defer func() { <-lane }()
 	case n.Type.Tensor:
 		select {
 		case s.cpuTensor <- struct{}{}:

@@ -33,6 +33,7 @@ Also writes cosine_density.png: a Gaussian kernel density of the cosines per lev
 		Inputs:  []registry.Port{encoderPort, {Name: "data", Kind: registry.KindSTS, Doc: "STS pairs holding the task"}},
 		Outputs: []registry.Port{metricsPort},
 		Tensor:  true,
+		Light:   true,
 		Run:     runDensity,
 	}
 }

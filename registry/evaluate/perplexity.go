@@ -47,6 +47,7 @@ perplexity, nll, tokens (scored), sequences, sentences.`,
 		},
 		Outputs: []registry.Port{metricsPort},
 		Tensor:  true,
+		Light:   true,
 		Run:     runPerplexity,
 	}
 }

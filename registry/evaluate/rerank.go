@@ -31,6 +31,7 @@ queries = kept, dropped = dropped.`,
 		Inputs:  []registry.Port{encoderPort, {Name: "data", Kind: registry.KindRerank, Doc: "reranking queries"}},
 		Outputs: []registry.Port{metricsPort},
 		Tensor:  true,
+		Light:   true,
 		Run:     runRerank,
 	}
 }

@@ -41,6 +41,7 @@ duplicates = number of documents merged into an earlier one's class.`,
 		Inputs:  []registry.Port{encoderPort, {Name: "data", Kind: registry.KindDocuments, Doc: "documents with headlines"}},
 		Outputs: []registry.Port{metricsPort},
 		Tensor:  true,
+		Light:   true,
 		Run:     runRetrieval,
 	}
 }

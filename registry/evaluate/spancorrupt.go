@@ -51,6 +51,7 @@ A uniform guess over the vocabulary has perplexity = the vocabulary size.`,
 		Outputs: []registry.Port{metricsPort},
 		Seeded:  true,
 		Tensor:  true,
+		Light:   true,
 		Run:     runSpanCorruption,
 	}
 }

@@ -30,6 +30,7 @@ alignment (alpha 2, pairs with gold > 4) and uniformity (t 2, over the distinct 
 		Inputs:  []registry.Port{encoderPort, {Name: "data", Kind: registry.KindSTS, Doc: "STS pairs of any tasks (one split per task)"}},
 		Outputs: []registry.Port{metricsPort},
 		Tensor:  true,
+		Light:   true,
 		Run:     runSTS,
 	}
 }
