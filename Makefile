@@ -2,10 +2,12 @@
 # with Go on the PATH; `make setup` installs the system packages they need, as
 # root, and `make mini` runs it first; `make test` installs nothing):
 #   make mini   build repro and run the GenSE experiment in the mini profile
-#               (the mini T5's pretraining first; about 40 minutes cold on 2 cores)
+#               (the mini T5's pretraining imported from mirror/; NO_MIRROR=1
+#               pretrains it here first)
 #   make test   vet, unit tests, every experiment's `ci` profile and `repro check` against results/
 # and, longer:
 #   make reproduce   every experiment's `mini` profile, checked against results/
+#                    (NO_MIRROR=1: nothing imported from mirror/)
 SHELL := /bin/bash
 REPRO_DATA_DIR ?= $(abspath ../shared/data)
 export REPRO_DATA_DIR
@@ -19,7 +21,7 @@ build:
 	go build -o repro ./cmd/repro
 
 mini: setup build
-	./repro run experiments/gense.hcl --profile mini
+	./repro run experiments/gense.hcl --profile mini $(if $(NO_MIRROR),--no-mirror)
 
 unit:
 	go vet ./...

@@ -23,6 +23,7 @@ import (
 	"repro/graph"
 	"repro/internal/datadir"
 	"repro/registry"
+	"repro/store"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -60,6 +61,20 @@ type Experiment struct {
 	// Overrides are the --set and (value-changing) -var of this variant,
 	// as written; they name its reports apart from the plain profile's.
 	Overrides []string
+	// Mirror, when not nil, is the mirror of published stage outputs that
+	// Run and the plans consult on a cache miss (see MirrorDir).
+	Mirror *store.Mirror
+}
+
+// MirrorDir is where the repository holding the experiment file publishes
+// its mirror of stage outputs: mirror/ at the repository's root (the
+// nearest ancestor of the file's directory holding go.mod or .git).
+func MirrorDir(file string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	return filepath.Join(datadir.RepoRoot(filepath.Dir(abs)), "mirror")
 }
 
 // LoadError is a file that did not load: its diagnostics, with the files

@@ -25,5 +25,5 @@ func loopNotes(loops []runner.LoopResult) []string {
 
 // PlanDetailed is Plan with where each repeat block with `until` stands.
 func (x *Experiment) PlanDetailed(ctx context.Context, st *store.Store, backend string) (*runner.PlanResult, error) {
-	return runner.PlanDetailed(ctx, st, x.Graph, runner.PlanOptions{Scope: x.Scope, Fallback: []string{x.BaseScope}, Backend: backend})
+	return runner.PlanDetailed(ctx, st, x.Graph, runner.PlanOptions{Scope: x.Scope, Fallback: []string{x.BaseScope}, Backend: backend, Mirror: x.Mirror})
 }

@@ -67,7 +67,7 @@ func (x *Experiment) Run(ctx context.Context, st *store.Store, ro RunOptions) (*
 	}
 	ropts := runner.Options{
 		Jobs: ro.Jobs, Devices: ro.Devices, Backend: ro.Backend, AnyBackend: ro.AnyBackend, Version: ro.Version,
-		Scope: x.Scope, Partial: len(x.Config.Variants) > 1, Events: ro.Events, Executor: exec,
+		Scope: x.Scope, Partial: len(x.Config.Variants) > 1, Events: ro.Events, Executor: exec, Mirror: x.Mirror,
 	}
 	var out *Outcome
 	for attempt := 0; ; attempt++ {
@@ -169,7 +169,7 @@ func bindDevice(d registry.Device) (func(), error) {
 // Plan says what a run with that tensor backend ("" = cpu) would do and
 // why, without running anything. A nil store is an empty cache.
 func (x *Experiment) Plan(ctx context.Context, st *store.Store, backend string) ([]runner.PlanEntry, error) {
-	return runner.Plan(ctx, st, x.Graph, runner.PlanOptions{Scope: x.Scope, Fallback: []string{x.BaseScope}, Backend: backend})
+	return runner.Plan(ctx, st, x.Graph, runner.PlanOptions{Scope: x.Scope, Fallback: []string{x.BaseScope}, Backend: backend, Mirror: x.Mirror})
 }
 
 // SaveReport stores rep as the scope's latest report.

@@ -75,6 +75,17 @@
 // CPU share one binding (see Local for why that is safe and bit-identical,
 // and why stages on different devices wait for each other).
 //
+// # The mirror
+//
+// Options.Mirror (a store.Mirror: recorded runs published with the
+// repository) is consulted on a cache miss, under the key's lock: a node
+// whose key it holds is imported, each output verified against its digest,
+// recorded with the mirror's provenance, and reported cached (NodeResult.
+// Mirror; EventCached with Status "mirror"); a damaged object is refused
+// with an EventWarning and the stage runs. Plan says PlanMirror for such a
+// node, also when its key waits for a deterministic stage that will run
+// (ReasonMirror says what it assumes that stage writes). See mirror.go.
+//
 // A failing stage does not stop the stages that do not depend on it; its
 // dependants are skipped. A panic in a stage is recovered and reported as
 // that stage's failure, with the stack in its log. On cancellation running
@@ -98,5 +109,5 @@
 // Options.Events receives EventWaiting, EventCached, EventRunning (start,
 // then the stage's own progress: done/total/status with an ETA from the
 // rate since its first report, throttled to one per ProgressInterval),
-// EventDone, EventFailed and EventSkipped. Calls are serialised.
+// EventDone, EventFailed, EventSkipped and EventWarning. Calls are serialised.
 package runner

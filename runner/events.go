@@ -14,7 +14,8 @@ const (
 	// EventWaiting: the node waits for its inputs, a free job slot or
 	// device, or another process computing the same key (Status says which).
 	EventWaiting EventKind = iota
-	// EventCached: the node's key is in the cache; nothing runs.
+	// EventCached: the node's key is in the cache; nothing runs. Status
+	// is "mirror" when its outputs were imported from Options.Mirror.
 	EventCached
 	// EventRunning: the stage started (Device and Log set).
 	EventRunning
@@ -35,6 +36,10 @@ const (
 	// block's name and Status its decision (values by round, the selected
 	// round), Err set when it could not decide.
 	EventDecided
+	// EventWarning: something went wrong that does not stop the node (a
+	// damaged mirror object refused: the stage runs instead); Status
+	// says what.
+	EventWarning
 )
 
 func (k EventKind) String() string {
@@ -57,6 +62,8 @@ func (k EventKind) String() string {
 		return "stopped"
 	case EventDecided:
 		return "decided"
+	case EventWarning:
+		return "warning"
 	}
 	return "unknown"
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"repro/graph"
+	"repro/registry"
 	"repro/store"
 )
 
@@ -21,6 +22,7 @@ const (
 	PlanCached  PlanStatus = iota // its key is in the cache
 	PlanRun                       // it would run
 	PlanStopped                   // it would not run: its repeat block's `until` stops before its round
+	PlanMirror                    // it would not run: its output is imported from the mirror (PlanOptions.Mirror)
 )
 
 func (s PlanStatus) String() string {
@@ -29,6 +31,8 @@ func (s PlanStatus) String() string {
 		return "cached"
 	case PlanStopped:
 		return "not needed"
+	case PlanMirror:
+		return "mirror"
 	}
 	return "will run"
 }
@@ -51,6 +55,7 @@ const (
 	ReasonExternalError                     // the file or directory Name cannot be read (New: why)
 	ReasonUntil                             // Name: a repeat block with `until`; New: what of its decision the node waits for
 	ReasonBackendChanged                    // a tensor stage last ran on backend Old, the run declares New
+	ReasonMirror                            // (PlanMirror) the mirror in Name holds its output; Old: what it assumes of stages that run first
 )
 
 // Reason is one cause of a node being stale.
@@ -90,6 +95,11 @@ func (r Reason) String() string {
 		return fmt.Sprintf("repeat %s: %s", r.Name, r.New)
 	case ReasonBackendChanged:
 		return fmt.Sprintf("backend changed %s -> %s", r.Old, r.New)
+	case ReasonMirror:
+		if r.Old != "" {
+			return "in the mirror if " + r.Old + ": imported, not run"
+		}
+		return "in the mirror: imported, not run"
 	}
 	return "unknown reason"
 }
@@ -114,7 +124,8 @@ type PlanEntry struct {
 	Type   string
 	Key    string // "" when an input's stage will run first (its digest is not known yet)
 	Status PlanStatus
-	// Reasons explains a PlanRun entry; empty for PlanCached.
+	// Reasons explains a PlanRun entry (and a PlanMirror one: ReasonMirror);
+	// empty for PlanCached.
 	Reasons []Reason
 	// Cost, set by PlanCosts on a PlanRun entry whose stage type
 	// estimates its arithmetic, is that estimate; nil otherwise.
@@ -135,6 +146,12 @@ type PlanOptions struct {
 	Scope    string
 	Fallback []string // scopes that explain nodes Scope has no record of
 	Backend  string   // the run's tensor backend family (default cpu)
+	// Mirror, when not nil, is what a run would consult on a cache miss:
+	// a node whose key it holds (its archives present) is PlanMirror, and
+	// so is a node whose key waits for a stage that will run when the
+	// mirror holds a run of its type whose recorded inputs complete its
+	// key (ReasonMirror says what it assumes those stages write).
+	Mirror *store.Mirror
 }
 
 func Plan(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) ([]PlanEntry, error) {
@@ -158,31 +175,38 @@ func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, po PlanO
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	if st == nil {
+	if st == nil && po.Mirror == nil {
 		var plan []PlanEntry
 		for _, n := range g.Nodes {
 			plan = append(plan, PlanEntry{ID: n.ID, Type: n.Type.Name, Status: PlanRun, Reasons: []Reason{{Kind: ReasonNeverRun}}})
 		}
 		return &PlanResult{Entries: plan, Loops: newLoopPlans(g.Loops).results()}, nil
 	}
-	last, err := st.LastRuns(ctx, scope)
-	if err != nil {
-		return nil, err
-	}
-	for _, fb := range fallback {
-		more, err := st.LastRuns(ctx, fb)
-		if err != nil {
+	last := map[string]*store.LastRun{}
+	if st != nil {
+		var err error
+		if last, err = st.LastRuns(ctx, scope); err != nil {
 			return nil, err
 		}
-		for id, r := range more {
-			if _, ok := last[id]; !ok {
-				last[id] = r
+		for _, fb := range fallback {
+			more, err := st.LastRuns(ctx, fb)
+			if err != nil {
+				return nil, err
+			}
+			for id, r := range more {
+				if _, ok := last[id]; !ok {
+					last[id] = r
+				}
 			}
 		}
 	}
 	type known struct {
 		run     bool
-		outputs map[string]string // port -> digest, when cached
+		outputs map[string]string // port -> digest, when cached (or in the mirror)
+		// assumes: what a mirror entry at or above this node takes the
+		// outputs of stages that will run to be ("node\x00output" ->
+		// digest); empty when the digests are certain.
+		assumes map[string]string
 	}
 	state := map[string]known{}
 	extPaths := map[string]string{} // node ID + "\x00@name" -> path
@@ -203,19 +227,41 @@ func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, po PlanO
 			return nil, err
 		}
 		digests := map[string]string{}
-		var upRuns []Reason
+		var upRuns, assumedRuns []Reason
+		unknown := map[string]graph.Edge{} // input port -> its edge, whose stage will run
+		undecided := false                 // an input waits for a loop's decision
+		assumes := map[string]string{}
+		conflict := false // two mirror entries above assume different outputs of one stage
 		for _, port := range sortedPorts(n.Inputs) {
 			in, why := loops.edge(n.ID, n.Inputs[port])
 			if why != nil {
 				upRuns = append(upRuns, *why)
+				undecided = true
 				continue
 			}
 			up := state[in.Node]
 			if up.run {
 				upRuns = append(upRuns, Reason{Kind: ReasonInputRuns, Name: port, New: in.Node})
+				unknown[port] = in
 				continue
 			}
 			digests[port] = up.outputs[in.Output]
+			for _, k := range slices.Sorted(maps.Keys(up.assumes)) {
+				if d, ok := assumes[k]; ok && d != up.assumes[k] {
+					conflict = true
+				}
+				assumes[k] = up.assumes[k]
+				root, _, _ := strings.Cut(k, "\x00")
+				assumedRuns = append(assumedRuns, Reason{Kind: ReasonInputRuns, Name: port, New: root})
+			}
+		}
+		if st == nil && readsExternals(n) {
+			// No cache to hash its files with (plan creates none): its
+			// key is not known.
+			e.Status, e.Reasons = PlanRun, []Reason{{Kind: ReasonNeverRun}}
+			state[n.ID] = known{run: true}
+			plan = append(plan, e)
+			continue
 		}
 		if st != nil {
 			ext, err := externals(ctx, st, n)
@@ -232,6 +278,29 @@ func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, po PlanO
 			}
 		}
 		lr := last[n.ID]
+		if len(upRuns) > 0 && !undecided && !conflict {
+			if mr, assumed := mirrorGuess(po, n, params, digests, unknown, assumes); mr != nil {
+				e.Status, e.Key = PlanMirror, mr.Key
+				e.Reasons = append(e.Reasons, mirrorReason(po.Mirror, assumed))
+				state[n.ID] = known{outputs: mirrorOutputs(mr), assumes: assumed}
+				plan = append(plan, e)
+				continue
+			}
+		}
+		if len(upRuns) == 0 && len(assumes) > 0 {
+			// The inputs are what mirror entries above assume of a stage
+			// that runs first: in the mirror under that assumption, or
+			// waiting for that stage.
+			key := graph.KeyOf(n, params, digests, po.Backend)
+			if mr := po.Mirror.Lookup(key); mr != nil && !conflict && po.Mirror.Present(mr) {
+				e.Status, e.Key = PlanMirror, key
+				e.Reasons = append(e.Reasons, mirrorReason(po.Mirror, assumes))
+				state[n.ID] = known{outputs: mirrorOutputs(mr), assumes: assumes}
+				plan = append(plan, e)
+				continue
+			}
+			upRuns = dedupeReasons(assumedRuns)
+		}
 		if len(upRuns) > 0 {
 			e.Status = PlanRun
 			e.Reasons = append(append(e.Reasons, explain(n, params, nil, lr)...), upRuns...)
@@ -243,9 +312,12 @@ func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, po PlanO
 			continue
 		}
 		e.Key = graph.KeyOf(n, params, digests, po.Backend)
-		outs, err := st.Outputs(ctx, e.Key)
-		if err != nil {
-			return nil, err
+		var outs map[string]registry.Artifact
+		if st != nil {
+			var err error
+			if outs, err = st.Outputs(ctx, e.Key); err != nil {
+				return nil, err
+			}
 		}
 		if outs != nil && objectsPresent(outs) {
 			e.Status, e.Reasons = PlanCached, nil
@@ -255,6 +327,13 @@ func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, po PlanO
 			}
 			state[n.ID] = known{outputs: m}
 			loops.cached(n.ID, outs)
+			plan = append(plan, e)
+			continue
+		}
+		if mr := po.Mirror.Lookup(e.Key); mr != nil && po.Mirror.Present(mr) {
+			e.Status = PlanMirror
+			e.Reasons = append(e.Reasons, mirrorReason(po.Mirror, nil))
+			state[n.ID] = known{outputs: mirrorOutputs(mr)}
 			plan = append(plan, e)
 			continue
 		}
@@ -377,4 +456,78 @@ func diffParams(oldJSON, newJSON []byte) []Reason {
 		}
 	}
 	return rs
+}
+
+// mirrorGuess finds the mirrored run of n's type whose recorded inputs,
+// put in for the inputs whose stages will run (unknown), give its key: what
+// a run imports if those stages write what they wrote when the mirror was
+// recorded (deterministic stages do). It returns the run and everything
+// assumed so far, or nil.
+func mirrorGuess(po PlanOptions, n *graph.Node, params []byte, digests map[string]string, unknown map[string]graph.Edge, assumes map[string]string) (*store.MirrorRun, map[string]string) {
+	if po.Mirror == nil || len(unknown) == 0 {
+		return nil, nil
+	}
+	for _, mr := range po.Mirror.Runs(n.Type.Name, n.Type.Version) {
+		d, a := maps.Clone(digests), maps.Clone(assumes)
+		ok := true
+		for port, edge := range unknown {
+			v, has := mr.Inputs[port]
+			k := edge.Node + "\x00" + edge.Output
+			if old, had := a[k]; !has || (had && old != v) {
+				ok = false
+				break
+			}
+			d[port], a[k] = v, v
+		}
+		if ok && graph.KeyOf(n, params, d, po.Backend) == mr.Key && po.Mirror.Present(mr) {
+			return mr, a
+		}
+	}
+	return nil, nil
+}
+
+func mirrorOutputs(mr *store.MirrorRun) map[string]string {
+	m := map[string]string{}
+	for _, o := range mr.Outputs {
+		m[o.Port] = o.Digest
+	}
+	return m
+}
+
+// mirrorReason is a PlanMirror entry's reason: the mirror, and what it
+// assumes of the stages that will run first ("module.t5.corpus's sentences
+// come out as recorded (a78a7ac682bb)").
+func mirrorReason(m *store.Mirror, assumes map[string]string) Reason {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(assumes)) {
+		node, out, _ := strings.Cut(k, "\x00")
+		parts = append(parts, fmt.Sprintf("%s writes %s as recorded (%s)", node, out, short(assumes[k])))
+	}
+	return Reason{Kind: ReasonMirror, Name: m.Dir(), Old: strings.Join(parts, " and ")}
+}
+
+func dedupeReasons(rs []Reason) []Reason {
+	var out []Reason
+	seen := map[Reason]bool{}
+	for _, r := range rs {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// readsExternals reports whether n's stage reads files outside the store
+// (or cannot say), which only a cache can hash for its key.
+func readsExternals(n *graph.Node) bool {
+	if n.Type.Externals == nil {
+		return false
+	}
+	params, err := n.Type.DecodeParams(n.Params)
+	if err != nil {
+		return true
+	}
+	exts, err := n.Type.Externals(params)
+	return err != nil || len(exts) > 0
 }

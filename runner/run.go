@@ -61,6 +61,11 @@ type Options struct {
 	// ProgressInterval is the least time between two progress events of a
 	// stage (default 200ms).
 	ProgressInterval time.Duration
+	// Mirror, when not nil, is consulted on a cache miss: a stage whose key
+	// it holds is imported from it (each output verified against its
+	// digest) instead of run; a damaged mirror object is refused with an
+	// EventWarning and the stage runs. See mirror.go.
+	Mirror *store.Mirror
 
 	pass int // how many passes ran before this one (corrupt inputs recomputed)
 }
@@ -97,6 +102,12 @@ type NodeResult struct {
 	Device   string
 	Err      error
 	Log      string // ran or failed: the stage's log file
+	// Mirror is set on a cached node whose outputs were imported from
+	// Options.Mirror in this run.
+	Mirror bool
+	// Warnings are problems that did not stop the node (a mirror object
+	// refused: it ran instead).
+	Warnings []string
 }
 
 // Result holds the outcome of every node a Run considered, in graph order.
@@ -387,6 +398,9 @@ func (s *scheduler) exec(ctx context.Context, ns *nodeState) {
 	}
 	defer lock.Unlock()
 	if s.cached(ctx, ns, lr) {
+		return
+	}
+	if s.fromMirror(ctx, ns, lr) {
 		return
 	}
 	// The stage will read its inputs: make sure they are what their digests

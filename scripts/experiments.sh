@@ -12,12 +12,23 @@
 # One cache serves the whole run (a fresh one unless REPRO_CACHE is set), so a
 # stage that several experiments share -- a pretrained mini model declared
 # once -- runs once.
+# Stages whose recorded outputs the repository publishes in mirror/ (the
+# pretraining the mini profiles start from) are imported from it, verified,
+# instead of run; NO_MIRROR=1 rebuilds them from scratch. Each run says what
+# it imported, and this script says which it did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${REPRO_DATA_DIR:?set REPRO_DATA_DIR to the data directory (../shared/data)}"
 want="${1:-ci}"
 export REPRO_CACHE="${REPRO_CACHE:-$(mktemp -d)/cache}"
 echo "experiments ($want): cache $REPRO_CACHE"
+mirror=()
+if [ -n "${NO_MIRROR:-}" ]; then
+  mirror=(--no-mirror)
+  echo "experiments ($want): NO_MIRROR set: every stage is computed here, none imported from mirror/"
+else
+  echo "experiments ($want): stages published in mirror/ are imported from it (NO_MIRROR=1 rebuilds them)"
+fi
 ./repro validate experiments/*.hcl
 
 declare -A byprofile=()
@@ -33,7 +44,7 @@ for f in experiments/*.hcl; do
     continue
   fi
   t0=$(date +%s)
-  ./repro run "$f" --profile "$p"
+  ./repro run "$f" --profile "$p" "${mirror[@]}"
   echo "== $f ($p): $(($(date +%s) - t0)) s"
   name=$(basename "$f" .hcl)
   if [ "$want" = mini ] && [ ! -f "results/$name.$p.json" ]; then

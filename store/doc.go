@@ -59,6 +59,18 @@
 // holds the store lock (LockStore) shared and GC takes it exclusively, so GC
 // never removes what a running pipeline uses.
 //
+// # Mirror
+//
+// A mirror (mirror.go) is a read-only, content-addressed copy of recorded
+// runs published with a repository: index.json (key, stage, type, version,
+// parameters, input digests, provenance, outputs with digest, size and
+// compressed size) and objects/<digest>.tar.gz. ImportMirrorObject brings
+// one artifact into a cache only when what it unpacks to hashes to the
+// recorded digest (through tmp/ and PutObject, as any output); a damaged
+// archive is a *MirrorError and changes nothing. RefreshMirror publishes
+// runs of a cache within a budget of compressed bytes (DefaultMirrorBudget,
+// 30 MiB), refusing with a *BudgetError and changing nothing when over it.
+//
 // # Garbage collection
 //
 // GC keeps by default: runs named by any scope's last-run records (the

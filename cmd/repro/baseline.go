@@ -100,6 +100,7 @@ is not in this cache, say); the baseline must exist and have the same seeds.`,
 	cmd.Flags().StringSliceVar(&exactOnly, "exact-only", nil, "record these cells (names as in results/*.json) for the exact check alone: their seeds disagree by more than their value")
 	cmd.Flags().IntVarP(&ro.jobs, "jobs", "j", 2, "stages running at once")
 	cmd.Flags().StringVar(&ro.backend, "backend", "cpu", "tensor backend")
+	ro.mirror.register(cmd)
 	return cmd
 }
 

@@ -20,6 +20,7 @@ func newPlanCmd() *cobra.Command {
 	var devices []string
 	var asJSON, detailed bool
 	var ef execFlags
+	var mf mirrorFlags
 	cmd := &cobra.Command{
 		Use:   "plan FILE.hcl",
 		Short: "Show each stage in order, its key, and whether it is cached or will run and why; runs nothing",
@@ -40,6 +41,9 @@ Exit status: 0 success; 1 an error, or run would refuse to start; with --detaile
 			}
 			x, err := loadExperiment(file, &lf, defaultRegistry(), cmd.ErrOrStderr())
 			if err != nil {
+				return err
+			}
+			if x.Mirror, err = mf.open(file, cmd.ErrOrStderr()); err != nil {
 				return err
 			}
 			onSlurm, err := ef.slurm()
@@ -114,5 +118,6 @@ Exit status: 0 success; 1 an error, or run would refuse to start; with --detaile
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON: per stage its action and reasons, and whether run would refuse")
 	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when stages would run, 0 when everything is cached (1 stays an error)")
 	ef.register(cmd)
+	mf.register(cmd)
 	return cmd
 }

@@ -26,6 +26,7 @@ type display struct {
 	order    []string
 	state    map[string]runner.Event
 	lastLine map[string]time.Time // plain mode: last progress line per node
+	warnings []string             // tty mode: shown under the summary line
 	drawn    int                  // tty mode: lines drawn last time
 	stop     chan struct{}
 	done     chan struct{}
@@ -84,6 +85,16 @@ func (d *display) Close() {
 func (d *display) Event(ev runner.Event) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if ev.Kind == runner.EventWarning {
+		// Not a state of the node: said once, kept on the screen.
+		line := fmt.Sprintf("%-8s %s (%s): %s", "warning", ev.Node, ev.Type, ev.Status)
+		if d.tty {
+			d.warnings = append(d.warnings, line)
+		} else {
+			fmt.Fprintf(d.w, "[%7s] %s\n", shortDur(time.Since(d.start)), line)
+		}
+		return
+	}
 	prev, seen := d.state[ev.Node]
 	progress := ev.Kind == runner.EventProgress
 	if progress {
@@ -164,7 +175,7 @@ func (d *display) height() int {
 // followed by the failed, running and waiting stages, as many as fit
 // ("... and N more waiting" for the rest). height 0: no limit.
 func (d *display) screen(height int) []string {
-	var finished, ran, cached int
+	var finished, ran, cached, mirrored int
 	var active, waiting []string
 	var eta time.Duration
 	for _, id := range d.order {
@@ -179,6 +190,9 @@ func (d *display) screen(height int) []string {
 		case runner.EventCached:
 			finished++
 			cached++
+			if ev.Status == runner.MirrorStatus {
+				mirrored++
+			}
 		case runner.EventStopped, runner.EventSkipped:
 			finished++
 		case runner.EventWaiting:
@@ -190,11 +204,15 @@ func (d *display) screen(height int) []string {
 			active = append(active, d.line(ev))
 		}
 	}
-	summary := fmt.Sprintf("%d of %d stages finished (%d ran, %d cached), elapsed %s", finished, len(d.order), ran, cached, shortDur(time.Since(d.start)))
+	counts := fmt.Sprintf("%d ran, %d cached", ran, cached)
+	if mirrored > 0 {
+		counts += fmt.Sprintf(", %d of them from the mirror", mirrored)
+	}
+	summary := fmt.Sprintf("%d of %d stages finished (%s), elapsed %s", finished, len(d.order), counts, shortDur(time.Since(d.start)))
 	if eta > 0 {
 		summary += ", ETA " + shortDur(eta) + " for the running stages"
 	}
-	lines := append([]string{summary}, active...)
+	lines := append(append([]string{summary}, d.warnings...), active...)
 	if height <= 0 {
 		return append(lines, waiting...)
 	}
@@ -225,6 +243,9 @@ func (d *display) line(ev runner.Event) string {
 		}
 		return s
 	case runner.EventCached:
+		if ev.Status == runner.MirrorStatus {
+			return fmt.Sprintf("%-8s %s: imported from the mirror", "cached", name)
+		}
 		return fmt.Sprintf("%-8s %s", "cached", name)
 	case runner.EventRunning:
 		s := fmt.Sprintf("%-8s %s", "running", name)

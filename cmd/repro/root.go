@@ -76,6 +76,7 @@ paper's table beside the reproduced one.
 		newResultsCmd(),
 		newCheckCmd(),
 		newCacheCmd(),
+		newMirrorCmd(),
 		newBaselineCmd(),
 		newFmtCmd(),
 		newDocsCmd(),

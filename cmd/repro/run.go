@@ -53,6 +53,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().BoolVarP(&ro.verbose, "verbose", "v", false, "print each cell's difference, tolerance and verdict, and the stages' generated samples, under the table")
 	cmd.Flags().BoolVar(&ro.asJSON, "json", false, "stream the run as JSON, one object per line: stage events (cached, started, progress, finished, failed) with keys, durations and output digests, then the table's cells and a summary")
 	ro.exec.register(cmd)
+	ro.mirror.register(cmd)
 	return cmd
 }
 
@@ -131,6 +132,7 @@ type runOpts struct {
 	asJSON     bool       // --json: the event stream instead of progress and tables
 	verbose    bool       // --verbose: per-cell detail and generated samples under the table
 	exec       *execFlags // nil: local
+	mirror     mirrorFlags
 }
 
 // runExperiment runs file and prints progress and the judged table. It
@@ -138,6 +140,9 @@ type runOpts struct {
 func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (*report.Report, error) {
 	x, err := loadExperiment(file, lf, defaultRegistry(), cmd.ErrOrStderr())
 	if err != nil {
+		return nil, err
+	}
+	if x.Mirror, err = ro.mirror.open(file, cmd.ErrOrStderr()); err != nil {
 		return nil, err
 	}
 	st, err := openStore(file)
@@ -191,6 +196,7 @@ func runExperiment(cmd *cobra.Command, file string, lf *loadFlags, ro runOpts) (
 		return oc.Report, streamResult(stream, x, oc)
 	}
 	writeTable(out, oc.Report, x.Judge(oc.Report, report.JudgeOptions{}), ro.verbose)
+	mirrorSummary(out, &ro.mirror, x.Mirror, oc.Result)
 	if x.Targeted {
 		fmt.Fprintf(out, "\n--target: a partial run; the saved report and figures are unchanged\n")
 	} else {
@@ -236,6 +242,9 @@ func streamResult(stream *view.Events, x *experiment.Experiment, oc *experiment.
 			sum.Ran++
 		case runner.StatusCached:
 			sum.Cached++
+			if n.Mirror {
+				sum.Mirror++
+			}
 		case runner.StatusFailed:
 			sum.Failed++
 		}

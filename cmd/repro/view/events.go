@@ -31,7 +31,7 @@ func NewEvents(w io.Writer) *Events {
 type StageEvent struct {
 	Type      string            `json:"type"` // "stage"
 	Time      string            `json:"time"`
-	Event     string            `json:"event"` // cached, started, progress, finished, failed, skipped, stopped, decided
+	Event     string            `json:"event"` // cached, started, progress, finished, failed, skipped, stopped, decided, warning
 	Stage     string            `json:"stage"`
 	StageType string            `json:"stage_type,omitempty"`
 	Key       string            `json:"key,omitempty"`
@@ -48,7 +48,7 @@ type StageEvent struct {
 var eventNames = map[runner.EventKind]string{
 	runner.EventCached: "cached", runner.EventRunning: "started", runner.EventProgress: "progress",
 	runner.EventDone: "finished", runner.EventFailed: "failed", runner.EventSkipped: "skipped",
-	runner.EventStopped: "stopped", runner.EventDecided: "decided",
+	runner.EventStopped: "stopped", runner.EventDecided: "decided", runner.EventWarning: "warning",
 }
 
 // progressEvery is the least time between two progress lines of a stage.
@@ -96,6 +96,7 @@ type SummaryEvent struct {
 	Stages     int              `json:"stages"`
 	Ran        int              `json:"ran"`
 	Cached     int              `json:"cached"`
+	Mirror     int              `json:"mirror,omitempty"` // of the cached: imported from the mirror
 	Failed     int              `json:"failed"`
 	Cells      report.Tally     `json:"cells"`
 	Error      string           `json:"error,omitempty"`

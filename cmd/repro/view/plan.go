@@ -31,7 +31,7 @@ type PlanStage struct {
 	ID      string       `json:"id"`
 	Type    string       `json:"type"`
 	Key     string       `json:"key,omitempty"` // "" while an input's stage must run first
-	Action  string       `json:"action"`        // "cached", "run", "not needed"
+	Action  string       `json:"action"`        // "cached", "run", "not needed", "mirror"
 	Reasons []PlanReason `json:"reasons,omitempty"`
 	// Cost is the estimated arithmetic of a training stage that will run.
 	Cost   *PlanCost `json:"cost,omitempty"`
@@ -125,6 +125,7 @@ type PlanSummary struct {
 	Run       int `json:"run"`
 	Cached    int `json:"cached"`
 	NotNeeded int `json:"not_needed"`
+	Mirror    int `json:"mirror,omitempty"` // imported from the mirror, not run
 }
 
 // PlanRefusal is why run would not start.
@@ -175,6 +176,7 @@ var reasonKinds = map[runner.ReasonKind]string{
 	runner.ReasonInputRemoved: "input_removed", runner.ReasonMissing: "missing_from_cache",
 	runner.ReasonExternalChanged: "file_changed", runner.ReasonExternalError: "file_error",
 	runner.ReasonUntil: "until", runner.ReasonBackendChanged: "backend_changed",
+	runner.ReasonMirror: "mirror",
 }
 
 // NewPlan builds the plan's value from the runner's entries.
@@ -189,6 +191,9 @@ func NewPlan(file, profile, backend string, entries []runner.PlanEntry) *Plan {
 		case runner.PlanStopped:
 			s.Action = "not needed"
 			p.Summary.NotNeeded++
+		case runner.PlanMirror:
+			s.Action = "mirror"
+			p.Summary.Mirror++
 		default:
 			s.Action = "cached"
 			p.Summary.Cached++
@@ -232,10 +237,14 @@ func (p *Plan) Human(w io.Writer) {
 	tw.Flush()
 	p.humanCosts(w)
 	n := len(p.Stages)
+	mirror := ""
+	if p.Summary.Mirror > 0 {
+		mirror = fmt.Sprintf("; %d from the mirror", p.Summary.Mirror)
+	}
 	if p.Summary.NotNeeded > 0 {
-		fmt.Fprintf(w, "\n%d of %d stage(s) will run; %d cached; %d not needed (until).\n", p.Summary.Run, n, p.Summary.Cached, p.Summary.NotNeeded)
+		fmt.Fprintf(w, "\n%d of %d stage(s) will run; %d cached%s; %d not needed (until).\n", p.Summary.Run, n, p.Summary.Cached, mirror, p.Summary.NotNeeded)
 	} else {
-		fmt.Fprintf(w, "\n%d of %d stage(s) will run; %d cached.\n", p.Summary.Run, n, p.Summary.Cached)
+		fmt.Fprintf(w, "\n%d of %d stage(s) will run; %d cached%s.\n", p.Summary.Run, n, p.Summary.Cached, mirror)
 	}
 	for _, l := range p.Loops {
 		fmt.Fprintf(w, "repeat %s\n", l)
