@@ -32,6 +32,12 @@ func reportDeviations(ds []*dsl.Deviation) report.Deviations {
 	return out
 }
 
+// Deviations are the loaded profile's declared deviations, as its
+// reports list them: the file's, then the profile's own.
+func (x *Experiment) Deviations() report.Deviations {
+	return reportDeviations(x.Config.Deviations)
+}
+
 // BuildReport turns the experiment's expect blocks (and its ablation, if one
 // was expanded) into a report, reading each value through look.
 func (x *Experiment) BuildReport(look Lookup) *report.Report {
@@ -142,11 +148,12 @@ func (x *Experiment) BuildReport(look Lookup) *report.Report {
 
 // RecordedReport is the table of the recorded baseline bl, as a report:
 // each expect block's cell with the baseline's value (missing where the
-// baseline has none), for showing a recorded profile without running it.
+// baseline has none) and the profile's declared deviations as the file
+// declares them now, for showing a recorded profile without running it.
 func (x *Experiment) RecordedReport(bl *report.Baseline) *report.Report {
 	cfg := x.Config
 	r := &report.Report{Experiment: cfg.Experiment.Name, Title: cfg.Experiment.Title, Table: cfg.Experiment.Table,
-		File: x.File, Profile: x.Profile, Backend: bl.Backend}
+		File: x.File, Profile: x.Profile, Backend: bl.Backend, Deviations: reportDeviations(cfg.Deviations)}
 	if t, err := time.Parse(time.RFC3339, bl.Recorded); err == nil {
 		r.Time = t
 	}

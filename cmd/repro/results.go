@@ -49,8 +49,10 @@ func newResultsCmd() *cobra.Command {
 			case markdown:
 				report.WriteMarkdown(out, rep)
 			default:
+				// When it was recorded, then the table: the report ends
+				// with its deviation list.
+				fmt.Fprintf(out, "recorded %s\n", rep.Time.Format("2006-01-02 15:04:05 MST"))
 				writeTable(out, rep, x.Judge(rep, report.JudgeOptions{}), verbose)
-				fmt.Fprintf(out, "\nrecorded %s\n", rep.Time.Format("2006-01-02 15:04:05 MST"))
 			}
 			return nil
 		},
@@ -93,12 +95,12 @@ func showRecorded(cmd *cobra.Command, file string, lf *loadFlags, asJSON, markdo
 			asPaper.Profile = ""
 			js = report.Judge(&asPaper, nil, report.JudgeOptions{})
 		}
-		writeTable(out, rep, js, verbose)
 		seeds := ""
 		if len(bl.Seeds) > 0 {
 			seeds = fmt.Sprintf(", seeds %v (the value is the first's)", bl.Seeds)
 		}
-		fmt.Fprintf(out, "\nrecorded %s in %s on %s%s\n", bl.Recorded, x.BaselinePath(), bl.Backend, seeds)
+		fmt.Fprintf(out, "recorded %s in %s on %s%s\n", bl.Recorded, x.BaselinePath(), bl.Backend, seeds)
+		writeTable(out, rep, js, verbose)
 	}
 	return nil
 }

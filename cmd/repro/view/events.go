@@ -103,6 +103,9 @@ type SummaryEvent struct {
 	Report     string           `json:"report,omitempty"` // the markdown report's path
 	Figures    []string         `json:"figures,omitempty"`
 	Ablation   *report.Ablation `json:"ablation,omitempty"`
+	// Deviations are the report's declared differences from the paper
+	// ([] when there are none), last as in every report.
+	Deviations report.Deviations `json:"deviations"`
 }
 
 // Result writes the cells and the summary.
@@ -116,7 +119,7 @@ func (e *Events) Result(rep *report.Report, js []report.Judged, sum SummaryEvent
 	}
 	sum.Type, sum.Time = "summary", now
 	sum.Experiment, sum.Profile, sum.Backend, sum.Seed = rep.Experiment, orPaper(rep.Profile), rep.Backend, rep.Seed
-	sum.Ablation = rep.Ablation
+	sum.Ablation, sum.Deviations = rep.Ablation, rep.Deviations
 	_ = e.enc.Encode(sum)
 }
 

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gateDeviations are gate.hcl's with a deviation at top level (every
+// profile) and one in the mini profile.
+func gateDeviations(t *testing.T) string {
+	t.Helper()
+	file := workspace(t)
+	src, err := os.ReadFile("testdata/gate.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hcl := string(src) + `
+deviation "tfidf_row" {
+  what   = "the TF-IDF row's corpus"
+  paper  = "no TF-IDF row"
+  ours   = "TF-IDF fitted on STS-B train"
+  why    = "a row every machine can compute"
+  tables = ["STS-B test"]
+}
+`
+	hcl = strings.Replace(hcl, "profile \"mini\" {\n", `profile "mini" {
+  deviation "fewer_terms" {
+    what = "TF-IDF's vocabulary in this profile"
+    paper = "no TF-IDF row"
+    ours = "1,000 terms"
+    why = "smaller"
+  }
+`, 1)
+	if err := os.WriteFile(file, []byte(hcl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// textEndsWithDeviations: the last block of out is the deviation list,
+// naming each of names.
+func textEndsWithDeviations(t *testing.T, what, out string, names ...string) {
+	t.Helper()
+	i := strings.LastIndex(out, "\ndeviations from the paper (")
+	if i < 0 {
+		t.Errorf("%s: no deviation list:\n%s", what, out)
+		return
+	}
+	tail := strings.TrimRight(out[i+1:], "\n")
+	for _, l := range strings.Split(tail, "\n")[1:] {
+		if !strings.HasPrefix(l, "  ") {
+			t.Errorf("%s: %q follows the deviation list:\n%s", what, l, out)
+		}
+	}
+	for _, n := range names {
+		if !strings.Contains(tail, "  "+n+" ") && !strings.Contains(tail, "  "+n+":") {
+			t.Errorf("%s: the deviation list lacks %s:\n%s", what, n, tail)
+		}
+	}
+}
+
+// markdownEndsWithDeviations: the last block of md is the bullet list of
+// deviations, naming each of whats.
+func markdownEndsWithDeviations(t *testing.T, what, md string, whats ...string) {
+	t.Helper()
+	i := strings.LastIndex(md, "\n**Deviations from the paper**\n\n")
+	if i < 0 {
+		t.Errorf("%s: no deviation list:\n%s", what, md)
+		return
+	}
+	tail := strings.TrimRight(md[i+len("\n**Deviations from the paper**\n\n"):], "\n")
+	for _, l := range strings.Split(tail, "\n") {
+		if !strings.HasPrefix(l, "- **") {
+			t.Errorf("%s: %q follows the deviation list:\n%s", what, l, md)
+		}
+	}
+	for _, w := range whats {
+		if !strings.Contains(tail, "**"+w+"**") {
+			t.Errorf("%s: the deviation list lacks %q:\n%s", what, w, tail)
+		}
+	}
+}
+
+// jsonEndsWithDeviations: obj's last key is "deviations", a list of the
+// deviations named names, in order.
+func jsonEndsWithDeviations(t *testing.T, what string, obj []byte, names ...string) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	var last string
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		case string:
+			if depth == 1 && dec.More() {
+				last = v
+				var skip json.RawMessage
+				if err := dec.Decode(&skip); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+			}
+		}
+	}
+	var got struct {
+		Deviations []struct{ Name string } `json:"deviations"`
+	}
+	if err := json.Unmarshal(obj, &got); err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, obj)
+	}
+	var gotNames []string
+	for _, d := range got.Deviations {
+		gotNames = append(gotNames, d.Name)
+	}
+	if last != "deviations" || strings.Join(gotNames, " ") != strings.Join(names, " ") {
+		t.Errorf("%s: last key %q, deviations %v; want deviations %v last:\n%s", what, last, gotNames, names, obj)
+	}
+}
+
+// TestReportsEndWithDeviations: every report of a profile -- run's table,
+// its markdown report and its --json summary, results (text, --markdown,
+// --json) and results --recorded (the baseline under results/, the same
+// three) -- ends with the profile's deviation list: the file's, then the
+// profile's own.
+func TestReportsEndWithDeviations(t *testing.T) {
+	file := gateDeviations(t)
+	if code, out, errs := repro(t, "baseline", file, "--profile", "mini", "--seeds", "42"); code != 0 {
+		t.Fatalf("baseline: exit %d\n%s%s", code, out, errs)
+	}
+	names := []string{"tfidf_row", "fewer_terms"}
+	whats := []string{"the TF-IDF row's corpus", "TF-IDF's vocabulary in this profile"}
+
+	code, out, errs := repro(t, "run", file, "--profile", "mini")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+	}
+	// What follows the report: where its files are.
+	table, files, _ := strings.Cut(out, "\nreport: ")
+	textEndsWithDeviations(t, "run", table, names...)
+	md, err := os.ReadFile(strings.TrimSpace(strings.SplitN(files, "\n", 2)[0]))
+	if err != nil {
+		t.Fatalf("run's markdown report: %v\n%s", err, out)
+	}
+	markdownEndsWithDeviations(t, "run's markdown report", string(md), whats...)
+
+	_, out, _ = repro(t, "run", file, "--profile", "mini", "--json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	jsonEndsWithDeviations(t, "run --json's summary", []byte(lines[len(lines)-1]), names...)
+
+	for _, recorded := range []bool{false, true} {
+		args := []string{"results", file, "--profile", "mini"}
+		what := "results"
+		if recorded {
+			// Nothing in the cache: the baseline under results/ alone.
+			t.Setenv("REPRO_CACHE", filepath.Join(t.TempDir(), "empty"))
+			args, what = append(args, "--recorded"), "results --recorded"
+		}
+		code, out, errs := repro(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", what, code, out, errs)
+		}
+		textEndsWithDeviations(t, what, out, names...)
+		_, out, _ = repro(t, append(args, "--markdown")...)
+		markdownEndsWithDeviations(t, what+" --markdown", out, whats...)
+		_, out, _ = repro(t, append(args, "--json")...)
+		jsonEndsWithDeviations(t, what+" --json", []byte(out), names...)
+	}
+}
