@@ -25,9 +25,11 @@ func newDocsCmd() *cobra.Command {
 		Short: "Write each experiment's recorded results (results/*.json) as a markdown page of paper-shaped tables",
 		Long: `docs renders, for every experiment file given, the baselines recorded under results/ for
 each of its profiles as the paper-shaped tables a run prints (each cell "ours (paper)"),
-one page per experiment under --out: the numbers in the documentation come from the
-recorded files, never typed by hand. Prose that interprets them lives in the hand-written
-pages beside, which link to these.
+one page per experiment under --out, headed by the paper profile's declared deviations
+(the file's top-level deviation blocks; each profile's own follow its tables): the
+numbers and the deviation lists in the documentation come from the recorded files and
+the experiment files, never typed by hand. Prose that interprets them lives in the
+hand-written pages beside, which link to these.
 
 With --check nothing is written: the command exits 1, naming each page that differs from
 what it would write (the test suite runs it, so a number in the docs cannot drift from a
@@ -85,6 +87,17 @@ func docsPage(cmd *cobra.Command, file string) (string, []byte, error) {
 	var b bytes.Buffer
 	b.WriteString(docsHeader)
 	fmt.Fprintf(&b, "\n# %s: recorded results\n\n%s\n", x.Config.Experiment.Title, x.Config.Experiment.Table)
+	// The paper profile's deviations, as its reports list them: the
+	// experiment's top-level deviation blocks, which every profile's
+	// report lists too (docs/papers pages link here).
+	paper := x.Deviations()
+	fmt.Fprintf(&b, "\n## %s\n\n", paperDeviationsHeading)
+	if len(paper) == 0 {
+		fmt.Fprintf(&b, "None declared.\n")
+	} else {
+		fmt.Fprintf(&b, "Declared at the top level of `experiments/%s`; every report of the file lists them, a profile's own after them:\n\n", filepath.Base(file))
+		report.WriteDeviationsMarkdown(&b, paper)
+	}
 	any := false
 	for _, p := range x.Config.Profiles {
 		xp, err := loadExperiment(file, &loadFlags{profile: p}, defaultRegistry(), cmd.ErrOrStderr())
@@ -107,12 +120,33 @@ func docsPage(cmd *cobra.Command, file string) (string, []byte, error) {
 			fmt.Fprintf(&b, "\n%s\n", bl.Note)
 		}
 		b.WriteString("\n")
+		// The paper profile's deviations are listed once, above; a
+		// profile's own (and a parent's, through extends) follow its table.
+		var own report.Deviations
+		for _, d := range rep.Deviations {
+			if d.Profile != "" {
+				own = append(own, d)
+			}
+		}
+		rep.Deviations = own
 		report.WriteMarkdown(&b, rep)
+		if len(paper) > 0 {
+			fmt.Fprintf(&b, "\nThis profile's reports list the paper profile's %d deviation(s), [above](#%s), before its own.\n", len(paper), anchor(paperDeviationsHeading))
+		}
 	}
 	if !any {
 		return name, nil, nil
 	}
 	return name, b.Bytes(), nil
+}
+
+// paperDeviationsHeading heads the paper profile's deviation list on each
+// generated page; docs/papers pages link to it.
+const paperDeviationsHeading = "Deviations of the paper profile"
+
+// anchor is a heading's GitHub anchor.
+func anchor(heading string) string {
+	return strings.ReplaceAll(strings.ToLower(heading), " ", "-")
 }
 
 func orUnknown(s string) string {

@@ -5,6 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"repro/experiment"
+	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
+	"repro/registry/builtin"
 )
 
 // The committed docs/results pages are what `repro docs` writes from
@@ -30,5 +35,56 @@ func TestDocsUpToDate(t *testing.T) {
 	os.WriteFile(page, []byte(strings.Replace(string(b), "|", "| 99.99 |", 1)), 0o644)
 	if code, _, errs := repro(t, "docs", "../../experiments/t5.hcl", "--out", dir, "--check"); code != 1 || !strings.Contains(errs, page) {
 		t.Errorf("an edited page: exit %d %s", code, errs)
+	}
+}
+
+// TestPaperPagesListDeviations: each experiment's page under docs/papers
+// says, in its "Deviations (paper profile)" paragraph, which deviations
+// the paper profile declares now -- by name, in the file's order -- and
+// links the generated list (docs/results, TestDocsUpToDate): a deviation
+// added or removed in the file fails here until the page says so.
+func TestPaperPagesListDeviations(t *testing.T) {
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
+	files, err := filepath.Glob("../../experiments/*.hcl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no experiments: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".hcl")
+		x, _, _, err := experiment.Load(builtin.Default(), file, experiment.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := "none"
+		if ds := x.Deviations(); len(ds) > 0 {
+			var names []string
+			for _, d := range ds {
+				names = append(names, "`"+d.Name+"`")
+			}
+			want = strings.Join(names, ", ")
+		}
+		want = "Declared deviations: " + want + " ([generated list](../results/" + name + ".md#" + anchor(paperDeviationsHeading) + "))."
+		page := filepath.Join("..", "..", "docs", "papers", name+".md")
+		src, err := os.ReadFile(page)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		var par string
+		for _, l := range strings.Split(string(src), "\n") {
+			if strings.HasPrefix(l, "**Deviations (paper profile).**") {
+				par = l
+				break
+			}
+		}
+		if par == "" {
+			t.Errorf("%s: no paragraph starts with **Deviations (paper profile).**", page)
+		} else if !strings.HasSuffix(par, want) {
+			got := par
+			if i := strings.Index(par, "Declared deviations:"); i >= 0 {
+				got = par[i:]
+			}
+			t.Errorf("%s: the paper profile's deviations paragraph ends\n  %s\nwant\n  %s", page, got, want)
+		}
 	}
 }

@@ -64,14 +64,26 @@ func writeDeviationsText(w io.Writer, ds []Deviation) {
 	}
 }
 
-// writeDeviationsMarkdown writes the deviation list as a bullet list.
+// writeDeviationsMarkdown writes the deviation list under its heading;
+// nothing when there is none.
 func writeDeviationsMarkdown(w io.Writer, ds []Deviation) {
 	if len(ds) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\n**Deviations from the paper**\n\n")
+	WriteDeviationsMarkdown(w, ds)
+}
+
+// WriteDeviationsMarkdown writes ds as a bullet list, one line each (what,
+// then the name and tables), as the markdown report does under its heading
+// (repro docs lists a paper profile's with it).
+func WriteDeviationsMarkdown(w io.Writer, ds []Deviation) {
 	for _, d := range ds {
-		fmt.Fprintf(w, "- **%s**%s: paper: %s; ours: %s; why: %s.", d.What, d.tables(), d.Paper, d.Ours, strings.TrimSuffix(d.Why, "."))
+		tables := ""
+		if len(d.Tables) > 0 {
+			tables = "; " + strings.Join(d.Tables, ", ")
+		}
+		fmt.Fprintf(w, "- **%s** (`%s`%s): paper: %s; ours: %s; why: %s.", d.What, d.Name, tables, d.Paper, d.Ours, strings.TrimSuffix(d.Why, "."))
 		if d.Evidence != "" {
 			fmt.Fprintf(w, " Evidence: %s.", strings.TrimSuffix(d.Evidence, "."))
 		}

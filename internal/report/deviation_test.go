@@ -37,8 +37,8 @@ deviations from the paper (2):
 	var md bytes.Buffer
 	WriteMarkdown(&md, r)
 	wantMD := "\n**Deviations from the paper**\n\n" +
-		"- **generation prompts' placeholder** (Table 1): paper: [X1]; ours: [X]; why: one placeholder. Evidence: gense.md Table 1.\n" +
-		"- **transfer tasks**: paper: AskUbuntu; ours: SemEval CQA; why: not here. Stand-in data: semeval2016_cqa.\n"
+		"- **generation prompts' placeholder** (`placeholder`; Table 1): paper: [X1]; ours: [X]; why: one placeholder. Evidence: gense.md Table 1.\n" +
+		"- **transfer tasks** (`cqa`): paper: AskUbuntu; ours: SemEval CQA; why: not here. Stand-in data: semeval2016_cqa.\n"
 	if !strings.HasSuffix(md.String(), wantMD) {
 		t.Errorf("markdown does not end with the deviations:\n%s", md.String())
 	}
