@@ -20,9 +20,9 @@
 #    (TestDeviceStepsMatchCPU, TestDeviceContrastiveAndPaSeRMatchCPU, which
 #    also check the bytes copied per step).
 # 4. Prints throughput: BERT-base-shaped and T5-base-shaped training steps
-#    (device-resident) and GPT-2-small-shaped generation tokens/s (still on
-#    the copy path), each with the fraction of the GPU's FP32 peak (the
-#    table in scripts/gpubench/peak.go).
+#    (device-resident) and GPT-2-small-shaped generation tokens/s (device-
+#    resident: caches, logits and the draw on the GPU), each with the
+#    fraction of the GPU's FP32 peak (the table in scripts/gpubench/peak.go).
 #
 # Ends with one line, "gpu-check: PASSED" (exit 0) or "gpu-check: FAILED:
 # <what>" (exit 1). GPU_CHECK_STEPS sets the training steps timed (default

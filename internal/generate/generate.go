@@ -40,6 +40,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"repro/internal/tensor/backend"
 )
 
 // StopReason says why a sequence ended.
@@ -84,6 +86,9 @@ type Options struct {
 	BatchSize int
 	// Progress, when not nil, is told how many prompts are finished.
 	Progress func(done, total int)
+	// Report, when not nil, receives what a generation on a device copied
+	// (see device.go); it is left alone on the host.
+	Report *DeviceReport
 }
 
 // Output is one generated sequence.
@@ -129,7 +134,13 @@ func (f ProcessorFunc) Process(s *Step) error { return f(s) }
 // prompt `prompt` under seed: a PCG seeded with seed and a splitmix64 hash
 // of both indices, so streams never depend on batching or on each other.
 func Stream(seed uint64, prompt, sample int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, splitmix64(splitmix64(uint64(prompt))^uint64(sample)^0x9e3779b97f4a7c15)))
+	st := streamSeeds(seed, prompt, sample)
+	return rand.New(rand.NewPCG(st[0], st[1]))
+}
+
+// streamSeeds are Stream's PCG seeds, which are its initial state (hi, lo).
+func streamSeeds(seed uint64, prompt, sample int) [2]uint64 {
+	return [2]uint64{seed, splitmix64(splitmix64(uint64(prompt)) ^ uint64(sample) ^ 0x9e3779b97f4a7c15)}
 }
 
 func splitmix64(x uint64) uint64 {
@@ -206,6 +217,10 @@ func Generate(ctx context.Context, m Model, prompts [][]int, o Options) ([]Outpu
 	if err != nil {
 		return nil, err
 	}
+	m, end := onDevice(m, o.Report)
+	if end != nil {
+		defer end()
+	}
 	outs := make([]Output, len(prompts)*o.Samples)
 	done := 0
 	for start := 0; start < len(groups); {
@@ -279,27 +294,57 @@ func generateChunk(m Model, prompts [][]int, groups [][]int, firstGroup int, o O
 	if err != nil {
 		return err
 	}
+	ds, onDev := c.deviceDraws()
+	if ds != nil {
+		defer ds.Close()
+	}
 	for step := 0; len(c.seqs) > 0; step++ {
-		logits := c.sess.Logits()
-		if len(logits) != len(c.seqs)*c.V {
-			return fmt.Errorf("generate: the model returned %d logits for %d sequences of %d", len(logits), len(c.seqs), c.V)
+		var before backend.Copies
+		if ds != nil && o.Report != nil {
+			before = ds.Device().Copies()
 		}
-		at := map[*seq]int{}
-		for i, sq := range c.seqs {
-			at[sq] = i
-			o.penalize(c.row(logits, i), sq.out.Tokens)
-		}
-		if err := c.process(step, logits, at); err != nil {
+		n := len(c.seqs)
+		if onDev {
+			if err := c.drawDevice(step, ds); err != nil {
+				return err
+			}
+		} else if err := c.drawHost(step); err != nil {
 			return err
 		}
-		if err := c.draw(step, logits, at); err != nil {
-			return err
+		done, err := c.advance()
+		if ds != nil && o.Report != nil {
+			sc := StepCopies{Drawn: n, OnDevice: onDev, Copies: ds.Device().Copies().Since(before)}
+			if !done && err == nil {
+				sc.Appended = len(c.seqs)
+				if len(c.seqs) < n {
+					sc.Kept = len(c.seqs)
+				}
+			}
+			o.Report.Steps = append(o.Report.Steps, sc)
 		}
-		if done, err := c.advance(); done || err != nil {
+		if done || err != nil {
 			return c.finish(err)
 		}
 	}
 	return c.finish(nil)
+}
+
+// drawHost is one step's choice on the host: the logits (downloaded from
+// a device session), the penalties, the processors, the draw.
+func (c *chunk) drawHost(step int) error {
+	logits := c.sess.Logits()
+	if len(logits) != len(c.seqs)*c.V {
+		return fmt.Errorf("generate: the model returned %d logits for %d sequences of %d", len(logits), len(c.seqs), c.V)
+	}
+	at := map[*seq]int{}
+	for i, sq := range c.seqs {
+		at[sq] = i
+		c.o.penalize(c.row(logits, i), sq.out.Tokens)
+	}
+	if err := c.process(step, logits, at); err != nil {
+		return err
+	}
+	return c.draw(step, logits, at)
 }
 
 // startChunk reads each prompt of the chunk once, then forks the session
@@ -339,7 +384,18 @@ func startChunk(m Model, prompts [][]int, groups [][]int, firstGroup int, o *Opt
 		}
 	}
 	if err := c.sess.Select(fork); err != nil {
+		closeSession(c.sess)
 		return nil, err
+	}
+	if ds, ok := c.deviceDraws(); ok && !o.Greedy() {
+		states := make([][2]uint64, len(c.seqs))
+		for i, sq := range c.seqs {
+			states[i] = o.streamState(sq.out.Prompt, sq.out.Sample)
+		}
+		if err := ds.Streams(states); err != nil {
+			closeSession(c.sess)
+			return nil, err
+		}
 	}
 	c.samplers = make([]sampler, runtime.GOMAXPROCS(0))
 	for i := range c.samplers {
@@ -347,6 +403,13 @@ func startChunk(m Model, prompts [][]int, groups [][]int, firstGroup int, o *Opt
 	}
 	c.chosen = make([]int, len(c.seqs))
 	return c, nil
+}
+
+// closeSession frees a device session's memory.
+func closeSession(s Session) {
+	if ds, ok := s.(DeviceSession); ok {
+		ds.Close()
+	}
 }
 
 // row is sequence i's logits.

@@ -11,10 +11,17 @@ import (
 // gathers unrelated requests into one batch (the in-process chat provider)
 // gets for each exactly what it would get alone.
 func (o *Options) streamOf(p, s int) *rand.Rand {
+	st := o.streamState(p, s)
+	return rand.New(rand.NewPCG(st[0], st[1]))
+}
+
+// streamState is the initial PCG state (hi, lo) of streamOf(p, s): what a
+// session that draws on a device starts each sequence's stream from.
+func (o *Options) streamState(p, s int) [2]uint64 {
 	if o.Seeds != nil {
-		return Stream(o.Seeds[p], 0, s)
+		return streamSeeds(o.Seeds[p], 0, s)
 	}
-	return Stream(o.Seed, p, s)
+	return streamSeeds(o.Seed, p, s)
 }
 
 // checkSeeds reports per-prompt seeds that do not match the prompts.

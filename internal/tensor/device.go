@@ -75,8 +75,13 @@ package tensor
 // RMSNorm, L2Normalize, GELU, GELUTanh, ReLU, Dropout, Softmax,
 // LogSoftmax, Sum, Mean, MeanPool, MSE, CrossEntropy, BucketBias,
 // Attention (masks, causal, dropout, a score bias shared or per sequence;
-// not the one-query decoding path without dropout), AdamW and gradient
-// clipping by global norm (optim). Everything else falls back, counted.
+// the one-query decoding path with the CPU's dot products), AdamW and
+// gradient clipping by global norm (optim); and the decoding operators of
+// decode_device.go (GatherAt, DecodeAttention against a cache in device
+// memory, DecodeBucketBias, DrawTokens), with which a generation session
+// keeps its caches, positions and logits on the device and a step copies
+// only token ids. An operator without a device path would fall back,
+// counted.
 
 import (
 	"fmt"

@@ -13,14 +13,19 @@ func (f *attentionFn) temps() *devTemps { return &f.dt }
 
 // Attention.
 
-// onDevice reports whether this attention has a device path: all but the
-// one-query path without dropout (decoding against a cache), whose CPU
-// arithmetic (dot products, not a GEMM) the device does not mirror yet.
-// A score bias (T5's relative positions) is added by the softmax kernel,
-// as the CPU's kernels path does, and its gradient is the score gradient
-// before the scale, summed over the batch in order when shared.
-func (f *attentionFn) onDevice() bool {
-	return !(f.s.QLen == 1 && (f.s.Rng == nil || f.s.DropProb == 0))
+// onDevice reports whether this attention has a device path: every
+// attention has. The one-query path without dropout (decoding against a
+// cache) runs the decode kernel, which mirrors the CPU's dot products
+// (not a GEMM) bit for bit; the rest runs per-head GEMMs and the softmax
+// kernels. A score bias (T5's relative positions) is added by the softmax
+// kernel, as the CPU's kernels path does, and its gradient is the score
+// gradient before the scale, summed over the batch in order when shared.
+func (f *attentionFn) onDevice() bool { return true }
+
+// oneQuery reports whether the host takes its one-query path (QLen 1, no
+// dropout), which the device mirrors with DecodeAttention.
+func (f *attentionFn) oneQuery() bool {
+	return f.s.QLen == 1 && (f.s.Rng == nil || f.s.DropProb == 0)
 }
 
 // heads returns the two-level batch of per-(sequence, head) products:
@@ -37,12 +42,6 @@ func (f *attentionFn) forwardDevice() (mat.Tensor, error) {
 	out := newDevVal(dev, B*Tq, D)
 	n := B * H * Tq * Tk
 	f.dprobs = f.dt.keep(dev.Alloc(n))
-	if s.Rng != nil && s.DropProb > 0 {
-		f.ddrop = f.dt.dropoutMask(s.Rng, n, s.DropProb)
-	}
-	// S = scale Q_h K_h^T for every (sequence, head).
-	dev.Gemm(false, true, Tq, Tk, dh, f.scale, Q, 0, D, K, 0, D, 0, f.dprobs, 0, Tk,
-		heads(B, H, [3]int{Tq * D, Tk * D, H * Tq * Tk}, [3]int{dh, dh, Tq * Tk}))
 	lens := make([]int, B)
 	for b := range lens {
 		lens[b] = s.KLen
@@ -50,6 +49,22 @@ func (f *attentionFn) forwardDevice() (mat.Tensor, error) {
 			lens[b] = s.KeyLens[b]
 		}
 	}
+	if f.oneQuery() {
+		// The CPU's one-query path: dot products over the visible keys.
+		var bias backend.Buffer
+		if s.Bias != nil {
+			bias = f.dt.operand(s.Bias)
+		}
+		dev.DecodeAttention(Q, K, V, H, Tk, f.dt.ints(lens, "attention key lengths"), 0, s.Causal, f.scale,
+			bias, max(f.biasRows, 1), f.dprobs, out.buf)
+		return wrapDev(out, f), nil
+	}
+	if s.Rng != nil && s.DropProb > 0 {
+		f.ddrop = f.dt.dropoutMask(s.Rng, n, s.DropProb)
+	}
+	// S = scale Q_h K_h^T for every (sequence, head).
+	dev.Gemm(false, true, Tq, Tk, dh, f.scale, Q, 0, D, K, 0, D, 0, f.dprobs, 0, Tk,
+		heads(B, H, [3]int{Tq * D, Tk * D, H * Tq * Tk}, [3]int{dh, dh, Tq * Tk}))
 	vis := f.dt.keep(dev.Alloc(B * H * Tq))
 	dev.AttentionVisible(f.dt.ints(lens, "attention key lengths"), H, Tq, Tk, s.Causal, vis)
 	if s.Bias != nil {

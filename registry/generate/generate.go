@@ -162,9 +162,22 @@ func runComplete(ctx context.Context, env *registry.Env) error {
 	if p.StopAtEOS {
 		o.EOS = model.EOS
 	}
+	var dev gen.DeviceReport
+	o.Report = &dev
 	outs, err := gen.Generate(ctx, model.Model, prompts, o)
 	if err != nil {
 		return err
+	}
+	if dev.Device != "" && env.Log != nil {
+		// On a device (--backend emu, cuda): what crossed, per step and in
+		// all; the rows are the CPU's either way.
+		up, down := dev.StepBytes()
+		tok := max(dev.Tokens(), 1)
+		env.Log.Info("device copies", "device", dev.Device, "steps", len(dev.Steps), "tokens", dev.Tokens(),
+			"step_up_bytes", up, "step_down_bytes", down,
+			"per_token_up_bytes", float64(up)/float64(tok), "per_token_down_bytes", float64(down)/float64(tok),
+			"total_up_bytes", dev.Total.UpBytes, "total_down_bytes", dev.Total.DownBytes)
+		env.Log.Info("device copies in all", "copies", dev.Total.String())
 	}
 	rec := rows.Sampling{Temperature: p.Temperature, TopK: p.TopK, TopP: p.TopP, PresencePenalty: p.PresencePenalty,
 		FrequencyPenalty: p.FrequencyPenalty, MaxNewTokens: p.MaxNewTokens, Stop: p.Stop, StopAtEOS: p.StopAtEOS}

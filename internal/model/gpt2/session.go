@@ -39,25 +39,8 @@ var _ generate.Session = (*Session)(nil)
 // next-token logits (generate.Model).
 func (m *Model) Start(prompts [][]int, capacity int) (generate.Session, error) {
 	c := m.Config
-	if len(prompts) == 0 {
-		return nil, fmt.Errorf("gpt2: no prompts")
-	}
-	if capacity < 1 || capacity > c.NPositions {
-		return nil, fmt.Errorf("gpt2: capacity %d outside 1..%d (the context window)", capacity, c.NPositions)
-	}
-	for i, p := range prompts {
-		switch {
-		case len(p) == 0:
-			return nil, fmt.Errorf("gpt2: prompt %d is empty (start it with a token such as <|endoftext|>)", i)
-		case len(p) > capacity:
-			return nil, fmt.Errorf("gpt2: prompt %d has %d tokens, more than the capacity of %d", i, len(p), capacity)
-		}
-	}
-	b, err := transformer.NewBatch(prompts, c.EOSTokenID)
+	b, err := m.startBatch(prompts, capacity)
 	if err != nil {
-		return nil, fmt.Errorf("gpt2: %w", err)
-	}
-	if err := m.validate(b); err != nil {
 		return nil, err
 	}
 	s := &Session{m: m, cap: capacity, n: b.B, rows: b.B, lens: append([]int(nil), b.Lens...)}
@@ -88,6 +71,33 @@ func (m *Model) Start(prompts [][]int, capacity int) (generate.Session, error) {
 	}
 	s.head(tensor.Gather(h, last))
 	return s, nil
+}
+
+// startBatch checks Start's arguments and pads the prompts into a batch.
+func (m *Model) startBatch(prompts [][]int, capacity int) (transformer.Batch, error) {
+	c := m.Config
+	if len(prompts) == 0 {
+		return transformer.Batch{}, fmt.Errorf("gpt2: no prompts")
+	}
+	if capacity < 1 || capacity > c.NPositions {
+		return transformer.Batch{}, fmt.Errorf("gpt2: capacity %d outside 1..%d (the context window)", capacity, c.NPositions)
+	}
+	for i, p := range prompts {
+		switch {
+		case len(p) == 0:
+			return transformer.Batch{}, fmt.Errorf("gpt2: prompt %d is empty (start it with a token such as <|endoftext|>)", i)
+		case len(p) > capacity:
+			return transformer.Batch{}, fmt.Errorf("gpt2: prompt %d has %d tokens, more than the capacity of %d", i, len(p), capacity)
+		}
+	}
+	b, err := transformer.NewBatch(prompts, c.EOSTokenID)
+	if err != nil {
+		return transformer.Batch{}, fmt.Errorf("gpt2: %w", err)
+	}
+	if err := m.validate(b); err != nil {
+		return transformer.Batch{}, err
+	}
+	return b, nil
 }
 
 // pack prepacks every weight (the output layer as its transpose) when the

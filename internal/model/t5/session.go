@@ -47,20 +47,9 @@ var _ generate.Scorer = (*Model)(nil)
 // included.
 func (m *Model) Start(prompts [][]int, capacity int) (generate.Session, error) {
 	c := m.Config
-	if len(prompts) == 0 {
-		return nil, fmt.Errorf("t5: no prompts")
-	}
-	if capacity < 1 {
-		return nil, fmt.Errorf("t5: capacity %d must be at least 1", capacity)
-	}
-	for i, p := range prompts {
-		if len(p) == 0 {
-			return nil, fmt.Errorf("t5: prompt %d is empty", i)
-		}
-	}
-	src, err := transformer.NewBatch(prompts, c.PadTokenID)
+	src, err := m.startBatch(prompts, capacity)
 	if err != nil {
-		return nil, fmt.Errorf("t5: %w", err)
+		return nil, err
 	}
 	enc, err := m.Encode(src, nil)
 	if err != nil {
@@ -89,6 +78,26 @@ func (m *Model) Start(prompts [][]int, capacity int) (generate.Session, error) {
 	return s, nil
 }
 
+// startBatch checks Start's arguments and pads the prompts into a batch.
+func (m *Model) startBatch(prompts [][]int, capacity int) (transformer.Batch, error) {
+	if len(prompts) == 0 {
+		return transformer.Batch{}, fmt.Errorf("t5: no prompts")
+	}
+	if capacity < 1 {
+		return transformer.Batch{}, fmt.Errorf("t5: capacity %d must be at least 1", capacity)
+	}
+	for i, p := range prompts {
+		if len(p) == 0 {
+			return transformer.Batch{}, fmt.Errorf("t5: prompt %d is empty", i)
+		}
+	}
+	src, err := transformer.NewBatch(prompts, m.Config.PadTokenID)
+	if err != nil {
+		return transformer.Batch{}, fmt.Errorf("t5: %w", err)
+	}
+	return src, nil
+}
+
 // Len is the number of sequences.
 func (s *Session) Len() int { return s.n }
 
@@ -106,14 +115,11 @@ func (s *Session) Append(tokens []int) error {
 	if len(tokens) != s.n {
 		return fmt.Errorf("t5: %d tokens for %d sequences", len(tokens), s.n)
 	}
+	if err := checkTokens(tokens, s.lens, s.cap, c.VocabSize); err != nil {
+		return err
+	}
 	keyLens := make([]int, s.n)
-	for i, t := range tokens {
-		if t < 0 || t >= c.VocabSize {
-			return fmt.Errorf("t5: token %d of sequence %d outside the vocabulary of %d", t, i, c.VocabSize)
-		}
-		if s.lens[i] >= s.cap {
-			return fmt.Errorf("t5: sequence %d is full (%d decoder tokens, the session's capacity)", i, s.cap)
-		}
+	for i := range tokens {
 		keyLens[i] = s.lens[i] + 1
 	}
 	H, I := c.NumHeads, c.Inner()
@@ -153,6 +159,20 @@ func (s *Session) Append(tokens []int) error {
 		h = tensor.Scale(h, m.outScale())
 	}
 	s.logits = tensor.Data(s.linear(h, m.output()))
+	return nil
+}
+
+// checkTokens checks a step's tokens against the vocabulary and each
+// sequence's room.
+func checkTokens(tokens, lens []int, capacity, vocab int) error {
+	for i, t := range tokens {
+		if t < 0 || t >= vocab {
+			return fmt.Errorf("t5: token %d of sequence %d outside the vocabulary of %d", t, i, vocab)
+		}
+		if lens[i] >= capacity {
+			return fmt.Errorf("t5: sequence %d is full (%d decoder tokens, the session's capacity)", i, capacity)
+		}
+	}
 	return nil
 }
 

@@ -159,6 +159,58 @@ type Device interface {
 	// SumSquares adds the float64 sum of the squares of x's first n values,
 	// in order, to acc (one float64: 2 elements).
 	SumSquares(x Buffer, n int, acc Buffer)
+
+	// The third slice: decoding (generation) on the device, each what its
+	// Go code computes (kernels.h's third part).
+
+	// DecodeAttention is tensor.Attention's one-query path (QLen 1, no
+	// dropout) for every (sequence, head): row b of q [B, D] (B =
+	// lens.Len()) against rows b*klen .. of k and v [B*klen, D], the first
+	// lens[b]+lenAdd of them (clamped to [0, klen]; at most 1 when causal);
+	// bias nil or biasRows rows of klen added to the scaled scores; the
+	// probabilities into probs [B*heads, klen], the result into out [B, D].
+	DecodeAttention(q, k, v Buffer, heads, klen int, lens Buffer, lenAdd int, causal bool, scale float32, bias Buffer, biasRows int, probs, out Buffer)
+	// WriteRowsAt copies row r of src [n, cols] (n = pos.Len()) into row
+	// pos[r] of block r of dst, blocks of cap rows of cols: a decoding
+	// step's keys or values into a cache.
+	WriteRowsAt(src Buffer, cols int, pos Buffer, cap int, dst Buffer)
+	// AddInts adds c to every int32 of x.
+	AddInts(x Buffer, c int)
+	// DecodeBucketBias sets y [n*heads, cap] (n = pos.Len()) to T5's
+	// decoder self-attention bias of one query per sequence at position
+	// pos[r]: row r*heads+h, key j <= pos[r] gets w[rb[pos[r]-j], h] (w is
+	// buckets x heads, rb[d] the bucket of distance d), later keys 0.
+	DecodeBucketBias(w Buffer, heads int, rb, pos Buffer, cap int, y Buffer)
+	// SampleRows chooses the next token of each row of logits [rows,
+	// vocab] as package generate's sampler does with s (-1 for a row that
+	// holds a NaN) into out (int32), drawing from the row's math/rand/v2
+	// PCG, whose state (hi, lo) is states[4r:4r+4] (two uint64s) and is
+	// advanced by the draw; cands is scratch of s.CandCap(vocab)
+	// candidates (4 elements each) per row.
+	SampleRows(logits Buffer, rows, vocab int, s Sampling, states, cands, out Buffer)
+}
+
+// Sampling is how SampleRows chooses a token (package generate's Sampling
+// without the penalties, which the host applies).
+type Sampling struct {
+	Greedy bool    // argmax, lowest id among equal logits
+	InvT   float32 // 1 / temperature, as float32 (the sampler's invT)
+	TopK   int     // 0 or >= vocab: no top-k
+	TopP   float64 // 1: no nucleus
+}
+
+// CandCap is the number of candidates per row SampleRows keeps with s
+// over a vocabulary of v tokens (at least 1).
+func (s Sampling) CandCap(v int) int {
+	switch {
+	case s.Greedy:
+		return 1
+	case s.TopK > 0 && s.TopK < v:
+		return s.TopK
+	case s.TopP < 1:
+		return max(v, 1)
+	}
+	return 1
 }
 
 // GemmBatch repeats a Gemm over a two-level grid, as attention needs one

@@ -233,6 +233,48 @@ func deviceCases() []deviceCase {
 			d.BucketBiasBackward(bias, H, bk, Tq*Tk, gw)
 			return down(d, bias, x, g, ds, gw, w, bk, lens, vis)
 		}, true},
+		{"DecodeAttention+WriteRowsAt+AddInts", func(d backend.Device, r *rand.Rand) [][]float32 {
+			const B, H, dh, capacity = 3, 2, 16, 21
+			D := H * dh
+			kc, vc := up(d, randFloats(r, B*capacity*D)), up(d, randFloats(r, B*capacity*D))
+			pos := upInts(d, []int32{20, 0, 9})
+			d.WriteRowsAt(up(d, randFloats(r, B*D)), D, pos, capacity, kc)
+			d.WriteRowsAt(up(d, randFloats(r, B*D)), D, pos, capacity, vc)
+			q, bias := up(d, randFloats(r, B*D)), up(d, randFloats(r, B*H*capacity))
+			probs, out := d.Alloc(B*H*capacity), d.Alloc(B*D)
+			d.DecodeAttention(q, kc, vc, H, capacity, pos, 1, false, 0.25, bias, B*H, probs, out)
+			probs2, out2 := d.Alloc(B*H*capacity), d.Alloc(B*D)
+			d.DecodeAttention(q, kc, vc, H, capacity, pos, 0, true, 0.25, nil, 1, probs2, out2)
+			d.AddInts(pos, 1)
+			return down(d, probs, out, probs2, out2, kc, vc, pos)
+		}, true},
+		{"DecodeBucketBias", func(d backend.Device, r *rand.Rand) [][]float32 {
+			const n, H, capacity, nb = 3, 4, 9, 6
+			w, rb, pos := up(d, randFloats(r, nb*H)), upInts(d, idx(r, capacity, nb)), upInts(d, []int32{0, 8, 4})
+			y := d.Alloc(n * H * capacity)
+			d.DecodeBucketBias(w, H, rb, pos, capacity, y)
+			return down(d, y, w, rb, pos)
+		}, true},
+		{"SampleRows (greedy, temperature, top-k, top-p, both)", func(d backend.Device, r *rand.Rand) [][]float32 {
+			const rows, V = 5, 300
+			logits := randFloats(r, rows*V)
+			for i := range logits {
+				logits[i] *= 4
+			}
+			L := up(d, logits)
+			var outs []backend.Buffer
+			for _, s := range []backend.Sampling{{Greedy: true}, {InvT: 1.25}, {InvT: 1, TopK: 7, TopP: 1}, {InvT: 1, TopP: 0.8},
+				{InvT: 0.5, TopK: 40, TopP: 0.9}} {
+				states := upInts(d, idx(r, 4*rows, 1<<30))
+				cands := d.Alloc(4 * rows * s.CandCap(V))
+				out := d.Alloc(rows)
+				d.SampleRows(L, rows, V, s, states, cands, out)
+				d.Free(cands)
+				outs = append(outs, out, states)
+			}
+			outs = append(outs, L)
+			return down(d, outs...)
+		}, true},
 		{"Gemm (per-head batch)", func(d backend.Device, r *rand.Rand) [][]float32 {
 			const B, H, T, dh = 2, 3, 5, 4
 			D := H * dh

@@ -110,8 +110,10 @@
 // TestDeviceStepsMatchCPU and TestDeviceContrastiveAndPaSeRMatchCPU and
 // measures throughput.
 //
-// What this backend is not yet: the one-query decoding attention still
-// runs on the host (its values copied across, counted), and mixed
+// Decoding runs there too (device3.go: the one-query attention against a
+// cache, cache row writes, T5's decoder bias, the token draw):
+// generate.Generate keeps a session's caches and logits on the GPU and a
+// step copies only token ids. What this backend is not yet: mixed
 // precision (TF32, bf16 with an FP32 master copy) is not written. The
 // trainer (internal/trainer) places a training stage's weights and AdamW
 // moments on the device for the whole run (Backend.NewDevice: its own

@@ -40,6 +40,9 @@ type kernels struct {
 	crossEntropyRows, crossEntropySum, crossEntropyBackward             cu.Function
 	softmaxBackwardBiasRows, bucketBiasForward, bucketBiasBackward      cu.Function
 	sumSquares                                                          cu.Function
+
+	// Decoding (device3.go).
+	decodeAttention, writeRowsAt, addInts, decodeBucketBias, sampleRows cu.Function
 }
 
 // loadKernels loads ptx.Source into the current context (the driver
@@ -102,6 +105,11 @@ func (b *Backend) loadKernels() error {
 		{&b.fns.bucketBiasForward, ptx.BucketBiasForward},
 		{&b.fns.bucketBiasBackward, ptx.BucketBiasBackward},
 		{&b.fns.sumSquares, ptx.SumSquares},
+		{&b.fns.decodeAttention, ptx.DecodeAttention},
+		{&b.fns.writeRowsAt, ptx.WriteRowsAt},
+		{&b.fns.addInts, ptx.AddInts},
+		{&b.fns.decodeBucketBias, ptx.DecodeBucketBias},
+		{&b.fns.sampleRows, ptx.SampleRows},
 	} {
 		if *e.fn, err = mod.Function(e.name); err != nil {
 			mod.Unload()

@@ -595,3 +595,30 @@ func (d *Device) BucketBiasBackward(g backend.Buffer, heads int, buckets backend
 func (d *Device) SumSquares(x backend.Buffer, n int, acc backend.Buffer) {
 	emu.SumSquares(d.span("SumSquares", x, 0, n), d.buf(acc).data)
 }
+
+// The third slice: decoding.
+
+func (d *Device) DecodeAttention(q, k, v backend.Buffer, heads, klen int, lens backend.Buffer, lenAdd int, causal bool, scale float32, bias backend.Buffer, biasRows int, probs, out backend.Buffer) {
+	var bs []float32
+	if bias != nil {
+		bs = d.buf(bias).data
+	}
+	emu.DecodeAttention(d.buf(q).data, d.buf(k).data, d.buf(v).data, heads, klen, d.buf(lens).ints(), lenAdd, causal, scale,
+		bs, biasRows, d.buf(probs).data, d.buf(out).data)
+}
+
+func (d *Device) WriteRowsAt(src backend.Buffer, cols int, pos backend.Buffer, cap int, dst backend.Buffer) {
+	emu.WriteRowsAt(d.buf(src).data, cols, d.buf(pos).ints(), cap, d.buf(dst).data)
+}
+
+func (d *Device) AddInts(x backend.Buffer, c int) { emu.AddInts(d.buf(x).ints(), c) }
+
+func (d *Device) DecodeBucketBias(w backend.Buffer, heads int, rb, pos backend.Buffer, cap int, y backend.Buffer) {
+	emu.DecodeBucketBias(d.buf(w).data, heads, d.buf(rb).ints(), d.buf(pos).ints(), cap, d.buf(y).data)
+}
+
+func (d *Device) SampleRows(logits backend.Buffer, rows, vocab int, s backend.Sampling, states, cands, out backend.Buffer) {
+	cc := s.CandCap(vocab)
+	emu.SampleRows(d.span("SampleRows", logits, 0, rows*vocab), rows, vocab, s, backend.GoExpFMA,
+		d.span("SampleRows", states, 0, 4*rows), d.span("SampleRows", cands, 0, 4*rows*cc), d.buf(out).ints()[:rows])
+}

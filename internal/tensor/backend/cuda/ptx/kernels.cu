@@ -275,3 +275,34 @@ extern "C" __global__ void repro_sum_squares(const float *x, int n, double *acc)
 	unsigned int i = thread_index();
 	if (i < 1u) k_sum_squares((int)i, x, n, acc);
 }
+
+/* Decoding on the device. One thread per (sequence, head): n = B*heads. */
+extern "C" __global__ void repro_decode_attention(const float *q, const float *K, const float *V, int heads, int D, int klen,
+	const int *lens, int lenAdd, int causal, float scale, const float *bias, int biasRows, float *probs, float *out, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_decode_attention_row((int)i, q, K, V, heads, D, klen, lens, lenAdd, causal, scale, bias, biasRows, probs, out);
+}
+
+extern "C" __global__ void repro_write_rows_at(const float *src, int cols, const int *pos, int cap, float *dst, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_write_rows_at((int)i, src, cols, pos, cap, dst);
+}
+
+extern "C" __global__ void repro_add_ints(int *x, int c, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_add_ints((int)i, x, c);
+}
+
+extern "C" __global__ void repro_decode_bucket_bias(const float *w, int heads, const int *rb, const int *pos, int cap, float *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_decode_bucket_bias((int)i, w, heads, rb, pos, cap, y);
+}
+
+/* One thread per row. top_p comes as the two 32-bit halves of its float64
+ * bits, high first (the launcher passes 32-bit words). */
+extern "C" __global__ void repro_sample_rows(const float *logits, int rows, int V, float invT, int greedy, int topK,
+	unsigned int pHi, unsigned int pLo, int fma, unsigned long long *states, k_cand *cands, int candCap, int *out) {
+	unsigned int r = thread_index();
+	if (r < (unsigned int)rows)
+		k_sample_row((int)r, logits, V, invT, greedy, topK, k_f64_from_bits(((k_u64)pHi << 32) | pLo), fma, states, cands, candCap, out);
+}

@@ -847,4 +847,291 @@ KFN void k_sum_squares(int i, const float *x, int n, double *acc) {
 	acc[0] = s;
 }
 
+/* ---- Decoding on the device (generation; internal/tensor/decode_device.go):
+ * the one-query attention against a key/value cache, the cache's row
+ * writes, the sessions' lengths, T5's decoder bias from them, and the draw
+ * of the next token. Each mirrors its Go code as above:
+ *   decode attention row     attentionFn.Forward's one-query path (QLen 1,
+ *                            no dropout, the CPU backend): the keys below
+ *                            vis&^3 scored by dot4's one running sum each,
+ *                            the others by dot's four lanes, addBias,
+ *                            maskedSoftmaxRow, then axpy4 over groups of
+ *                            four keys and axpy over the rest
+ *   write rows at            the sessions' copies of a step's keys and
+ *                            values into their caches
+ *   add ints                 lens[i]++ (and any constant)
+ *   decode bucket bias       t5.Session.Append's bias of each sequence's
+ *                            query against its cache
+ *   sample row               generate's sampler.choose: greedy argmax;
+ *                            sampleAll; topK's insertion; nucleusCandidates
+ *                            and its sort; the softmax over the candidates
+ *                            (math.Exp), top-p's cut and the draw, from
+ *                            math/rand/v2's PCG and Rand.Float64 */
+
+/* dot4's chain for one key: a single running sum, in order. */
+KFN float k_dot_seq(const float *a, const float *b, int n) {
+	float s = 0.0f;
+	for (int i = 0; i < n; i++) s = s + a[i] * b[i];
+	return s;
+}
+
+/* tensor's dot: four interleaved partial sums, the tail into the first. */
+KFN float k_dot_lanes(const float *a, const float *b, int n) {
+	float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+	int i = 0;
+	for (; i + 4 <= n; i += 4) {
+		s0 = s0 + a[i] * b[i];
+		s1 = s1 + a[i + 1] * b[i + 1];
+		s2 = s2 + a[i + 2] * b[i + 2];
+		s3 = s3 + a[i + 3] * b[i + 3];
+	}
+	for (; i < n; i++) s0 = s0 + a[i] * b[i];
+	return (s0 + s1) + (s2 + s3);
+}
+
+/* maskedSoftmaxRow: softmax of row[:vis] in place, zeros after. */
+KFN void k_softmax_prefix(float *row, int cols, int vis) {
+	if (vis > cols) vis = cols;
+	if (vis <= 0) {
+		for (int j = 0; j < cols; j++) row[j] = 0.0f;
+		return;
+	}
+	float mx = row[0];
+	for (int j = 1; j < vis; j++) mx = k_go_max(mx, row[j]);
+	float sum = 0.0f;
+	for (int j = 0; j < vis; j++) {
+		float e = k_expf(row[j] - mx);
+		row[j] = e;
+		sum = sum + e;
+	}
+	float inv = 1.0f / sum;
+	for (int j = 0; j < vis; j++) row[j] = row[j] * inv;
+	for (int j = vis; j < cols; j++) row[j] = 0.0f;
+}
+
+/* One-query attention of score row bh = b*heads + h: query row b of q
+ * [B, D] against keys and values rows b*klen .. b*klen+vis-1 of K, V
+ * [B*klen, D] (head h's columns), vis = lens[b] + lenAdd clamped to
+ * [0, klen] (at most 1 when causal); bias (NULL: none) row bh % biasRows
+ * of klen values added before the softmax; the probabilities into row bh
+ * of probs [B*heads, klen], the output into head h's columns of row b of
+ * out [B, D]. */
+KFN void k_decode_attention_row(int bh, const float *q, const float *K, const float *V, int heads, int D, int klen,
+	const int *lens, int lenAdd, int causal, float scale, const float *bias, int biasRows, float *probs, float *out) {
+	int b = bh / heads, h = bh - b * heads;
+	int dh = D / heads;
+	const float *qv = q + (long)b * D + (long)h * dh;
+	float *P = probs + (long)bh * klen;
+	int vis = lens[b] + lenAdd;
+	if (vis < 0) vis = 0;
+	if (vis > klen) vis = klen;
+	if (causal && vis > 1) vis = 1;
+	long base = (long)b * klen * D + (long)h * dh;
+	int vis4 = vis & ~3;
+	for (int j = 0; j < vis; j++) {
+		const float *kj = K + base + (long)j * D;
+		float s = j < vis4 ? k_dot_seq(qv, kj, dh) : k_dot_lanes(qv, kj, dh);
+		P[j] = scale * s;
+	}
+	if (bias) {
+		const float *br = bias + (long)(bh % biasRows) * klen;
+		for (int j = 0; j < vis; j++) P[j] = P[j] + br[j];
+	}
+	k_softmax_prefix(P, klen, vis);
+	float *o = out + (long)b * D + (long)h * dh;
+	for (int i = 0; i < dh; i++) o[i] = 0.0f;
+	int j = 0;
+	for (; j + 4 <= vis; j += 4) {
+		float a0 = P[j], a1 = P[j + 1], a2 = P[j + 2], a3 = P[j + 3];
+		const float *x0 = V + base + (long)j * D, *x1 = x0 + D, *x2 = x1 + D, *x3 = x2 + D;
+		for (int i = 0; i < dh; i++) o[i] = o[i] + (((a0 * x0[i] + a1 * x1[i]) + a2 * x2[i]) + a3 * x3[i]);
+	}
+	for (; j < vis; j++) {
+		float a = P[j];
+		const float *x = V + base + (long)j * D;
+		for (int i = 0; i < dh; i++) o[i] = o[i] + a * x[i];
+	}
+}
+
+/* Element i of src [n, cols] into row pos[r] of block r of dst (blocks of
+ * cap rows of cols), r = i / cols. */
+KFN void k_write_rows_at(int i, const float *src, int cols, const int *pos, int cap, float *dst) {
+	int r = i / cols, j = i - r * cols;
+	dst[((long)r * cap + pos[r]) * cols + j] = src[i];
+}
+
+/* x[i] += c (int32). */
+KFN void k_add_ints(int i, int *x, int c) {
+	x[i] = x[i] + c;
+}
+
+/* Element i of the decoder self-attention bias [n*heads, cap] of one
+ * query per sequence at position pos[r]: row r*heads + h, key j <= pos[r]
+ * gets w[rb[pos[r]-j], h] (w is buckets x heads, rb[d] the bucket of
+ * distance d), the keys after it 0. */
+KFN void k_decode_bucket_bias(int i, const float *w, int heads, const int *rb, const int *pos, int cap, float *y) {
+	int row = i / cap, j = i - row * cap;
+	int r = row / heads, h = row - r * heads;
+	int p = pos[r];
+	y[i] = j <= p ? w[(long)rb[p - j] * heads + h] : 0.0f;
+}
+
+/* generate's cand: a token with its logit and probability (16 bytes). */
+typedef struct {
+	int id;
+	float logit;
+	double p;
+} k_cand;
+
+/* generate's before: logit descending, then id ascending. */
+KFN int k_before(const k_cand *a, const k_cand *b) {
+	if (a->logit != b->logit) return a->logit > b->logit;
+	return a->id < b->id;
+}
+
+/* math/rand/v2: PCG.Uint64 (next, then DXSM) and Rand.Float64 on it. */
+KFN double k_pcg_float64(k_u64 *st) {
+	k_u64 h, l;
+	k_mul128(st[0], st[1], 2549297995355413924ull, 4865540595714422341ull, &h, &l);
+	k_add128(h, l, 6364136223846793005ull, 1442695040888963407ull, &st[0], &st[1]);
+	k_u64 u = k_pcg_output(st[0], st[1]);
+	return (double)(u & 0x1fffffffffffffull) / 9007199254740992.0;
+}
+
+/* generate's normalizer: the largest tempered logit and the float64 sum of
+ * the float32 exponentials relative to it. */
+KFN float k_normalizer(const float *l, int V, float invT, double *z) {
+	float mx = l[0];
+	for (int j = 1; j < V; j++) mx = k_go_max(mx, l[j]);
+	mx = mx * invT;
+	double s = 0.0;
+	for (int j = 0; j < V; j++) s += (double)k_expf(l[j] * invT - mx);
+	*z = s;
+	return mx;
+}
+
+/* Heap sort of c[0..n) into before's order (a strict total order: any
+ * correct sort gives sort.Slice's result). */
+KFN void k_sift(k_cand *c, int root, int n) {
+	for (;;) {
+		int child = 2 * root + 1;
+		if (child >= n) return;
+		if (child + 1 < n && k_before(&c[child], &c[child + 1])) child++;
+		if (!k_before(&c[root], &c[child])) return;
+		k_cand t = c[root];
+		c[root] = c[child];
+		c[child] = t;
+		root = child;
+	}
+}
+
+KFN void k_sort_cands(k_cand *c, int n) {
+	for (int i = n / 2 - 1; i >= 0; i--) k_sift(c, i, n);
+	for (int end = n - 1; end > 0; end--) {
+		k_cand t = c[0];
+		c[0] = c[end];
+		c[end] = t;
+		k_sift(c, 0, end);
+	}
+}
+
+/* Row r of logits [rows, V]: the next token as generate's sampler.choose
+ * draws it (-1 when the row holds a NaN, which the host reports), the
+ * row's PCG state (hi, lo) at states[2r], advanced by the one draw of a
+ * sampling choice (none when greedy). cands holds candCap candidates per
+ * row (top_k of them with top-k, V for nucleus sampling). */
+KFN void k_sample_row(int r, const float *logits, int V, float invT, int greedy, int topK, double topP, int fma,
+	k_u64 *states, k_cand *cands, int candCap, int *out) {
+	const float *l = logits + (long)r * V;
+	for (int j = 0; j < V; j++)
+		if (l[j] != l[j]) {
+			out[r] = -1;
+			return;
+		}
+	if (greedy) {
+		int best = 0;
+		for (int j = 1; j < V; j++)
+			if (l[j] > l[best]) best = j;
+		out[r] = best;
+		return;
+	}
+	k_u64 *st = states + 2L * r;
+	k_cand *c = cands + (long)r * candCap;
+	int n = 0;
+	if (topK > 0 && topK < V) {
+		for (int j = 0; j < V; j++) {
+			k_cand x;
+			x.id = j;
+			x.logit = l[j];
+			x.p = 0.0;
+			if (n == topK && !k_before(&x, &c[topK - 1])) continue;
+			if (n < topK) c[n++] = x;
+			else c[topK - 1] = x;
+			for (int i = n - 1; i > 0 && k_before(&c[i], &c[i - 1]); i--) {
+				k_cand t = c[i];
+				c[i] = c[i - 1];
+				c[i - 1] = t;
+			}
+		}
+	} else if (topP < 1.0) {
+		double z;
+		float mx = k_normalizer(l, V, invT, &z);
+		const double thrs[4] = {1e-3, 1e-5, 1e-7, 0.0};
+		for (int t = 0; t < 4; t++) {
+			double thr = thrs[t], mass = 0.0;
+			n = 0;
+			for (int j = 0; j < V; j++) {
+				double e = (double)k_expf(l[j] * invT - mx);
+				if (e > thr * z || thr == 0.0) {
+					c[n].id = j;
+					c[n].logit = l[j];
+					c[n].p = 0.0;
+					n++;
+					mass += e;
+				}
+			}
+			if (mass >= topP * z || thr == 0.0) break;
+		}
+		k_sort_cands(c, n);
+	} else {
+		double z;
+		float mx = k_normalizer(l, V, invT, &z);
+		double u = k_pcg_float64(st) * z;
+		for (int j = 0; j < V; j++) {
+			u -= (double)k_expf(l[j] * invT - mx);
+			if (u < 0.0) {
+				out[r] = j;
+				return;
+			}
+		}
+		out[r] = V - 1;
+		return;
+	}
+	float mx = c[0].logit * invT;
+	double z = 0.0;
+	for (int i = 0; i < n; i++) {
+		c[i].p = k_go_exp((double)(c[i].logit * invT - mx), fma);
+		z += c[i].p;
+	}
+	if (topP < 1.0) {
+		double above = 0.0;
+		int m = 0;
+		while (m < n && above < topP * z) {
+			above += c[m].p;
+			m++;
+		}
+		n = m;
+		z = above;
+	}
+	double u = k_pcg_float64(st) * z;
+	for (int i = 0; i < n; i++) {
+		u -= c[i].p;
+		if (u < 0.0) {
+			out[r] = c[i].id;
+			return;
+		}
+	}
+	out[r] = c[n - 1].id;
+}
+
 #endif

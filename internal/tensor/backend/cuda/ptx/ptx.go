@@ -6,10 +6,12 @@
 // mean pooling, MSE; and of the second slice: subtract, negate, scale,
 // abs, tanh, L2 normalisation, row dot products, block copies, sums,
 // (log) softmax rows, cross-entropy, attention's bias gradient, T5's
-// bucket bias, the sum of squares of gradient clipping) and their C
-// source. It has no build tag and
-// no cgo: the CUDA backend loads Source with cuModuleLoadData, and a machine
-// without a GPU can still test that the PTX is current.
+// bucket bias, the sum of squares of gradient clipping; and of decoding:
+// the one-query attention against a key/value cache, cache row writes,
+// lengths, T5's decoder bias, the token draw) and their C source. It has
+// no build tag and no cgo: the CUDA backend loads Source with
+// cuModuleLoadData, and a machine without a GPU can still test that the PTX
+// is current.
 //
 // Files:
 //
@@ -149,6 +151,24 @@ const (
 	BucketBiasBackward = "repro_bucket_bias_backward"
 	// x *float; n int; acc *double (one thread)
 	SumSquares = "repro_sum_squares"
+
+	// Decoding on the device (generation): the one-query attention
+	// against a key/value cache and what a session keeps beside it.
+
+	// q, K, V *float; heads, D, klen int; lens *int; lenAdd, causal int;
+	// scale float; bias *float (0: none); biasRows int; probs, out *float;
+	// n int (n = B*heads threads)
+	DecodeAttention = "repro_decode_attention"
+	// src *float; cols int; pos *int; cap int; dst *float; n int
+	WriteRowsAt = "repro_write_rows_at"
+	// x *int; c, n int
+	AddInts = "repro_add_ints"
+	// w *float; heads int; rb, pos *int; cap int; y *float; n int
+	DecodeBucketBias = "repro_decode_bucket_bias"
+	// logits *float; rows, V int; invT float; greedy, topK int; top_p's
+	// float64 bits as two u32 words, high first; fma int; states *u64;
+	// cands *cand; candCap int; out *int (rows threads)
+	SampleRows = "repro_sample_rows"
 )
 
 // Entries lists every kernel entry point.
@@ -158,7 +178,8 @@ var Entries = []string{GELUForward, GELUBackward, LayerNormForward, LayerNormBac
 	MeanPool, MeanPoolBackward, MSEForward, MSEBackward,
 	Sub, Neg, Scale, AbsForward, AbsBackward, TanhForward, TanhBackward, L2NormForward, L2NormBackward, RowDot, RowScale,
 	CopyBlock, Sum, FillFrom, LogSoftmaxRows, SoftmaxRowsBackward, CrossEntropyRows, CrossEntropySum, CrossEntropyBackward,
-	SoftmaxBackwardBiasRows, BucketBiasForward, BucketBiasBackward, SumSquares}
+	SoftmaxBackwardBiasRows, BucketBiasForward, BucketBiasBackward, SumSquares,
+	DecodeAttention, WriteRowsAt, AddInts, DecodeBucketBias, SampleRows}
 
 // Params gives the parameter kinds of each entry, in order: 'p' a device
 // pointer (.u64 in the PTX), 'i' a 32-bit int (.u32), 'f' a float32 (.f32).
@@ -217,6 +238,12 @@ var Params = map[string]string{
 	BucketBiasForward:       "pipipi",
 	BucketBiasBackward:      "pipip",
 	SumSquares:              "pip",
+
+	DecodeAttention:  "pppiiipiifpippi",
+	WriteRowsAt:      "pipipi",
+	AddInts:          "pii",
+	DecodeBucketBias: "pippipi",
+	SampleRows:       "piifiiiiippip",
 }
 
 const hashPrefix = "// kernels-sha256: "

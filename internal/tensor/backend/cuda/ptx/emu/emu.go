@@ -192,6 +192,24 @@ static void emu_bucket_bias_backward(const float *g, int heads, const int *bucke
 static void emu_sum_squares(const float *x, int n, double *acc) {
 	k_sum_squares(0, x, n, acc);
 }
+static void emu_decode_attention(const float *q, const float *K, const float *V, int heads, int D, int klen,
+	const int *lens, int lenAdd, int causal, float scale, const float *bias, int biasRows, float *probs, float *out, int n) {
+	for (int i = 0; i < n; i++) k_decode_attention_row(i, q, K, V, heads, D, klen, lens, lenAdd, causal, scale, bias, biasRows, probs, out);
+}
+static void emu_write_rows_at(const float *src, int cols, const int *pos, int cap, float *dst, int n) {
+	for (int i = 0; i < n; i++) k_write_rows_at(i, src, cols, pos, cap, dst);
+}
+static void emu_add_ints(int *x, int c, int n) {
+	for (int i = 0; i < n; i++) k_add_ints(i, x, c);
+}
+static void emu_decode_bucket_bias(const float *w, int heads, const int *rb, const int *pos, int cap, float *y, int n) {
+	for (int i = 0; i < n; i++) k_decode_bucket_bias(i, w, heads, rb, pos, cap, y);
+}
+static void emu_sample_rows(const float *logits, int rows, int V, float invT, int greedy, int topK, double topP, int fma,
+	void *states, void *cands, int candCap, int *out) {
+	for (int r = 0; r < rows; r++)
+		k_sample_row(r, logits, V, invT, greedy, topK, topP, fma, (k_u64 *)states, (k_cand *)cands, candCap, out);
+}
 */
 import "C"
 
@@ -681,6 +699,90 @@ func BucketBiasBackward(g []float32, heads int, buckets []int32, gw []float32) {
 // float32 slots) += the sum of x's squares.
 func SumSquares(x []float32, acc []float32) {
 	C.emu_sum_squares(ptr(x), cint(len(x)), dptr("SumSquares", acc, 1))
+}
+
+// Decoding on the device.
+
+// DecodeAttention is the repro_decode_attention kernel: the one-query
+// attention of every (sequence, head) of q [B, D] against its visible
+// rows of k and v [B*klen, D], lens[b]+lenAdd of them (clamped to klen; at
+// most 1 when causal); bias nil or biasRows rows of klen; probs [B*heads,
+// klen] and out [B, D] are written.
+func DecodeAttention(q, k, v []float32, heads, klen int, lens []int32, lenAdd int, causal bool, scale float32, bias []float32, biasRows int, probs, out []float32) {
+	B := len(lens)
+	if B == 0 || heads < 1 || len(q)%B != 0 || len(q)/B%heads != 0 {
+		panic(fmt.Sprintf("emu.DecodeAttention: %d query values for %d sequences of %d heads", len(q), B, heads))
+	}
+	D := len(q) / B
+	check("DecodeAttention", B*klen*D, k, v)
+	check("DecodeAttention", B*heads*klen, probs)
+	check("DecodeAttention", B*D, out)
+	var bp *C.float
+	if bias != nil {
+		if biasRows < 1 || len(bias) != biasRows*klen {
+			panic(fmt.Sprintf("emu.DecodeAttention: a bias of %d values, %d rows of %d", len(bias), biasRows, klen))
+		}
+		bp = ptr(bias)
+	}
+	C.emu_decode_attention(ptr(q), ptr(k), ptr(v), cint(heads), cint(D), cint(klen), iptr(lens), C.int(lenAdd), cbool(causal),
+		C.float(scale), bp, cint(max(biasRows, 1)), ptr(probs), ptr(out), cint(B*heads))
+}
+
+// WriteRowsAt is the repro_write_rows_at kernel: row r of src [n, cols]
+// into row pos[r] of block r of dst (blocks of cap rows).
+func WriteRowsAt(src []float32, cols int, pos []int32, cap int, dst []float32) {
+	n := len(pos)
+	check("WriteRowsAt", n*cols, src)
+	check("WriteRowsAt", n*cap*cols, dst)
+	for r, p := range pos {
+		if p < 0 || int(p) >= cap {
+			panic(fmt.Sprintf("emu.WriteRowsAt: position %d of sequence %d outside a cache of %d rows", p, r, cap))
+		}
+	}
+	C.emu_write_rows_at(ptr(src), cint(cols), iptr(pos), cint(cap), ptr(dst), cint(n*cols))
+}
+
+// AddInts is the repro_add_ints kernel: x[i] += c.
+func AddInts(x []int32, c int) {
+	C.emu_add_ints(iptr(x), C.int(c), cint(len(x)))
+}
+
+// DecodeBucketBias is the repro_decode_bucket_bias kernel: y [n*heads,
+// cap] from w [buckets, heads], rb (the bucket of each distance, cap of
+// them) and pos (n).
+func DecodeBucketBias(w []float32, heads int, rb, pos []int32, cap int, y []float32) {
+	n := len(pos)
+	check("DecodeBucketBias", n*heads*cap, y)
+	if len(rb) < cap {
+		panic(fmt.Sprintf("emu.DecodeBucketBias: %d buckets for a cache of %d", len(rb), cap))
+	}
+	checkBuckets("DecodeBucketBias", rb, len(w)/max(heads, 1))
+	for r, p := range pos {
+		if p < 0 || int(p) >= cap {
+			panic(fmt.Sprintf("emu.DecodeBucketBias: position %d of sequence %d outside a cache of %d rows", p, r, cap))
+		}
+	}
+	C.emu_decode_bucket_bias(ptr(w), cint(heads), iptr(rb), iptr(pos), cint(cap), ptr(y), cint(n*heads*cap))
+}
+
+// SampleRows is the repro_sample_rows kernel: the next token of each row
+// of logits [rows, V] (-1 for a row holding a NaN), drawn with s from the
+// row's PCG state (states: rows*(hi, lo), as 4 float32-wide elements
+// each), cands holding s's candidates (CandCap of them per row, 4 elements
+// each).
+func SampleRows(logits []float32, rows, V int, s backend.Sampling, fma bool, states, cands []float32, out []int32) {
+	check("SampleRows", rows*V, logits)
+	if len(out) != rows {
+		panic(fmt.Sprintf("emu.SampleRows: %d outputs for %d rows", len(out), rows))
+	}
+	cc := s.CandCap(V)
+	dptr("SampleRows", states, 2*rows)
+	dptr("SampleRows", cands, 2*rows*cc)
+	if rows == 0 {
+		return
+	}
+	C.emu_sample_rows(ptr(logits), cint(rows), cint(V), C.float(s.InvT), cbool(s.Greedy), cint(s.TopK), C.double(s.TopP), cbool(fma),
+		unsafe.Pointer(&states[0]), unsafe.Pointer(&cands[0]), cint(cc), iptr(out))
 }
 
 // Kernels presents the emulated kernels as a backend.Kernels, for testing
