@@ -113,7 +113,7 @@ func TestRunReportAndCache(t *testing.T) {
 	if !o.Saved || !strings.HasSuffix(o.Markdown, "toy.md") {
 		t.Errorf("saved %v, markdown %q", o.Saved, o.Markdown)
 	}
-	if b, err := os.ReadFile(o.Markdown); err != nil || !strings.Contains(string(b), "A toy experiment") || !strings.HasSuffix(string(b), "- **side value** (Table 1): paper: 7; ours: 7, from a second source; why: a toy.\n") {
+	if b, err := os.ReadFile(o.Markdown); err != nil || !strings.Contains(string(b), "A toy experiment") || !strings.HasSuffix(string(b), "- **side value** (`side`; Table 1): paper: 7; ours: 7, from a second source; why: a toy.\n") {
 		t.Errorf("markdown report does not end with its deviation: %v", err)
 	}
 	// The report carries the profile's deviations: the file's, then the
