@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -101,3 +102,44 @@ func TestUseCurrent(t *testing.T) {
 type fakeBackend struct{ Backend }
 
 func (fakeBackend) Name() string { return "fake" }
+
+// TestGemmBatchStrided: the strided runs of a GEMM grid cover its
+// products exactly once, in as few runs as the split allows: one for a
+// single stride, else min(outer, inner).
+func TestGemmBatchStrided(t *testing.T) {
+	type prod struct{ a, b, c int }
+	for _, g := range []GemmBatch{
+		{},
+		{Count: 1},
+		{Count: 6, Outer: [3]int{5, 7, 11}},
+		{Count: 6, Inner: 6, InnerStride: [3]int{2, 3, 4}},
+		{Count: 12, Inner: 4, Outer: [3]int{8, 12, 20}, InnerStride: [3]int{2, 3, 5}},            // uniform: Outer = 4*InnerStride
+		{Count: 2 * 12, Inner: 12, Outer: [3]int{96, 96, 400}, InnerStride: [3]int{8, 8, 25}},    // 2 sequences, 12 heads
+		{Count: 32 * 4, Inner: 4, Outer: [3]int{512, 512, 256}, InnerStride: [3]int{16, 16, 64}}, // 32 sequences, 4 heads
+	} {
+		want := map[prod]int{}
+		for i := 0; i < g.Calls(); i++ {
+			a, b, c := g.Offsets(i)
+			want[prod{a, b, c}]++
+		}
+		got := map[prod]int{}
+		runs := g.Strided()
+		for _, r := range runs {
+			for j := 0; j < r.Count; j++ {
+				got[prod{r.Base[0] + j*r.Stride[0], r.Base[1] + j*r.Stride[1], r.Base[2] + j*r.Stride[2]}]++
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: runs %+v cover %v, the grid is %v", g, runs, got, want)
+		}
+		inner := max(g.Inner, 1)
+		outer := g.Calls() / inner
+		wantRuns := min(inner, outer)
+		if g.Inner > 1 && outer > 1 && g.Outer == [3]int{inner * g.InnerStride[0], inner * g.InnerStride[1], inner * g.InnerStride[2]} || inner == 1 || outer == 1 {
+			wantRuns = 1
+		}
+		if len(runs) != wantRuns {
+			t.Errorf("%+v: %d runs, want %d", g, len(runs), wantRuns)
+		}
+	}
+}

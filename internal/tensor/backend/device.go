@@ -52,7 +52,9 @@ type Device interface {
 	Copy(dst, src Buffer)
 
 	// Gemm is Backend.Sgemm over device memory, batch.Count times: call i
-	// adds batch's offsets for i to offA, offB and offC.
+	// adds batch's offsets for i to offA, offB and offC. A device runs the
+	// batch as its strided runs (GemmBatch.Strided): on a GPU one
+	// strided-batched cuBLAS call each, emulated one CPU sgemm per product.
 	Gemm(transA, transB bool, m, n, k int, alpha float32, a Buffer, offA, lda int, b Buffer, offB, ldb int, beta float32, c Buffer, offC, ldc int, batch GemmBatch)
 
 	// Add sets y = a + b; Mul sets y = a * b (y may be a or b).
@@ -231,6 +233,67 @@ func (g GemmBatch) Offsets(i int) (a, b, c int) {
 
 // Calls is the number of products (1 for the zero value).
 func (g GemmBatch) Calls() int { return max(g.Count, 1) }
+
+// Strided is a run of products whose operands advance by fixed strides:
+// product j (j < Count) of the run reads A at Base[0] + j*Stride[0], B at
+// Base[1] + j*Stride[1] and writes C at Base[2] + j*Stride[2]. It is what
+// one strided-batched GEMM call (cublasSgemmStridedBatched) computes.
+type Strided struct {
+	Count        int
+	Base, Stride [3]int
+}
+
+// Strided splits the grid into strided runs covering every product once.
+// One run when the grid is a single stride (Outer = Inner*InnerStride for
+// all three operands, or a single outer or inner index); otherwise a
+// (sequence, head) grid has two strides, which one strided batch cannot
+// express, so the products are split into one run per inner index (a run
+// over the outer indices) or one per outer index (a run over the inner
+// ones), whichever gives fewer runs. A batch of pointers would do it in
+// one call, but its pointer arrays would have to be uploaded every time.
+func (g GemmBatch) Strided() []Strided {
+	if g.Count <= 1 {
+		a, b, c := g.Offsets(0)
+		return []Strided{{Count: 1, Base: [3]int{a, b, c}}}
+	}
+	inner := max(g.Inner, 1)
+	outer := g.Count / inner
+	if g.Count%inner != 0 {
+		panic(fmt.Sprintf("backend: a GEMM batch of %d products is not a grid of %d", g.Count, inner))
+	}
+	uniform := inner == 1 || outer == 1
+	if !uniform {
+		uniform = true
+		for x := 0; x < 3; x++ {
+			if g.Outer[x] != inner*g.InnerStride[x] {
+				uniform = false
+			}
+		}
+	}
+	switch {
+	case uniform && inner == 1:
+		return []Strided{{Count: outer, Stride: g.Outer}}
+	case uniform:
+		return []Strided{{Count: g.Count, Stride: g.InnerStride}}
+	case inner <= outer: // one run per head, over the sequences
+		runs := make([]Strided, inner)
+		for h := range runs {
+			runs[h] = Strided{Count: outer, Stride: g.Outer}
+			for x := 0; x < 3; x++ {
+				runs[h].Base[x] = h * g.InnerStride[x]
+			}
+		}
+		return runs
+	}
+	runs := make([]Strided, outer) // one run per sequence, over the heads
+	for o := range runs {
+		runs[o] = Strided{Count: inner, Stride: g.InnerStride}
+		for x := 0; x < 3; x++ {
+			runs[o].Base[x] = o * g.Outer[x]
+		}
+	}
+	return runs
+}
 
 // DeviceOf returns b's device when b has one (a backend whose tensors can
 // live in device memory implements interface{ Device() Device }).

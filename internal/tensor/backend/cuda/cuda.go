@@ -74,6 +74,7 @@ type Backend struct {
 	kept    map[hostKey]devBuf
 	scratch map[int][]cu.DevicePtr // free buffers by log2 of their byte size
 	failed  error                  // sticky: cuBLAS keeps its first error
+	sblas   *stridedBLAS           // the strided-batched GEMMs' handle (gemm.go)
 }
 
 var (
@@ -158,6 +159,12 @@ func (b *Backend) start() (err error) {
 		}
 	}()
 	b.impl = cublas.New()
+	if err := b.openStrided(); err != nil {
+		b.impl.Close()
+		b.mod.Unload()
+		b.ctx.Destroy()
+		return fmt.Errorf("device %d: %w", b.ordinal, err)
+	}
 	return nil
 }
 
@@ -391,7 +398,7 @@ func (b *Backend) Close() error {
 			}
 		}
 		b.kept, b.scratch = nil, nil
-		errs = append(errs, b.impl.Close(), b.mod.Unload(), b.ctx.Destroy())
+		errs = append(errs, b.closeStrided(), b.impl.Close(), b.mod.Unload(), b.ctx.Destroy())
 		return errors.Join(errs...)
 	})
 	b.closeMu.Lock()

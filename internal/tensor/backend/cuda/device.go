@@ -7,7 +7,6 @@ import (
 	"math"
 	"unsafe"
 
-	"gonum.org/v1/gonum/blas"
 	"gorgonia.org/cu"
 
 	"repro/internal/tensor/backend"
@@ -146,9 +145,11 @@ func (d *Device) Copy(dst, src backend.Buffer) {
 	d.run("Copy", func() error { return cu.MemcpyDtoD(t.ptr, s.ptr, int64(4*s.n)) })
 }
 
-// Gemm runs cublasSgemm once per batch entry (row-major operands as their
-// column-major transposes, as Sgemm). One launch per (sequence, head) for
-// attention: strided-batched cuBLAS is the next step.
+// Gemm runs each strided run of the batch (backend.GemmBatch.Strided) as
+// one cublasSgemmStridedBatched call (gemm.go): row-major operands as
+// their column-major transposes, as Sgemm. Attention's per-(sequence,
+// head) products are one call per head or per sequence, whichever is
+// fewer.
 func (d *Device) Gemm(transA, transB bool, m, n, k int, alpha float32, a backend.Buffer, offA, lda int, bb backend.Buffer, offB, ldb int, beta float32, c backend.Buffer, offC, ldc int, batch backend.GemmBatch) {
 	A, B, C := d.buf(a), d.buf(bb), d.buf(c)
 	if m == 0 || n == 0 {
@@ -163,38 +164,35 @@ func (d *Device) Gemm(transA, transB bool, m, n, k int, alpha float32, a backend
 		br, bc = n, k
 	}
 	ea, eb, ec := extent(ar, ac, lda), extent(br, bc, ldb), extent(m, n, ldc)
-	tr := func(t bool) blas.Transpose {
-		if t {
-			return blas.Trans
-		}
-		return blas.NoTrans
-	}
+	runs := batch.Strided()
 	d.run("Gemm", func() error {
 		if d.b.failed != nil {
 			return d.b.failed
 		}
-		for i := 0; i < batch.Calls(); i++ {
-			oa, ob, oc := batch.Offsets(i)
-			oa, ob, oc = oa+offA, ob+offB, oc+offC
-			if (k > 0 && (oa+ea > A.n || ob+eb > B.n)) || oc+ec > C.n {
-				return fmt.Errorf("gemm call %d: operands outside their buffers", i)
+		for ri, r := range runs {
+			oa, ob, oc := offA+r.Base[0], offB+r.Base[1], offC+r.Base[2]
+			last := r.Count - 1
+			for _, j := range []int{0, last} {
+				if (k > 0 && (oa+j*r.Stride[0]+ea > A.n || ob+j*r.Stride[1]+eb > B.n)) || oc+j*r.Stride[2]+ec > C.n ||
+					oa+j*r.Stride[0] < 0 || ob+j*r.Stride[1] < 0 || oc+j*r.Stride[2] < 0 {
+					return fmt.Errorf("gemm run %d, product %d: operands outside their buffers", ri, j)
+				}
 			}
 			if k == 0 {
 				if beta == 0 {
-					for r := 0; r < m; r++ {
-						if err := cu.MemsetD32(at(C, oc+r*ldc), 0, int64(n)); err != nil {
-							return err
+					for j := 0; j < r.Count; j++ {
+						for row := 0; row < m; row++ {
+							if err := cu.MemsetD32(at(C, oc+j*r.Stride[2]+row*ldc), 0, int64(n)); err != nil {
+								return err
+							}
 						}
 					}
 				}
 				continue
 			}
-			d.b.impl.Sgemm(tr(transB), tr(transA), n, m, k, alpha,
-				devSlice(at(B, ob), eb), ldb, devSlice(at(A, oa), ea), lda,
-				beta, devSlice(at(C, oc), ec), ldc)
-			if err := d.b.impl.Err(); err != nil {
-				d.b.failed = fmt.Errorf("cublasSgemm: %w (the cuBLAS handle keeps this error; reopen the backend)", err)
-				return d.b.failed
+			if err := d.b.sgemmStrided(transA, transB, m, n, k, alpha, at(A, oa), lda, r.Stride[0], at(B, ob), ldb, r.Stride[1],
+				beta, at(C, oc), ldc, r.Stride[2], r.Count); err != nil {
+				return err
 			}
 		}
 		return nil

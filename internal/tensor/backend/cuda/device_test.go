@@ -283,6 +283,23 @@ func deviceCases() []deviceCase {
 				backend.GemmBatch{Count: B * H, Inner: H, Outer: [3]int{T * D, T * D, H * T * T}, InnerStride: [3]int{dh, dh, T * T}})
 			return down(d, s, q, k)
 		}, false},
+		{"Gemm (strided runs: per head, per sequence, one stride, transposes)", func(d backend.Device, r *rand.Rand) [][]float32 {
+			var outs []backend.Buffer
+			for _, sh := range [][3]int{{5, 2, 3}, {2, 6, 4}, {4, 3, 1}} { // sequences, heads, queries
+				B, H, T, dh := sh[0], sh[1], sh[2], 8
+				D := H * dh
+				q, k, v := up(d, randFloats(r, B*T*D)), up(d, randFloats(r, B*7*D)), up(d, randFloats(r, B*7*D))
+				s, o, g := d.Alloc(B*H*T*7), d.Alloc(B*T*D), d.Alloc(B*7*D)
+				heads := func(outer, inner [3]int) backend.GemmBatch {
+					return backend.GemmBatch{Count: B * H, Inner: H, Outer: outer, InnerStride: inner}
+				}
+				d.Gemm(false, true, T, 7, dh, 0.5, q, 0, D, k, 0, D, 0, s, 0, 7, heads([3]int{T * D, 7 * D, H * T * 7}, [3]int{dh, dh, T * 7}))
+				d.Gemm(false, false, T, dh, 7, 1, s, 0, 7, v, 0, D, 0, o, 0, D, heads([3]int{H * T * 7, 7 * D, T * D}, [3]int{T * 7, dh, dh}))
+				d.Gemm(true, false, 7, dh, T, 1, s, 0, 7, o, 0, D, 0, g, 0, D, heads([3]int{H * T * 7, T * D, 7 * D}, [3]int{T * 7, dh, dh}))
+				outs = append(outs, s, o, g, q, k, v)
+			}
+			return down(d, outs...)
+		}, false},
 	}
 }
 

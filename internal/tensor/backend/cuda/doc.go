@@ -102,8 +102,11 @@
 // copies, sums, (log-)softmax rows and cross-entropy with Go's math.Exp
 // and math.Log, T5's bucket bias, the clipping norm), checked bit for bit
 // on the CPU by the emulated device (package emudev, "emu"), which runs the
-// same training steps to the CPU's bits. The GEMMs are one cublasSgemm per
-// (sequence, head) for attention: strided-batched cuBLAS is the next step.
+// same training steps to the CPU's bits. The GEMMs are strided-batched
+// cuBLAS calls (gemm.go, a cuBLAS handle of the backend's own:
+// gorgonia.org/cu does not bind cublasSgemmStridedBatched): attention's
+// (sequence, head) grid is one call per head or per sequence, whichever
+// is fewer.
 // Float64 sums the CPU runs in order (a loss over rows, the clipping norm)
 // run in one GPU thread, in that order: exact, not fast. Not yet run on a
 // GPU: scripts/gpu-check.sh runs TestDeviceKernelsMatchEmulation,

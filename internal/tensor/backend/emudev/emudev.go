@@ -392,28 +392,33 @@ func (d *Device) Copy(dst, src backend.Buffer) {
 	copy(t, s)
 }
 
-// Gemm runs the CPU's sgemm on device memory, once per batch entry.
+// Gemm runs the batch as its strided runs (backend.GemmBatch.Strided, as
+// the GPU's strided-batched cuBLAS calls do), each product one CPU sgemm
+// on device memory: the bits of one Sgemm per product.
 func (d *Device) Gemm(transA, transB bool, m, n, k int, alpha float32, a backend.Buffer, offA, lda int, b backend.Buffer, offB, ldb int, beta float32, c backend.Buffer, offC, ldc int, batch backend.GemmBatch) {
 	A, B, C := d.buf(a).data, d.buf(b).data, d.buf(c).data
-	for i := 0; i < batch.Calls(); i++ {
-		oa, ob, oc := batch.Offsets(i)
-		oa, ob, oc = oa+offA, ob+offB, oc+offC
-		if oa > len(A) || ob > len(B) || oc > len(C) {
-			panic(fmt.Sprintf("emudev: Gemm call %d: offsets %d, %d, %d outside buffers of %d, %d, %d", i, oa, ob, oc, len(A), len(B), len(C)))
-		}
-		if m == 0 || n == 0 {
-			continue
-		}
-		if k == 0 {
-			// tensor's sgemm: C unchanged, or cleared when beta is 0.
-			if beta == 0 {
-				for r := 0; r < m; r++ {
-					clear(C[oc+r*ldc : oc+r*ldc+n])
-				}
+	for _, run := range batch.Strided() {
+		for j := 0; j < run.Count; j++ {
+			oa := offA + run.Base[0] + j*run.Stride[0]
+			ob := offB + run.Base[1] + j*run.Stride[1]
+			oc := offC + run.Base[2] + j*run.Stride[2]
+			if oa > len(A) || ob > len(B) || oc > len(C) {
+				panic(fmt.Sprintf("emudev: Gemm product %d of a run: offsets %d, %d, %d outside buffers of %d, %d, %d", j, oa, ob, oc, len(A), len(B), len(C)))
 			}
-			continue
+			if m == 0 || n == 0 {
+				continue
+			}
+			if k == 0 {
+				// tensor's sgemm: C unchanged, or cleared when beta is 0.
+				if beta == 0 {
+					for r := 0; r < m; r++ {
+						clear(C[oc+r*ldc : oc+r*ldc+n])
+					}
+				}
+				continue
+			}
+			kernel.Sgemm(transA, transB, m, n, k, alpha, A[oa:], lda, B[ob:], ldb, beta, C[oc:], ldc)
 		}
-		kernel.Sgemm(transA, transB, m, n, k, alpha, A[oa:], lda, B[ob:], ldb, beta, C[oc:], ldc)
 	}
 }
 
