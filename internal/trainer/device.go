@@ -32,6 +32,8 @@ import (
 // DeviceReport is what a run on a device copied between host and device.
 type DeviceReport struct {
 	Device string // the device's name
+	// Precision is the GEMMs' arithmetic (Config.Precision).
+	Precision backend.Precision
 	// Updates is the number of updates measured; StepUp and StepDown are
 	// their bytes up and down in all, MaxStepUp and MaxStepDown the
 	// largest of one update.
@@ -72,7 +74,14 @@ func (r *run) placeOnDevice() bool {
 	if !ok {
 		return false
 	}
-	d := &onDevice{dev: dev, report: DeviceReport{Device: dev.Name()}}
+	if r.c.Precision != backend.FP32 {
+		pd, ok := dev.(backend.PrecisionDevice)
+		if !ok {
+			return false // start reports it
+		}
+		pd.SetGemmPrecision(r.c.Precision)
+	}
+	d := &onDevice{dev: dev, report: DeviceReport{Device: dev.Name(), Precision: r.c.Precision}}
 	for _, p := range r.t.Params {
 		d.leaves = append(d.leaves, p.Param)
 	}

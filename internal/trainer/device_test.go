@@ -37,11 +37,17 @@ func needUnfused(t *testing.T) {
 // keep-best, snapshots in work. crashAt > 0 fails that step call.
 func deviceRun(t *testing.T, b backend.Backend, work string, crashAt int) (*pairTask, *Result, string, error) {
 	t.Helper()
+	return deviceRunIn(t, b, work, crashAt, backend.FP32)
+}
+
+// deviceRunIn is deviceRun with the GEMMs in precision p.
+func deviceRunIn(t *testing.T, b backend.Backend, work string, crashAt int, p backend.Precision) (*pairTask, *Result, string, error) {
+	t.Helper()
 	defer backend.Use(backend.Current())
 	backend.Use(b)
 	task := newPairTask(t)
 	cfg := Config{Epochs: 3, BatchSize: 6, Accumulate: 2, LR: 3e-3, WarmupRatio: 0.1, MaxGradNorm: 0.5, WeightDecay: 0.01,
-		EvalEvery: 3, CheckpointEvery: 2, Work: work, Seed: 4}
+		EvalEvery: 3, CheckpointEvery: 2, Work: work, Seed: 4, Precision: p}
 	calls := 0
 	rec := Recipe{Params: FromNamed(task.enc.NamedParams()), N: len(task.a),
 		Step: func(_ context.Context, idx []int, rng *rand.Rand) (mat.Tensor, error) {
@@ -161,5 +167,72 @@ func sameWeights(t *testing.T, got, want [][]float32) {
 				t.Fatalf("weight %d[%d]: %v on the device, %v on the CPU", i, j, got[i][j], want[i][j])
 			}
 		}
+	}
+}
+
+// TestDeviceTrainingMixedPrecision: the same run with its GEMMs in BF16
+// (operands rounded to bfloat16, FP32 sums, FP32 master weights and AdamW)
+// and in TF32 on the emulated device stays close to the FP32 run (the
+// stated tolerances: every weight within 2e-3 of FP32's, 1e-2 relative
+// over all weights' change from the start; losses within 1e-2 relative;
+// TF32 within a tenth of that) and is not FP32's: the option changes the
+// arithmetic. On the CPU backend, which has no device, a mixed-precision
+// run is refused before its first update.
+func TestDeviceTrainingMixedPrecision(t *testing.T) {
+	needUnfused(t)
+	if testing.Short() {
+		t.Skip("trains a transformer three times")
+	}
+	want, wantRes, _, err := deviceRunIn(t, backend.CPU(), t.TempDir(), -1, backend.FP32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := newPairTask(t).weights()
+	for _, c := range []struct {
+		p                 backend.Precision
+		weightTol, relTol float64
+		lossTol           float64
+	}{{backend.BF16, 2e-3, 1e-2, 1e-2}, {backend.TF32, 2e-4, 1e-3, 1e-3}} {
+		got, res, log, err := deviceRunIn(t, emudev.New(), t.TempDir(), -1, c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var maxAbs, diff2, change2 float64
+		differ := 0
+		gw, ww := got.weights(), want.weights()
+		for i := range ww {
+			for j := range ww[i] {
+				d := float64(gw[i][j] - ww[i][j])
+				maxAbs = max(maxAbs, math.Abs(d))
+				diff2 += d * d
+				ch := float64(ww[i][j] - start[i][j])
+				change2 += ch * ch
+				if gw[i][j] != ww[i][j] {
+					differ++
+				}
+			}
+		}
+		rel := math.Sqrt(diff2 / change2)
+		lossRel := math.Abs(res.LastLoss-wantRes.LastLoss) / math.Abs(wantRes.LastLoss)
+		t.Logf("%v: max |w - w_fp32| %.3g, ||w - w_fp32|| / ||w_fp32 - w_0|| %.3g, %d weights differ; last loss %v (fp32 %v, %.3g relative)",
+			c.p, maxAbs, rel, differ, res.LastLoss, wantRes.LastLoss, lossRel)
+		if differ == 0 || res.LastLoss == wantRes.LastLoss {
+			t.Errorf("%v: the run is FP32's: the precision changed nothing", c.p)
+		}
+		if maxAbs > c.weightTol || rel > c.relTol || lossRel > c.lossTol {
+			t.Errorf("%v: outside the tolerance (%g absolute, %g relative; losses %g)", c.p, c.weightTol, c.relTol, c.lossTol)
+		}
+		for i, e := range wantRes.History {
+			if d := math.Abs(res.History[i].Metric - e.Metric); d > c.lossTol*math.Abs(e.Metric) {
+				t.Errorf("%v: evaluation %d: %v, fp32 %v", c.p, i, res.History[i].Metric, e.Metric)
+			}
+		}
+		if !strings.Contains(log, "precision="+c.p.String()) || res.Device == nil || res.Device.Precision != c.p {
+			t.Errorf("%v: the report does not name the precision:\n%s", c.p, log)
+		}
+	}
+	_, _, _, err = deviceRunIn(t, backend.CPU(), t.TempDir(), -1, backend.BF16)
+	if err == nil || !strings.Contains(err.Error(), "precision bf16 needs the device path") {
+		t.Errorf("bf16 on the CPU backend: %v", err)
 	}
 }

@@ -177,7 +177,7 @@ func logDevice(log *slog.Logger, d *DeviceReport) {
 		}
 		return n / int64(d.Updates)
 	}
-	log.Info("device copies", "device", d.Device, "updates", d.Updates,
+	log.Info("device copies", "device", d.Device, "precision", d.Precision.String(), "updates", d.Updates,
 		"per_update_up_bytes", mean(d.StepUp), "per_update_down_bytes", mean(d.StepDown),
 		"max_update_up_bytes", d.MaxStepUp, "max_update_down_bytes", d.MaxStepDown,
 		"other_up_bytes", d.Other.UpBytes, "other_down_bytes", d.Other.DownBytes)

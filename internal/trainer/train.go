@@ -114,6 +114,13 @@ type Config struct {
 	CheckpointInterval time.Duration
 
 	Seed uint64
+
+	// Precision is the arithmetic of the GEMMs (backend.Precision): FP32,
+	// the default and the reference, or mixed precision (TF32, or BF16
+	// with the FP32 weights as the master copy and AdamW in FP32), which
+	// needs a device backend (emu, cuda): the run fails before its first
+	// update elsewhere, or with a custom Backward.
+	Precision backend.Precision
 }
 
 // StepFunc computes the loss of one micro-batch (indices into the dataset)
@@ -269,6 +276,9 @@ func (t *Trainer) fingerprint(p plan) string {
 		t.N, c.BatchSize, c.Accumulate, c.DropLast, !c.NoShuffle, p.total, p.warmup, c.ConstantLR, c.LR, c.WeightDecay, c.Beta1, c.Beta2, c.Eps, c.MaxGradNorm, c.EvalEvery, c.Patience, c.Seed)
 	for _, pr := range t.Params {
 		fmt.Fprintf(&b, " %s%v", pr.Name, pr.Param.Shape())
+	}
+	if c.Precision != backend.FP32 { // FP32 runs keep their fingerprints
+		fmt.Fprintf(&b, " precision=%v", c.Precision)
 	}
 	return b.String()
 }
@@ -442,6 +452,12 @@ func (t *Trainer) start() (*run, error) {
 	r.stepRNG = rand.New(r.stepSrc)
 	if r.placeOnDevice() {
 		r.release = r.leaveDevice
+	} else if r.c.Precision != backend.FP32 {
+		why := fmt.Sprintf("the %s backend has no device", backend.Current().Name())
+		if t.Backward != nil {
+			why = "this training type computes its own gradients on the host"
+		}
+		return nil, fmt.Errorf("train: precision %v needs the device path (--backend emu or cuda): %s; fp32 is the default", r.c.Precision, why)
 	} else {
 		r.keepResident()
 	}

@@ -47,7 +47,7 @@ cross-entropy on its own headline. A document without a headline is an error nam
 			LearningRate: 2e-5, BatchSize: 64, MaxLength: 32,
 			Contrast: Contrast{Similarity: string(infocse.Dot), Temperature: 1},
 			Epochs:   20, Validation: Validation{ValidationK: 5, ValidationSimilarity: string(infocse.Cosine)},
-			Optimisation: Optimisation{EvalEvery: 0, Patience: 2, GradClip: 1, Accumulation: 1},
+			Optimisation: Optimisation{EvalEvery: 0, Patience: 2, GradClip: 1, Accumulation: 1, Precision: "fp32"},
 			Dropout:      0.1, Pooling: string(transformer.PoolCLSBeforePooler),
 			Architecture: DefaultArchitecture(),
 		},

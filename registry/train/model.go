@@ -12,6 +12,7 @@ import (
 	"repro/internal/encoder/pooled"
 	"repro/internal/model/transformer"
 	"repro/internal/rows"
+	"repro/internal/tensor/backend"
 	"repro/internal/trainer"
 	"repro/registry"
 )
@@ -257,7 +258,15 @@ func LoadDev(env *registry.Env) (*pooled.DevSet, error) {
 // rate, batch size, epochs and step limit stay with each type, whose docs
 // and defaults differ). Its defaults (DefaultOptimisation): evaluation
 // every 250 updates (SimCSE's), no early stopping, warm-up or weight
-// decay, gradient norm clipped at 1, no accumulation.
+// decay, gradient norm clipped at 1, no accumulation, FP32.
+//
+// Precision (mixed precision, backend.Precision) is a stage parameter, not
+// a backend family: a profile chooses it per training stage (T5-base in
+// bf16, its evaluations in fp32), and the key carries it once it is set.
+// It came after results were cached (key:"added"): at its default, fp32,
+// it is left out of the key, so no key of any backend (cpu, openblas,
+// cuda, emu) changes; tf32 or bf16 enters the key and is refused on a
+// backend without a device (cpu, openblas).
 type Optimisation struct {
 	EvalEvery    int     `cty:"eval_every" doc:"updates between STS-B dev evaluations (when dev is connected); 0 = at the end of each epoch"`
 	Patience     int     `cty:"patience" doc:"stop after this many evaluations without improvement; 0 = never"`
@@ -265,11 +274,12 @@ type Optimisation struct {
 	WeightDecay  float64 `cty:"weight_decay" doc:"AdamW decoupled weight decay (not on biases and LayerNorm)"`
 	GradClip     float64 `cty:"grad_clip" doc:"clip the global gradient norm to this; 0 = no clipping"`
 	Accumulation int     `cty:"accumulation" doc:"micro-batches per optimizer update"`
+	Precision    string  `cty:"precision" key:"added" doc:"the GEMMs' arithmetic on a device backend (--backend emu or cuda): fp32 (the reference), tf32 (operands rounded to TensorFloat-32), or bf16 (operands rounded to bfloat16, FP32 sums, FP32 master weights and AdamW); emu emulates both. Anything but fp32 needs a device backend and enters the stage key"`
 }
 
 // DefaultOptimisation returns the defaults described at Optimisation.
 func DefaultOptimisation() Optimisation {
-	return Optimisation{EvalEvery: 250, GradClip: 1, Accumulation: 1}
+	return Optimisation{EvalEvery: 250, GradClip: 1, Accumulation: 1, Precision: "fp32"}
 }
 
 // Loop is the LoopSpec of o with a type's own learning rate, batch size,
@@ -277,7 +287,7 @@ func DefaultOptimisation() Optimisation {
 func (o Optimisation) Loop(learningRate float64, batchSize, epochs, maxSteps int) LoopSpec {
 	return LoopSpec{LearningRate: learningRate, BatchSize: batchSize, Epochs: epochs, MaxSteps: maxSteps,
 		Warmup: o.Warmup, WeightDecay: o.WeightDecay, GradClip: o.GradClip, Accumulation: o.Accumulation,
-		EvalEvery: o.EvalEvery, Patience: o.Patience}
+		EvalEvery: o.EvalEvery, Patience: o.Patience, Precision: o.Precision}
 }
 
 // LoopSpec are the optimisation settings every training type shares.
@@ -296,7 +306,8 @@ type LoopSpec struct {
 	GradClip     float64 // max global gradient norm (0: none)
 	Accumulation int
 	EvalEvery    int
-	Patience     int // evaluations without improvement before stopping (0: never)
+	Patience     int    // evaluations without improvement before stopping (0: never)
+	Precision    string // the GEMMs' arithmetic (backend.ParsePrecision; "" is fp32)
 }
 
 // checkpointInterval paces the timed state snapshots of every training
@@ -316,7 +327,14 @@ func (l LoopSpec) config(env *registry.Env) trainer.Config {
 		// snapshot at most about this old, besides those at evaluations
 		// and epoch ends; snapshots change no output.
 		CheckpointInterval: checkpointInterval,
+		Precision:          precision(l.Precision),
 	}
+}
+
+// precision is backend.ParsePrecision of a validated name.
+func precision(s string) backend.Precision {
+	p, _ := backend.ParsePrecision(s)
+	return p
 }
 
 func (l LoopSpec) check() error {
@@ -347,6 +365,9 @@ func (l LoopSpec) validate(c *registry.Checks) {
 	c.Positive("accumulation", l.Accumulation)
 	c.NonNegative("eval_every", l.EvalEvery) // 0: at the end of each epoch
 	c.NonNegative("patience", l.Patience)
+	if _, err := backend.ParsePrecision(l.Precision); err != nil {
+		c.OneOf("precision", l.Precision, backend.Precisions()...)
+	}
 }
 
 // Fit trains m's parameters on n examples with step, evaluating on dev

@@ -25,9 +25,24 @@ import (
 type Device struct {
 	b     *Backend
 	count backend.Counter
+	prec  backend.Precision // of the GEMMs (SetGemmPrecision)
 }
 
-var _ backend.Device = (*Device)(nil)
+var (
+	_ backend.Device          = (*Device)(nil)
+	_ backend.PrecisionDevice = (*Device)(nil)
+)
+
+// SetGemmPrecision sets the precision of this device value's GEMMs
+// (backend.PrecisionDevice): TF32 runs cublasGemmStridedBatchedEx with
+// CUBLAS_COMPUTE_32F_FAST_TF32; BF16 converts both operands to bfloat16
+// (the repro_to_bf16 kernel, rounding as backend.RoundBF16) and runs it
+// with CUDA_R_16BF operands, accumulating in FP32. The weights in device
+// memory stay FP32 (the master copy).
+func (d *Device) SetGemmPrecision(p backend.Precision) { d.prec = p }
+
+// GemmPrecision is the precision SetGemmPrecision set (FP32 by default).
+func (d *Device) GemmPrecision() backend.Precision { return d.prec }
 
 // Device returns the GPU's device interface (backend.DeviceOf).
 func (b *Backend) Device() backend.Device {
@@ -165,6 +180,18 @@ func (d *Device) Gemm(transA, transB bool, m, n, k int, alpha float32, a backend
 	}
 	ea, eb, ec := extent(ar, ac, lda), extent(br, bc, ldb), extent(m, n, ldc)
 	runs := batch.Strided()
+	pa, pb, esize := A.ptr, B.ptr, 4
+	if d.prec == backend.BF16 && k > 0 {
+		// bfloat16 copies of the operands, element for element: the
+		// offsets and strides stay, in 2-byte elements.
+		ha, hb := d.Alloc((A.n+1)/2), d.Alloc((B.n+1)/2)
+		defer d.Free(ha)
+		defer d.Free(hb)
+		d.toBF16(A, ha)
+		d.toBF16(B, hb)
+		pa, pb, esize = d.buf(ha).ptr, d.buf(hb).ptr, 2
+	}
+	elem := func(p cu.DevicePtr, off int) cu.DevicePtr { return p + cu.DevicePtr(esize*off) }
 	d.run("Gemm", func() error {
 		if d.b.failed != nil {
 			return d.b.failed
@@ -190,13 +217,21 @@ func (d *Device) Gemm(transA, transB bool, m, n, k int, alpha float32, a backend
 				}
 				continue
 			}
-			if err := d.b.sgemmStrided(transA, transB, m, n, k, alpha, at(A, oa), lda, r.Stride[0], at(B, ob), ldb, r.Stride[1],
+			if err := d.b.sgemmStrided(d.prec, transA, transB, m, n, k, alpha, elem(pa, oa), lda, r.Stride[0], elem(pb, ob), ldb, r.Stride[1],
 				beta, at(C, oc), ldc, r.Stride[2], r.Count); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// toBF16 writes the bfloat16 bits of x's elements into y (2 per element
+// of y).
+func (d *Device) toBF16(x, y backend.Buffer) {
+	n := d.buf(x).n
+	d.atLeast("toBF16", (n+1)/2, y)
+	d.launch(func() cu.Function { return d.b.fns.toBF16 }, ptx.ToBF16, n, d.ptr(x), d.ptr(y), intArg(n))
 }
 
 // launch runs one kernel over n threads on the device goroutine.

@@ -412,3 +412,55 @@ func TestDeviceContrastiveAndPaSeRMatchCPU(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceGemmPrecision: the GPU's mixed-precision GEMMs (TF32 through
+// CUBLAS_COMPUTE_32F_FAST_TF32, bfloat16 operands converted by the
+// repro_to_bf16 kernel) against the emulated ones (operands rounded to
+// nearest even, the CPU's sgemm): bfloat16 to 1e-4 relative (the same
+// rounded operands, FP32 sums in another order), TF32 to 2e-3 (cuBLAS's
+// own TF32 conversion is unspecified); both differ from FP32. The
+// attention grid is included (strided runs over bfloat16 copies).
+func TestDeviceGemmPrecision(t *testing.T) {
+	g := open(t).NewDevice().(*Device)
+	e := emudev.New().NewDevice().(*emudev.Device)
+	const B, H, T, dh = 3, 4, 9, 16
+	D := H * dh
+	r := rand.New(rand.NewPCG(12, 13))
+	q, k := randFloats(r, B*T*D), randFloats(r, B*T*D)
+	run := func(d backend.Device, p backend.Precision) []float32 {
+		d.(backend.PrecisionDevice).SetGemmPrecision(p)
+		defer d.(backend.PrecisionDevice).SetGemmPrecision(backend.FP32)
+		Q, K, S := up(d, q), up(d, k), d.Alloc(B*H*T*T)
+		d.Gemm(false, true, T, T, dh, 0.25, Q, 0, D, K, 0, D, 0, S, 0, T,
+			backend.GemmBatch{Count: B * H, Inner: H, Outer: [3]int{T * D, T * D, H * T * T}, InnerStride: [3]int{dh, dh, T * T}})
+		W := d.Alloc(D * D)
+		d.Upload(W, 0, k[:D*D], "test")
+		Y := d.Alloc(B * T * D)
+		d.Gemm(false, true, B*T, D, D, 1, Q, 0, D, W, 0, D, 0, Y, 0, D, backend.GemmBatch{})
+		out := down(d, S, Y)
+		d.Free(Q)
+		d.Free(K)
+		d.Free(W)
+		return append(out[0], out[1]...)
+	}
+	fp32 := run(e, backend.FP32)
+	for _, c := range []struct {
+		p   backend.Precision
+		tol float64
+	}{{backend.BF16, 1e-4}, {backend.TF32, 2e-3}} {
+		got, want := run(g, c.p), run(e, c.p)
+		differ := 0
+		for i := range want {
+			if d := math.Abs(float64(got[i] - want[i])); !(d <= c.tol*math.Max(1, math.Abs(float64(want[i])))) {
+				t.Fatalf("%v: value %d on the GPU %v, emulated %v", c.p, i, got[i], want[i])
+			}
+			if got[i] != fp32[i] {
+				differ++
+			}
+		}
+		if differ == 0 {
+			t.Errorf("%v: the GPU's values are all FP32's", c.p)
+		}
+		t.Logf("%v: %d of %d values differ from FP32", c.p, differ, len(got))
+	}
+}

@@ -116,9 +116,12 @@
 // Decoding runs there too (device3.go: the one-query attention against a
 // cache, cache row writes, T5's decoder bias, the token draw):
 // generate.Generate keeps a session's caches and logits on the GPU and a
-// step copies only token ids. What this backend is not yet: mixed
-// precision (TF32, bf16 with an FP32 master copy) is not written. The
-// trainer (internal/trainer) places a training stage's weights and AdamW
-// moments on the device for the whole run (Backend.NewDevice: its own
-// copy counter) and logs what each update copies.
+// step copies only token ids. Mixed precision (backend.Precision, a
+// training stage's precision parameter) is Device.SetGemmPrecision: TF32
+// through cublasGemmStridedBatchedEx with CUBLAS_COMPUTE_32F_FAST_TF32,
+// BF16 with bfloat16 copies of the operands (the repro_to_bf16 kernel)
+// and FP32 sums; the weights in device memory stay FP32. The trainer
+// (internal/trainer) places a training stage's weights and AdamW moments
+// on the device for the whole run (Backend.NewDevice: its own copy
+// counter and precision) and logs what each update copies.
 package cuda

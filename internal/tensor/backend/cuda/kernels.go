@@ -43,6 +43,9 @@ type kernels struct {
 
 	// Decoding (device3.go).
 	decodeAttention, writeRowsAt, addInts, decodeBucketBias, sampleRows cu.Function
+
+	// Mixed precision (device.go).
+	toBF16 cu.Function
 }
 
 // loadKernels loads ptx.Source into the current context (the driver
@@ -110,6 +113,7 @@ func (b *Backend) loadKernels() error {
 		{&b.fns.addInts, ptx.AddInts},
 		{&b.fns.decodeBucketBias, ptx.DecodeBucketBias},
 		{&b.fns.sampleRows, ptx.SampleRows},
+		{&b.fns.toBF16, ptx.ToBF16},
 	} {
 		if *e.fn, err = mod.Function(e.name); err != nil {
 			mod.Unload()

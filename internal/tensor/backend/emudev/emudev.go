@@ -74,6 +74,8 @@ var (
 	_ backend.Kernels  = (*Backend)(nil)
 	_ backend.Resident = (*Backend)(nil)
 	_ backend.Device   = (*Device)(nil)
+
+	_ backend.PrecisionDevice = (*Device)(nil)
 )
 
 // New returns a fresh emulated backend with its own device and counter.
@@ -252,6 +254,7 @@ func (b *Backend) AdamW(p, g, m, v []float32, decay, b1, b2, stepSize, sqrtBC2, 
 // Device is the emulated device memory and its kernels.
 type Device struct {
 	count backend.Counter
+	prec  backend.Precision // of the GEMMs (SetGemmPrecision)
 
 	mu        sync.Mutex
 	free      map[int][]*buffer // by capacity class
@@ -392,11 +395,37 @@ func (d *Device) Copy(dst, src backend.Buffer) {
 	copy(t, s)
 }
 
+// SetGemmPrecision sets the precision of this device's GEMMs
+// (backend.PrecisionDevice): with TF32 or BF16 each GEMM reads its
+// operands rounded to it (backend.Precision.Round) and accumulates in
+// FP32 as the CPU's sgemm does.
+func (d *Device) SetGemmPrecision(p backend.Precision) { d.prec = p }
+
+// GemmPrecision is the precision SetGemmPrecision set (FP32 by default).
+func (d *Device) GemmPrecision() backend.Precision { return d.prec }
+
+// rounded returns x's values rounded to the GEMMs' precision (x itself in
+// FP32).
+func (d *Device) rounded(x []float32) []float32 {
+	if d.prec == backend.FP32 {
+		return x
+	}
+	r := make([]float32, len(x))
+	for i, v := range x {
+		r[i] = d.prec.Round(v)
+	}
+	return r
+}
+
 // Gemm runs the batch as its strided runs (backend.GemmBatch.Strided, as
 // the GPU's strided-batched cuBLAS calls do), each product one CPU sgemm
-// on device memory: the bits of one Sgemm per product.
+// on device memory: the bits of one Sgemm per product. In mixed precision
+// the operands are read rounded (SetGemmPrecision).
 func (d *Device) Gemm(transA, transB bool, m, n, k int, alpha float32, a backend.Buffer, offA, lda int, b backend.Buffer, offB, ldb int, beta float32, c backend.Buffer, offC, ldc int, batch backend.GemmBatch) {
 	A, B, C := d.buf(a).data, d.buf(b).data, d.buf(c).data
+	if d.prec != backend.FP32 && k > 0 {
+		A, B = d.rounded(A), d.rounded(B)
+	}
 	for _, run := range batch.Strided() {
 		for j := 0; j < run.Count; j++ {
 			oa := offA + run.Base[0] + j*run.Stride[0]

@@ -306,3 +306,9 @@ extern "C" __global__ void repro_sample_rows(const float *logits, int rows, int 
 	if (r < (unsigned int)rows)
 		k_sample_row((int)r, logits, V, invT, greedy, topK, k_f64_from_bits(((k_u64)pHi << 32) | pLo), fma, states, cands, candCap, out);
 }
+
+/* Mixed precision: n elements. */
+extern "C" __global__ void repro_to_bf16(const float *x, unsigned short *y, int n) {
+	unsigned int i = thread_index();
+	if (i < (unsigned int)n) k_to_bf16((int)i, x, y);
+}

@@ -1134,4 +1134,17 @@ KFN void k_sample_row(int r, const float *logits, int V, float invT, int greedy,
 	out[r] = c[n - 1].id;
 }
 
+/* ---- Mixed precision (backend.Precision): a GEMM's operands converted to
+ * bfloat16 for cuBLAS, rounded to nearest even (NaN made quiet), as
+ * backend.RoundBF16. */
+KFN void k_to_bf16(int i, const float *x, unsigned short *y) {
+	k_u32 u = k_bits(x[i]);
+	if ((u & 0x7fffffffu) > 0x7f800000u) {
+		y[i] = (unsigned short)((u | 0x00400000u) >> 16);
+		return;
+	}
+	u = u + 0x7fffu + ((u >> 16) & 1u);
+	y[i] = (unsigned short)(u >> 16);
+}
+
 #endif

@@ -8,7 +8,8 @@
 // (log) softmax rows, cross-entropy, attention's bias gradient, T5's
 // bucket bias, the sum of squares of gradient clipping; and of decoding:
 // the one-query attention against a key/value cache, cache row writes,
-// lengths, T5's decoder bias, the token draw) and their C source. It has
+// lengths, T5's decoder bias, the token draw; the bfloat16 conversion of
+// mixed precision) and their C source. It has
 // no build tag and no cgo: the CUDA backend loads Source with
 // cuModuleLoadData, and a machine without a GPU can still test that the PTX
 // is current.
@@ -169,6 +170,9 @@ const (
 	// float64 bits as two u32 words, high first; fma int; states *u64;
 	// cands *cand; candCap int; out *int (rows threads)
 	SampleRows = "repro_sample_rows"
+
+	// Mixed precision: x *float; y *u16 (bfloat16); n int
+	ToBF16 = "repro_to_bf16"
 )
 
 // Entries lists every kernel entry point.
@@ -179,7 +183,7 @@ var Entries = []string{GELUForward, GELUBackward, LayerNormForward, LayerNormBac
 	Sub, Neg, Scale, AbsForward, AbsBackward, TanhForward, TanhBackward, L2NormForward, L2NormBackward, RowDot, RowScale,
 	CopyBlock, Sum, FillFrom, LogSoftmaxRows, SoftmaxRowsBackward, CrossEntropyRows, CrossEntropySum, CrossEntropyBackward,
 	SoftmaxBackwardBiasRows, BucketBiasForward, BucketBiasBackward, SumSquares,
-	DecodeAttention, WriteRowsAt, AddInts, DecodeBucketBias, SampleRows}
+	DecodeAttention, WriteRowsAt, AddInts, DecodeBucketBias, SampleRows, ToBF16}
 
 // Params gives the parameter kinds of each entry, in order: 'p' a device
 // pointer (.u64 in the PTX), 'i' a 32-bit int (.u32), 'f' a float32 (.f32).
@@ -244,6 +248,8 @@ var Params = map[string]string{
 	AddInts:          "pii",
 	DecodeBucketBias: "pippipi",
 	SampleRows:       "piifiiiiippip",
+
+	ToBF16: "ppi",
 }
 
 const hashPrefix = "// kernels-sha256: "

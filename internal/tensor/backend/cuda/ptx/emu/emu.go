@@ -205,6 +205,9 @@ static void emu_add_ints(int *x, int c, int n) {
 static void emu_decode_bucket_bias(const float *w, int heads, const int *rb, const int *pos, int cap, float *y, int n) {
 	for (int i = 0; i < n; i++) k_decode_bucket_bias(i, w, heads, rb, pos, cap, y);
 }
+static void emu_to_bf16(const float *x, unsigned short *y, int n) {
+	for (int i = 0; i < n; i++) k_to_bf16(i, x, y);
+}
 static void emu_sample_rows(const float *logits, int rows, int V, float invT, int greedy, int topK, double topP, int fma,
 	void *states, void *cands, int candCap, int *out) {
 	for (int r = 0; r < rows; r++)
@@ -699,6 +702,15 @@ func BucketBiasBackward(g []float32, heads int, buckets []int32, gw []float32) {
 // float32 slots) += the sum of x's squares.
 func SumSquares(x []float32, acc []float32) {
 	C.emu_sum_squares(ptr(x), cint(len(x)), dptr("SumSquares", acc, 1))
+}
+
+// ToBF16 is the repro_to_bf16 kernel: the bfloat16 bits of each x.
+func ToBF16(x []float32) []uint16 {
+	y := make([]uint16, len(x))
+	if len(x) > 0 {
+		C.emu_to_bf16(ptr(x), (*C.ushort)(unsafe.Pointer(&y[0])), cint(len(x)))
+	}
+	return y
 }
 
 // Decoding on the device.
