@@ -42,8 +42,8 @@ type Config struct {
 	// Slurm holds the file's and the profile's slurm { } settings.
 	Slurm Slurm
 	// Deviations are the declared differences from the paper of the
-	// selected profile: the file's top-level deviation blocks, then the
-	// profile's own.
+	// selected profile: the file's top-level deviation blocks that hold for
+	// it (their profiles list), then the profile's own.
 	Deviations []*Deviation
 }
 
@@ -58,6 +58,9 @@ type Deviation struct {
 	Why      string
 	Evidence string // where the paper says what the reading rests on ("" if none given)
 	Tables   []string
+	// Profiles are the profiles a top-level deviation is limited to
+	// ("paper": the default profile); nil: every profile.
+	Profiles []string
 	// StandIns are the data directory's stand-in datasets the paper
 	// profile reads in the paper's place because of this deviation.
 	StandIns []string

@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -29,11 +30,43 @@ import (
 // when a top-level deviation names it in stand_ins: otherwise the paper
 // profile would print the paper's table beside numbers from other data
 // without a word.
+//
+// A top-level deviation may name the profiles whose reports print it:
+//
+//	deviation "default_top_k" {
+//	  profiles = ["paper"]   # "paper": the default profile (the stage blocks as written)
+//	  ...
+//	}
+//
+// Most of a file's differences from the paper are written about the paper
+// profile (what its stage blocks do), and a mini or ci profile that sets
+// something else must not print them. The paper profile has no block to
+// hold them, so the list is on the deviation: top level stays the one place
+// a reader finds the paper profile's deviations, and a deviation several
+// profiles share is written once. Every name must be "paper" or a declared
+// profile (an unknown one is an error at the list); the list is not empty;
+// stand_ins (what the paper profile reads) needs "paper" in it; a profile
+// block's deviation takes no list (it is that profile's). Without it a
+// deviation holds for every profile, as before.
+//
+// The names are exact: a profile that extends a listed one does not get the
+// deviation unless it is listed too (profiles = ["paper", "mini", "ci"]).
+// A child exists to change its parent's settings, and a text about the
+// parent's settings is what the child must not print when it changes them
+// (InfoCSE's ci redraws mini's split); listing each profile keeps every
+// report's list readable in the one block. This differs from a deviation
+// inside a profile block, which a child inherits (extends.go): there the
+// text is part of the parent's settings, which the child starts from. It is
+// how an expect or table row's `profile` reads too.
 
 var deviationSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "what", Required: true}, {Name: "paper", Required: true}, {Name: "ours", Required: true},
 	{Name: "why", Required: true}, {Name: "tables"}, {Name: "evidence"}, {Name: "stand_ins"},
+	{Name: "profiles"},
 }}
+
+// paperProfile is how a deviation's profiles list names the default profile.
+const paperProfile = "paper"
 
 type deviationBlock struct {
 	name    string
@@ -55,6 +88,10 @@ func (d *decoder) deviation(b *hcl.Block, p *profileBlock) {
 	// One name per report: a profile's deviation may not reuse the name of
 	// a top-level one either.
 	scope := d.m.deviations
+	if a, ok := content.Attributes["profiles"]; ok && p != nil {
+		d.errorf(a.NameRange, "Invalid profiles",
+			"A deviation inside profile %q holds for that profile (and those extending it); profiles = [...] belongs on a top-level deviation.", p.name)
+	}
 	if p != nil {
 		dv.profile = p.name
 		scope = append(append([]*deviationBlock(nil), d.m.deviations...), p.deviations...)
@@ -73,11 +110,14 @@ func (d *decoder) deviation(b *hcl.Block, p *profileBlock) {
 }
 
 // deviations evaluates the top-level deviation blocks and then those of
-// profile (nil: none).
+// profile (nil: the paper profile), and keeps those that hold for it. Every
+// top-level block is evaluated, so that each profile reports its errors.
 func (e *evaluator) deviations(top []*deviationBlock, profile *profileBlock) []*Deviation {
 	blocks := top
+	selected := paperProfile
 	if profile != nil {
 		blocks = append(append([]*deviationBlock(nil), top...), profile.deviations...)
+		selected = profile.name
 	}
 	var out []*Deviation
 	for _, b := range blocks {
@@ -105,9 +145,43 @@ func (e *evaluator) deviations(top []*deviationBlock, profile *profileBlock) []*
 				dv.StandIns = append(dv.StandIns, s)
 			}
 		}
+		if a, ok := b.attrs["profiles"]; ok && b.profile == "" {
+			dv.Profiles = e.deviationProfiles(a)
+			if len(dv.StandIns) > 0 && dv.Profiles != nil && !slices.Contains(dv.Profiles, paperProfile) {
+				e.errorf(b.attrs["stand_ins"].Expr.Range(), "Invalid stand_ins",
+					"stand_ins names what the paper profile reads in the paper's place, and this deviation's profiles leave out %q.", paperProfile)
+			}
+			if dv.Profiles != nil && !slices.Contains(dv.Profiles, selected) {
+				continue
+			}
+		}
 		out = append(out, dv)
 	}
 	return out
+}
+
+// deviationProfiles evaluates a top-level deviation's profiles list: "paper"
+// or declared profiles, at least one.
+func (e *evaluator) deviationProfiles(a *hcl.Attribute) []string {
+	before := len(e.diags)
+	names := e.stringList(a, `["paper"]`)
+	if names == nil {
+		if len(e.diags) == before { // an empty list, not a wrong one
+			e.errorf(a.Expr.Range(), "Invalid profiles", "A deviation's profiles list names at least one profile; without the attribute it holds for every profile.")
+		}
+		return nil
+	}
+	declared := append([]string{paperProfile}, e.m.profOrder...)
+	for i, n := range names {
+		switch {
+		case !slices.Contains(declared, n):
+			e.errorf(a.Expr.Range(), "Unknown profile",
+				"There is no profile %q.%s Declared: %s (%q is the default profile).", n, Suggest(n, declared), strings.Join(declared, ", "), paperProfile)
+		case slices.Contains(names[:i], n):
+			e.errorf(a.Expr.Range(), "Invalid profiles", "Profile %q is listed twice.", n)
+		}
+	}
+	return names
 }
 
 // stringList evaluates a list-of-strings attribute.

@@ -38,3 +38,36 @@ func TestDeviations(t *testing.T) {
 		t.Errorf("undeclared stand-in in the paper profile: %v", diags)
 	}
 }
+
+// TestDeviationProfiles: a top-level deviation with profiles is reported by
+// the profiles it lists ("paper": the default profile) and by no other; a
+// profile extending a listed one is not listed (ci extends mini), while it
+// still inherits its parent's own deviations; a paper-only deviation
+// declares the paper profile's stand-ins.
+func TestDeviationProfiles(t *testing.T) {
+	t.Parallel()
+	src := mustRead(t, "testdata/deviation_profiles.hcl")
+	for _, c := range []struct {
+		profile string
+		want    []string
+	}{
+		{"", []string{"everywhere", "paper_only", "paper_and_mini"}},
+		{"mini", []string{"everywhere", "paper_and_mini", "small"}},
+		{"ci", []string{"everywhere", "ci_only", "small"}},
+	} {
+		cfg := mustLoad(t, "testdata/deviation_profiles.hcl", src, Options{Profile: c.profile})
+		var got []string
+		for _, d := range cfg.Deviations {
+			got = append(got, d.Name)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("profile %q: deviations %v, want %v", c.profile, got, c.want)
+		}
+		for _, d := range cfg.Deviations {
+			want := map[string][]string{"paper_only": {"paper"}, "paper_and_mini": {"mini", "paper"}, "ci_only": {"ci"}}[d.Name]
+			if !slices.Equal(d.Profiles, want) || (d.Name == "small") != (d.Profile == "mini") {
+				t.Errorf("profile %q: deviation %s: profiles %v, declared by %q", c.profile, d.Name, d.Profiles, d.Profile)
+			}
+		}
+	}
+}

@@ -73,9 +73,10 @@
 //
 // # Deviations
 //
-// A `deviation "NAME" { what, paper, ours, why, tables, evidence, stand_ins }`
+// A `deviation "NAME" { what, paper, ours, why, tables, evidence, stand_ins, profiles }`
 // block declares one difference from the paper as data: at top level for
-// every profile, inside a profile block for that profile; the report prints
+// every profile (or those its `profiles` list names, "paper" the default
+// one), inside a profile block for that profile; the report prints
 // the selected profile's under the table (Config.Deviations). In the paper
 // profile a stage that reads a dataset the catalogue marks as a stand-in
 // (registry.StageType.StandIns) must be named by a top-level deviation's

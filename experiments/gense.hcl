@@ -136,6 +136,7 @@ deviation "small_sets" {
   why      = "the paper does not say; this is what its trainer does: the authors' gense_training/train.sh trains with Hugging Face's Trainer, whose dataloader_drop_last defaults to false, so an epoch's short last batch -- here the whole set -- is trained"
   evidence = "gense.md section 3.1: 'learning rate of 5e-5 with batch size of 1024 on the synthetic data'; section 2.3: the in-domain triplets come from 'the same procedure in Section 2.1'"
   tables   = ["Table 3"]
+  profiles = ["paper"]
 }
 
 deviation "c4_sentences" {
@@ -145,6 +146,7 @@ deviation "c4_sentences" {
   why      = "the paper says neither how it cut C4 documents into sentences nor which files or how many it sampled"
   evidence = "gense.md section 3.1: 'we sample sentences from C4 news-like and English partitions ... and obtain around 61M synthetic triplets'"
   tables   = ["Table 2", "Table 4", "Table 6", "Table 8"]
+  profiles = ["paper"]
 }
 
 deviation "dev_split" {
@@ -179,6 +181,7 @@ deviation "transfer_tasks" {
   why      = "CQADupStack, TwitterPara, BIOSSES and their in-domain sets are not read here"
   evidence = "gense.md section 3.1: 'we follow TS-DAE (Wang et al., 2021) to use unlabelled training set as in-domain sentences for AskUbuntu, CQADupStack, and Twitter'"
   tables   = ["Table 2", "Table 3", "Table 4", "Table 6", "Table 7", "Table 8"]
+  profiles = ["paper"]
 }
 
 

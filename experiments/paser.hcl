@@ -64,6 +64,7 @@ deviation "default_top_k" {
   why      = "the numbers decide where the words do not: every printed copy of the default configuration is the top-5 row, and Table 1's row of the same model (77.72 / 79.19 / 65.31 on STS12-16 / STS-B / SICK-R) lies within 0.11 of it and 0.9 from top-3's SICK-R"
   evidence = "paser.md Table 1 (PaSeR-BERT-base unsup), Table 4 (+ SR), Table 5 (RAKE top3 and top5), Table 8 (m = 10, n = 10), Table 9 ([CLS]); sections 3.1.2 and 4.5.3"
   tables   = ["Table 1", "Table 2", "Table 3", "Table 4", "Table 5", "Table 8", "Table 9"]
+  profiles = ["paper"]
 }
 
 deviation "np_vp_masking" {
@@ -73,6 +74,7 @@ deviation "np_vp_masking" {
   why      = "\"a random sub-tree\" is one phrase, whose kind NP+VP widens"
   evidence = "paser.md sections 3.1.1 and 4.5.3"
   tables   = ["Table 5"]
+  profiles = ["paper"]
 }
 
 deviation "sup_pooling" {
@@ -82,6 +84,7 @@ deviation "sup_pooling" {
   why      = "the paper names no MLP or pooler anywhere"
   evidence = "paser.md sections 3.2.1 and 4.2, Appendix B"
   tables   = ["Table 2", "Table 3"]
+  profiles = ["paper"]
 }
 
 deviation "np_vp_phrases" {

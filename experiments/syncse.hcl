@@ -246,6 +246,7 @@ deviation "scratch_cut" {
   why      = "how many triplets survive the parsing and the 32-word filter is known only after generation; an even spread over genres and topics keeps what generating to size would have"
   evidence = "syncse.md section 3.1: \"For SynCSE-scratch, we generate the same number of examples as in the SynCSE-partial case\""
   tables   = ["Table 2", "Table 3", "Table 8", "Table 14"]
+  profiles = ["paper"]
 }
 
 deviation "roberta_large" {

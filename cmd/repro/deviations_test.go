@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -176,5 +177,35 @@ func TestReportsEndWithDeviations(t *testing.T) {
 		markdownEndsWithDeviations(t, what+" --markdown", out, whats...)
 		_, out, _ = repro(t, append(args, "--json")...)
 		jsonEndsWithDeviations(t, what+" --json", []byte(out), names...)
+	}
+}
+
+// TestPaperOnlyDeviations: the shipped files' deviations about what the
+// paper profile does (profiles = ["paper"]) are in the paper profile's
+// reports and in no mini or ci report, which do something else; InfoCSE's
+// split, shared by mini, is not ci's, which declares its own.
+func TestPaperOnlyDeviations(t *testing.T) {
+	paperOnly := map[string][]string{
+		"paser":   {"default_top_k", "np_vp_masking", "sup_pooling"},
+		"gense":   {"small_sets", "c4_sentences", "transfer_tasks"},
+		"infocse": {"idc_rounds", "retrieval_similarity", "mind_bodies"},
+		"syncse":  {"scratch_cut"},
+	}
+	for name, only := range paperOnly {
+		for _, profile := range []string{"", "mini", "ci"} {
+			devs := deviationNames(loadShipped(t, name, profile, "", nil))
+			for _, d := range only {
+				if slices.Contains(devs, d) != (profile == "") {
+					t.Errorf("%s profile %q: deviations %v; %q is the paper profile's only", name, profile, devs, d)
+				}
+			}
+		}
+	}
+	for profile, want := range map[string]string{"": "split_sizes", "mini": "split_sizes", "ci": "ci_split"} {
+		devs := deviationNames(loadShipped(t, "infocse", profile, "", nil))
+		other := map[bool]string{true: "ci_split", false: "split_sizes"}[want == "split_sizes"]
+		if !slices.Contains(devs, want) || slices.Contains(devs, other) {
+			t.Errorf("infocse profile %q: deviations %v, want %s and not %s", profile, devs, want, other)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"repro/internal/report"
@@ -95,7 +96,7 @@ func docsPage(cmd *cobra.Command, file string) (string, []byte, error) {
 	if len(paper) == 0 {
 		fmt.Fprintf(&b, "None declared.\n")
 	} else {
-		fmt.Fprintf(&b, "Declared at the top level of `experiments/%s`; every report of the file lists them, a profile's own after them:\n\n", filepath.Base(file))
+		fmt.Fprintf(&b, "Declared at the top level of `experiments/%s`; a profile's reports list those that hold for it (a deviation's `profiles`), its own after them:\n\n", filepath.Base(file))
 		report.WriteDeviationsMarkdown(&b, paper)
 	}
 	any := false
@@ -120,18 +121,35 @@ func docsPage(cmd *cobra.Command, file string) (string, []byte, error) {
 			fmt.Fprintf(&b, "\n%s\n", bl.Note)
 		}
 		b.WriteString("\n")
-		// The paper profile's deviations are listed once, above; a
-		// profile's own (and a parent's, through extends) follow its table.
+		// The paper profile's deviations are listed once, above; the
+		// others this profile reports (its own, a parent's through
+		// extends, a top-level one that leaves out the paper profile)
+		// follow its table.
 		var own report.Deviations
+		shared := map[string]bool{}
 		for _, d := range rep.Deviations {
-			if d.Profile != "" {
+			if d.Profile == "" && slices.ContainsFunc(paper, func(p report.Deviation) bool { return p.Name == d.Name }) {
+				shared[d.Name] = true
+			} else {
 				own = append(own, d)
+			}
+		}
+		var left []string
+		for _, d := range paper {
+			if !shared[d.Name] {
+				left = append(left, "`"+d.Name+"`")
 			}
 		}
 		rep.Deviations = own
 		report.WriteMarkdown(&b, rep)
-		if len(paper) > 0 {
+		switch {
+		case len(paper) > 0 && len(left) == 0:
 			fmt.Fprintf(&b, "\nThis profile's reports list the paper profile's %d deviation(s), [above](#%s), before its own.\n", len(paper), anchor(paperDeviationsHeading))
+		case len(left) < len(paper):
+			fmt.Fprintf(&b, "\nThis profile's reports list %d of the paper profile's %d deviation(s), [above](#%s), before its own: not %s, whose `profiles` leave it out.\n",
+				len(paper)-len(left), len(paper), anchor(paperDeviationsHeading), strings.Join(left, ", "))
+		case len(paper) > 0:
+			fmt.Fprintf(&b, "\nThis profile's reports list none of the paper profile's deviations [above](#%s): their `profiles` leave it out.\n", anchor(paperDeviationsHeading))
 		}
 	}
 	if !any {
