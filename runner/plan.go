@@ -171,7 +171,6 @@ type PlanResult struct {
 
 // PlanDetailed is Plan with the loops' decisions.
 func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, po PlanOptions) (*PlanResult, error) {
-	scope, fallback := po.Scope, po.Fallback
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
@@ -182,175 +181,218 @@ func PlanDetailed(ctx context.Context, st *store.Store, g *graph.Graph, po PlanO
 		}
 		return &PlanResult{Entries: plan, Loops: newLoopPlans(g.Loops).results()}, nil
 	}
-	last := map[string]*store.LastRun{}
-	if st != nil {
-		var err error
-		if last, err = st.LastRuns(ctx, scope); err != nil {
-			return nil, err
-		}
-		for _, fb := range fallback {
-			more, err := st.LastRuns(ctx, fb)
-			if err != nil {
-				return nil, err
-			}
-			for id, r := range more {
-				if _, ok := last[id]; !ok {
-					last[id] = r
-				}
-			}
-		}
+	last, err := lastRuns(ctx, st, po.Scope, po.Fallback)
+	if err != nil {
+		return nil, err
 	}
-	type known struct {
-		run     bool
-		outputs map[string]string // port -> digest, when cached (or in the mirror)
-		// assumes: what a mirror entry at or above this node takes the
-		// outputs of stages that will run to be ("node\x00output" ->
-		// digest); empty when the digests are certain.
-		assumes map[string]string
-	}
-	state := map[string]known{}
-	extPaths := map[string]string{} // node ID + "\x00@name" -> path
+	p := &planner{ctx: ctx, st: st, po: po, last: last, state: map[string]known{}, extPaths: map[string]string{}, loops: newLoopPlans(g.Loops)}
 	var plan []PlanEntry
-	loops := newLoopPlans(g.Loops)
 	for _, n := range g.Nodes {
-		e := PlanEntry{ID: n.ID, Type: n.Type.Name}
-		if why, stopped := loops.gate(n.ID); stopped {
-			e.Status, e.Reasons = PlanStopped, []Reason{why}
-			state[n.ID] = known{run: true} // nothing downstream outside its loop reads it
-			plan = append(plan, e)
-			continue
-		} else if why.Kind == ReasonUntil {
-			e.Reasons = append(e.Reasons, why)
-		}
-		params, err := graph.CanonicalParams(n.Params)
+		e, err := p.node(n)
 		if err != nil {
 			return nil, err
 		}
-		digests := map[string]string{}
-		var upRuns, assumedRuns []Reason
-		unknown := map[string]graph.Edge{} // input port -> its edge, whose stage will run
-		undecided := false                 // an input waits for a loop's decision
-		assumes := map[string]string{}
-		conflict := false // two mirror entries above assume different outputs of one stage
-		for _, port := range sortedPorts(n.Inputs) {
-			in, why := loops.edge(n.ID, n.Inputs[port])
-			if why != nil {
-				upRuns = append(upRuns, *why)
-				undecided = true
-				continue
-			}
-			up := state[in.Node]
-			if up.run {
-				upRuns = append(upRuns, Reason{Kind: ReasonInputRuns, Name: port, New: in.Node})
-				unknown[port] = in
-				continue
-			}
-			digests[port] = up.outputs[in.Output]
-			for _, k := range slices.Sorted(maps.Keys(up.assumes)) {
-				if d, ok := assumes[k]; ok && d != up.assumes[k] {
-					conflict = true
-				}
-				assumes[k] = up.assumes[k]
-				root, _, _ := strings.Cut(k, "\x00")
-				assumedRuns = append(assumedRuns, Reason{Kind: ReasonInputRuns, Name: port, New: root})
-			}
-		}
-		if st == nil && readsExternals(n) {
-			// No cache to hash its files with (plan creates none): its
-			// key is not known.
-			e.Status, e.Reasons = PlanRun, []Reason{{Kind: ReasonNeverRun}}
-			state[n.ID] = known{run: true}
-			plan = append(plan, e)
-			continue
-		}
-		if st != nil {
-			ext, err := externals(ctx, st, n)
-			if err != nil {
-				e.Status = PlanRun
-				e.Reasons = []Reason{{Kind: ReasonExternalError, Name: n.ID, New: err.Error()}}
-				state[n.ID] = known{run: true}
-				plan = append(plan, e)
-				continue
-			}
-			for name, in := range ext {
-				digests[name] = in.Digest
-				extPaths[n.ID+"\x00"+name] = in.Output
-			}
-		}
-		lr := last[n.ID]
-		if len(upRuns) > 0 && !undecided && !conflict {
-			if mr, assumed := mirrorGuess(po, n, params, digests, unknown, assumes); mr != nil {
-				e.Status, e.Key = PlanMirror, mr.Key
-				e.Reasons = append(e.Reasons, mirrorReason(po.Mirror, assumed))
-				state[n.ID] = known{outputs: mirrorOutputs(mr), assumes: assumed}
-				plan = append(plan, e)
-				continue
-			}
-		}
-		if len(upRuns) == 0 && len(assumes) > 0 {
-			// The inputs are what mirror entries above assume of a stage
-			// that runs first: in the mirror under that assumption, or
-			// waiting for that stage.
-			key := graph.KeyOf(n, params, digests, po.Backend)
-			if mr := po.Mirror.Lookup(key); mr != nil && !conflict && po.Mirror.Present(mr) {
-				e.Status, e.Key = PlanMirror, key
-				e.Reasons = append(e.Reasons, mirrorReason(po.Mirror, assumes))
-				state[n.ID] = known{outputs: mirrorOutputs(mr), assumes: assumes}
-				plan = append(plan, e)
-				continue
-			}
-			upRuns = dedupeReasons(assumedRuns)
-		}
-		if len(upRuns) > 0 {
-			e.Status = PlanRun
-			e.Reasons = append(append(e.Reasons, explain(n, params, nil, lr)...), upRuns...)
-			if lr == nil {
-				e.Reasons = append([]Reason{{Kind: ReasonNeverRun}}, untilReasons(e.Reasons)...)
-			}
-			state[n.ID] = known{run: true}
-			plan = append(plan, e)
-			continue
-		}
-		e.Key = graph.KeyOf(n, params, digests, po.Backend)
-		var outs map[string]registry.Artifact
-		if st != nil {
-			var err error
-			if outs, err = st.Outputs(ctx, e.Key); err != nil {
-				return nil, err
-			}
-		}
-		if outs != nil && objectsPresent(outs) {
-			e.Status, e.Reasons = PlanCached, nil
-			m := map[string]string{}
-			for p, a := range outs {
-				m[p] = a.Digest
-			}
-			state[n.ID] = known{outputs: m}
-			loops.cached(n.ID, outs)
-			plan = append(plan, e)
-			continue
-		}
-		if mr := po.Mirror.Lookup(e.Key); mr != nil && po.Mirror.Present(mr) {
-			e.Status = PlanMirror
-			e.Reasons = append(e.Reasons, mirrorReason(po.Mirror, nil))
-			state[n.ID] = known{outputs: mirrorOutputs(mr)}
-			plan = append(plan, e)
-			continue
-		}
-		e.Status = PlanRun
-		e.Reasons = append(e.Reasons, explain(n, params, digests, lr)...)
-		for i, r := range e.Reasons {
-			if r.Kind == ReasonExternalChanged {
-				e.Reasons[i].New = extPaths[n.ID+"\x00"+externalPrefix+r.Name]
-			}
-		}
-		if len(e.Reasons) == 0 {
-			e.Reasons = []Reason{backendReason(n, params, digests, lr, po.Backend)}
-		}
-		state[n.ID] = known{run: true}
 		plan = append(plan, e)
 	}
-	return &PlanResult{Entries: plan, Loops: loops.results()}, nil
+	return &PlanResult{Entries: plan, Loops: p.loops.results()}, nil
+}
+
+// lastRuns is each node's last run in scope, else in the first fallback
+// scope that has one; none without a store.
+func lastRuns(ctx context.Context, st *store.Store, scope string, fallback []string) (map[string]*store.LastRun, error) {
+	last := map[string]*store.LastRun{}
+	if st == nil {
+		return last, nil
+	}
+	last, err := st.LastRuns(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	for _, fb := range fallback {
+		more, err := st.LastRuns(ctx, fb)
+		if err != nil {
+			return nil, err
+		}
+		for id, r := range more {
+			if _, ok := last[id]; !ok {
+				last[id] = r
+			}
+		}
+	}
+	return last, nil
+}
+
+// known is what the plan knows of a node it has decided.
+type known struct {
+	run     bool
+	outputs map[string]string // port -> digest, when cached (or in the mirror)
+	// assumes: what a mirror entry at or above this node takes the
+	// outputs of stages that will run to be ("node\x00output" ->
+	// digest); empty when the digests are certain.
+	assumes map[string]string
+}
+
+// planner decides one node after another, in topological order.
+type planner struct {
+	ctx      context.Context
+	st       *store.Store
+	po       PlanOptions
+	last     map[string]*store.LastRun
+	state    map[string]known
+	extPaths map[string]string // node ID + "\x00@name" -> path
+	loops    loopPlans
+}
+
+// planInputs is what a node's inputs tell the plan.
+type planInputs struct {
+	digests     map[string]string
+	upRuns      []Reason
+	assumedRuns []Reason
+	unknown     map[string]graph.Edge // input port -> its edge, whose stage will run
+	undecided   bool                  // an input waits for a loop's decision
+	assumes     map[string]string
+	conflict    bool // two mirror entries above assume different outputs of one stage
+}
+
+func (p *planner) inputs(n *graph.Node) planInputs {
+	in := planInputs{digests: map[string]string{}, unknown: map[string]graph.Edge{}, assumes: map[string]string{}}
+	for _, port := range sortedPorts(n.Inputs) {
+		edge, why := p.loops.edge(n.ID, n.Inputs[port])
+		if why != nil {
+			in.upRuns = append(in.upRuns, *why)
+			in.undecided = true
+			continue
+		}
+		up := p.state[edge.Node]
+		if up.run {
+			in.upRuns = append(in.upRuns, Reason{Kind: ReasonInputRuns, Name: port, New: edge.Node})
+			in.unknown[port] = edge
+			continue
+		}
+		in.digests[port] = up.outputs[edge.Output]
+		for _, k := range slices.Sorted(maps.Keys(up.assumes)) {
+			if d, ok := in.assumes[k]; ok && d != up.assumes[k] {
+				in.conflict = true
+			}
+			in.assumes[k] = up.assumes[k]
+			root, _, _ := strings.Cut(k, "\x00")
+			in.assumedRuns = append(in.assumedRuns, Reason{Kind: ReasonInputRuns, Name: port, New: root})
+		}
+	}
+	return in
+}
+
+// node decides n: stopped by its loop, run, cached, or in the mirror.
+func (p *planner) node(n *graph.Node) (PlanEntry, error) {
+	po := p.po
+	e := PlanEntry{ID: n.ID, Type: n.Type.Name}
+	if why, stopped := p.loops.gate(n.ID); stopped {
+		e.Status, e.Reasons = PlanStopped, []Reason{why}
+		p.state[n.ID] = known{run: true} // nothing downstream outside its loop reads it
+		return e, nil
+	} else if why.Kind == ReasonUntil {
+		e.Reasons = append(e.Reasons, why)
+	}
+	params, err := graph.CanonicalParams(n.Params)
+	if err != nil {
+		return e, err
+	}
+	in := p.inputs(n)
+	digests, upRuns := in.digests, in.upRuns
+	if p.st == nil && readsExternals(n) {
+		// No cache to hash its files with (plan creates none): its
+		// key is not known.
+		e.Status, e.Reasons = PlanRun, []Reason{{Kind: ReasonNeverRun}}
+		p.state[n.ID] = known{run: true}
+		return e, nil
+	}
+	if p.st != nil {
+		ext, err := externals(p.ctx, p.st, n)
+		if err != nil {
+			e.Status = PlanRun
+			e.Reasons = []Reason{{Kind: ReasonExternalError, Name: n.ID, New: err.Error()}}
+			p.state[n.ID] = known{run: true}
+			return e, nil
+		}
+		for name, a := range ext {
+			digests[name] = a.Digest
+			p.extPaths[n.ID+"\x00"+name] = a.Output
+		}
+	}
+	lr := p.last[n.ID]
+	if len(upRuns) > 0 && !in.undecided && !in.conflict {
+		if mr, assumed := mirrorGuess(po, n, params, digests, in.unknown, in.assumes); mr != nil {
+			e.Status, e.Key = PlanMirror, mr.Key
+			e.Reasons = append(e.Reasons, mirrorReason(po.Mirror, assumed))
+			p.state[n.ID] = known{outputs: mirrorOutputs(mr), assumes: assumed}
+			return e, nil
+		}
+	}
+	if len(upRuns) == 0 && len(in.assumes) > 0 {
+		// The inputs are what mirror entries above assume of a stage
+		// that runs first: in the mirror under that assumption, or
+		// waiting for that stage.
+		key := graph.KeyOf(n, params, digests, po.Backend)
+		if mr := po.Mirror.Lookup(key); mr != nil && !in.conflict && po.Mirror.Present(mr) {
+			e.Status, e.Key = PlanMirror, key
+			e.Reasons = append(e.Reasons, mirrorReason(po.Mirror, in.assumes))
+			p.state[n.ID] = known{outputs: mirrorOutputs(mr), assumes: in.assumes}
+			return e, nil
+		}
+		upRuns = dedupeReasons(in.assumedRuns)
+	}
+	if len(upRuns) > 0 {
+		e.Status = PlanRun
+		e.Reasons = append(append(e.Reasons, explain(n, params, nil, lr)...), upRuns...)
+		if lr == nil {
+			e.Reasons = append([]Reason{{Kind: ReasonNeverRun}}, untilReasons(e.Reasons)...)
+		}
+		p.state[n.ID] = known{run: true}
+		return e, nil
+	}
+	return p.decided(n, e, params, digests, lr)
+}
+
+// decided plans a node whose inputs are all known: cached, in the mirror,
+// or to run, with the reasons.
+func (p *planner) decided(n *graph.Node, e PlanEntry, params []byte, digests map[string]string, lr *store.LastRun) (PlanEntry, error) {
+	po := p.po
+	e.Key = graph.KeyOf(n, params, digests, po.Backend)
+	var outs map[string]registry.Artifact
+	if p.st != nil {
+		var err error
+		if outs, err = p.st.Outputs(p.ctx, e.Key); err != nil {
+			return e, err
+		}
+	}
+	if outs != nil && objectsPresent(outs) {
+		e.Status, e.Reasons = PlanCached, nil
+		m := map[string]string{}
+		for port, a := range outs {
+			m[port] = a.Digest
+		}
+		p.state[n.ID] = known{outputs: m}
+		p.loops.cached(n.ID, outs)
+		return e, nil
+	}
+	if mr := po.Mirror.Lookup(e.Key); mr != nil && po.Mirror.Present(mr) {
+		e.Status = PlanMirror
+		e.Reasons = append(e.Reasons, mirrorReason(po.Mirror, nil))
+		p.state[n.ID] = known{outputs: mirrorOutputs(mr)}
+		return e, nil
+	}
+	e.Status = PlanRun
+	e.Reasons = append(e.Reasons, explain(n, params, digests, lr)...)
+	for i, r := range e.Reasons {
+		if r.Kind == ReasonExternalChanged {
+			e.Reasons[i].New = p.extPaths[n.ID+"\x00"+externalPrefix+r.Name]
+		}
+	}
+	if len(e.Reasons) == 0 {
+		e.Reasons = []Reason{backendReason(n, params, digests, lr, po.Backend)}
+	}
+	p.state[n.ID] = known{run: true}
+	return e, nil
 }
 
 // backendReason explains a node whose parameters, seed and inputs are

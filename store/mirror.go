@@ -518,81 +518,11 @@ func RefreshMirror(ctx context.Context, dir string, src *Store, picks []MirrorPi
 		return nil, err
 	}
 	stats := &MirrorRefreshStats{Budget: budget}
-	// The new entries, from the source cache, verified there.
-	fresh := map[string]*MirrorRun{}
-	var order []*MirrorRun
-	for _, p := range picks {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		ri, ok, err := src.Lookup(ctx, p.Key)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("stage %s: key %s is not recorded in %s", p.Stage, short12(p.Key), src.Dir())
-		}
-		if fresh[p.Key] != nil {
-			continue
-		}
-		r := &MirrorRun{Key: ri.Key, Stage: p.Stage, Source: p.Source, Type: ri.Type, Version: ri.Version,
-			Params: ri.Params, Inputs: ri.Inputs, Seed: ri.Seed, Seeded: ri.Seeded, Seconds: ri.Duration.Seconds(),
-			Device: ri.Device, Backend: ri.Backend, Host: ri.Host, ReproVersion: ri.ReproVersion}
-		ports := make([]string, 0, len(ri.Outputs))
-		for port := range ri.Outputs {
-			ports = append(ports, port)
-		}
-		sort.Strings(ports)
-		for _, port := range ports {
-			a := ri.Outputs[port]
-			if err := src.VerifyObject(a.Digest); err != nil {
-				return nil, fmt.Errorf("stage %s, output %s: %v (run `repro cache verify` on %s)", p.Stage, port, err, src.Dir())
-			}
-			_, size, err := DigestDir(src.ObjectPath(a.Digest))
-			if err != nil {
-				return nil, err
-			}
-			r.Outputs = append(r.Outputs, MirrorOutput{Port: port, Kind: string(a.Kind), Digest: a.Digest, Size: size})
-		}
-		fresh[p.Key] = r
-		order = append(order, r)
+	fresh, order, err := mirrorPicks(ctx, src, picks)
+	if err != nil {
+		return nil, err
 	}
-	// The new index: old entries not replaced, in their order, then the
-	// fresh ones that are new.
-	replacedBy := map[string]bool{} // source + stage of a fresh entry
-	for _, r := range order {
-		replacedBy[r.Source+"\x00"+r.Stage] = true
-	}
-	var runs []*MirrorRun
-	action := map[string]string{}
-	for _, r := range old.Runs {
-		switch {
-		case fresh[r.Key] != nil:
-			runs = append(runs, fresh[r.Key])
-			action[r.Key] = "unchanged"
-		case replacedBy[r.Source+"\x00"+r.Stage]:
-			stats.Removed = append(stats.Removed, r)
-		default:
-			runs = append(runs, r)
-			action[r.Key] = "kept"
-		}
-	}
-	inOld := map[string]bool{}
-	for _, r := range old.Runs {
-		inOld[r.Key] = true
-	}
-	for _, r := range order {
-		if inOld[r.Key] {
-			continue
-		}
-		runs = append(runs, r)
-		action[r.Key] = "added"
-		for _, gone := range stats.Removed {
-			if gone.Source == r.Source && gone.Stage == r.Stage {
-				action[r.Key] = "replaced"
-			}
-		}
-	}
+	runs, action := mergeMirrorRuns(old.Runs, fresh, order, stats)
 	// Archives: reuse an intact one, write the rest under temporary names.
 	m := &Mirror{dir: abs}
 	tmpRoot := filepath.Join(abs, ".tmp")
@@ -603,41 +533,9 @@ func RefreshMirror(ctx context.Context, dir string, src *Store, picks []MirrorPi
 			os.Remove(t)
 		}
 	}()
-	sizes := map[string]int64{}
-	var total int64
-	var biggest []string
-	for _, r := range runs {
-		for i, o := range r.Outputs {
-			if _, done := sizes[o.Digest]; done {
-				r.Outputs[i].Compressed = sizes[o.Digest]
-				continue
-			}
-			file := m.ObjectFile(o.Digest)
-			intact := false
-			if fi, err := os.Stat(file); err == nil && fi.Mode().IsRegular() {
-				if err := checkArchive(file, o, tmpRoot); err == nil {
-					intact = true
-					sizes[o.Digest] = fi.Size()
-				}
-			}
-			if !intact {
-				if fresh[r.Key] == nil {
-					return nil, fmt.Errorf("entry %s (%s): archive %s is missing or damaged and the refresh does not include its stage: refresh that stage too", short12(r.Key), r.Stage, file)
-				}
-				t, size, err := archiveObject(src.ObjectPath(o.Digest), objDir, o, tmpRoot)
-				if err != nil {
-					return nil, fmt.Errorf("stage %s, output %s: %w", r.Stage, o.Port, err)
-				}
-				pending[o.Digest] = t
-				sizes[o.Digest] = size
-				if action[r.Key] == "unchanged" {
-					action[r.Key] = "rewritten"
-				}
-			}
-			r.Outputs[i].Compressed = sizes[o.Digest]
-			total += sizes[o.Digest]
-			biggest = append(biggest, fmt.Sprintf("%s %s: %d", r.Stage, o.Port, sizes[o.Digest]))
-		}
+	sizes, total, biggest, err := m.archiveRuns(runs, fresh, action, src, objDir, tmpRoot, pending)
+	if err != nil {
+		return nil, err
 	}
 	stats.Compressed = total
 	if total > budget {
@@ -671,8 +569,145 @@ func RefreshMirror(ctx context.Context, dir string, src *Store, picks []MirrorPi
 	if err := writeFileAtomic(filepath.Join(abs, MirrorIndexFile), append(b, '\n')); err != nil {
 		return nil, err
 	}
-	// Archives nothing names any more (replaced entries, an interrupted
-	// refresh's leftovers).
+	sweepArchives(objDir, sizes)
+	for _, r := range runs {
+		stats.Entries = append(stats.Entries, MirrorRefreshed{Run: r, Action: action[r.Key]})
+	}
+	return stats, nil
+}
+
+// mirrorPicks reads each pick's run from src and verifies its objects
+// there: the fresh entries by key, and in pick order.
+func mirrorPicks(ctx context.Context, src *Store, picks []MirrorPick) (map[string]*MirrorRun, []*MirrorRun, error) {
+	fresh := map[string]*MirrorRun{}
+	var order []*MirrorRun
+	for _, p := range picks {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		ri, ok, err := src.Lookup(ctx, p.Key)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return nil, nil, fmt.Errorf("stage %s: key %s is not recorded in %s", p.Stage, short12(p.Key), src.Dir())
+		}
+		if fresh[p.Key] != nil {
+			continue
+		}
+		r := &MirrorRun{Key: ri.Key, Stage: p.Stage, Source: p.Source, Type: ri.Type, Version: ri.Version,
+			Params: ri.Params, Inputs: ri.Inputs, Seed: ri.Seed, Seeded: ri.Seeded, Seconds: ri.Duration.Seconds(),
+			Device: ri.Device, Backend: ri.Backend, Host: ri.Host, ReproVersion: ri.ReproVersion}
+		ports := make([]string, 0, len(ri.Outputs))
+		for port := range ri.Outputs {
+			ports = append(ports, port)
+		}
+		sort.Strings(ports)
+		for _, port := range ports {
+			a := ri.Outputs[port]
+			if err := src.VerifyObject(a.Digest); err != nil {
+				return nil, nil, fmt.Errorf("stage %s, output %s: %v (run `repro cache verify` on %s)", p.Stage, port, err, src.Dir())
+			}
+			_, size, err := DigestDir(src.ObjectPath(a.Digest))
+			if err != nil {
+				return nil, nil, err
+			}
+			r.Outputs = append(r.Outputs, MirrorOutput{Port: port, Kind: string(a.Kind), Digest: a.Digest, Size: size})
+		}
+		fresh[p.Key] = r
+		order = append(order, r)
+	}
+	return fresh, order, nil
+}
+
+// mergeMirrorRuns is the new index's entries: the old ones not replaced,
+// in their order, then the fresh ones that are new; what happened to each
+// (by key), and the removed ones in stats.
+func mergeMirrorRuns(oldRuns []*MirrorRun, fresh map[string]*MirrorRun, order []*MirrorRun, stats *MirrorRefreshStats) ([]*MirrorRun, map[string]string) {
+	replacedBy := map[string]bool{} // source + stage of a fresh entry
+	for _, r := range order {
+		replacedBy[r.Source+"\x00"+r.Stage] = true
+	}
+	var runs []*MirrorRun
+	action := map[string]string{}
+	for _, r := range oldRuns {
+		switch {
+		case fresh[r.Key] != nil:
+			runs = append(runs, fresh[r.Key])
+			action[r.Key] = "unchanged"
+		case replacedBy[r.Source+"\x00"+r.Stage]:
+			stats.Removed = append(stats.Removed, r)
+		default:
+			runs = append(runs, r)
+			action[r.Key] = "kept"
+		}
+	}
+	inOld := map[string]bool{}
+	for _, r := range oldRuns {
+		inOld[r.Key] = true
+	}
+	for _, r := range order {
+		if inOld[r.Key] {
+			continue
+		}
+		runs = append(runs, r)
+		action[r.Key] = "added"
+		for _, gone := range stats.Removed {
+			if gone.Source == r.Source && gone.Stage == r.Stage {
+				action[r.Key] = "replaced"
+			}
+		}
+	}
+	return runs, action
+}
+
+// archiveRuns gives every output of runs an archive: an intact one
+// already in the mirror is reused, the rest are written from src under
+// temporary names (recorded in pending, digest -> file). It returns each
+// digest's compressed size, the total, and "stage port: size" lines.
+func (m *Mirror) archiveRuns(runs []*MirrorRun, fresh map[string]*MirrorRun, action map[string]string, src *Store, objDir, tmpRoot string, pending map[string]string) (map[string]int64, int64, []string, error) {
+	sizes := map[string]int64{}
+	var total int64
+	var biggest []string
+	for _, r := range runs {
+		for i, o := range r.Outputs {
+			if _, done := sizes[o.Digest]; done {
+				r.Outputs[i].Compressed = sizes[o.Digest]
+				continue
+			}
+			file := m.ObjectFile(o.Digest)
+			intact := false
+			if fi, err := os.Stat(file); err == nil && fi.Mode().IsRegular() {
+				if err := checkArchive(file, o, tmpRoot); err == nil {
+					intact = true
+					sizes[o.Digest] = fi.Size()
+				}
+			}
+			if !intact {
+				if fresh[r.Key] == nil {
+					return nil, 0, nil, fmt.Errorf("entry %s (%s): archive %s is missing or damaged and the refresh does not include its stage: refresh that stage too", short12(r.Key), r.Stage, file)
+				}
+				t, size, err := archiveObject(src.ObjectPath(o.Digest), objDir, o, tmpRoot)
+				if err != nil {
+					return nil, 0, nil, fmt.Errorf("stage %s, output %s: %w", r.Stage, o.Port, err)
+				}
+				pending[o.Digest] = t
+				sizes[o.Digest] = size
+				if action[r.Key] == "unchanged" {
+					action[r.Key] = "rewritten"
+				}
+			}
+			r.Outputs[i].Compressed = sizes[o.Digest]
+			total += sizes[o.Digest]
+			biggest = append(biggest, fmt.Sprintf("%s %s: %d", r.Stage, o.Port, sizes[o.Digest]))
+		}
+	}
+	return sizes, total, biggest, nil
+}
+
+// sweepArchives removes the archives nothing names any more (replaced
+// entries, an interrupted refresh's leftovers).
+func sweepArchives(objDir string, sizes map[string]int64) {
 	ents, _ := os.ReadDir(objDir)
 	for _, e := range ents {
 		d, ok := strings.CutSuffix(e.Name(), ".tar.gz")
@@ -683,10 +718,6 @@ func RefreshMirror(ctx context.Context, dir string, src *Store, picks []MirrorPi
 			os.Remove(filepath.Join(objDir, e.Name()))
 		}
 	}
-	for _, r := range runs {
-		stats.Entries = append(stats.Entries, MirrorRefreshed{Run: r, Action: action[r.Key]})
-	}
-	return stats, nil
 }
 
 // archiveObject writes the artifact directory obj as a temporary archive in
