@@ -67,13 +67,20 @@ func main() {
 		fmt.Printf("GPU: %s; FP32 peak unknown (not in scripts/gpubench/peak.go): fractions not computed\n", name)
 	}
 
-	// BERT-base-shaped training step, whole step on the device.
+	benchBERT(b, *steps, *quick, peak)
+	benchT5(b, *steps, *quick, peak)
+	benchGPT2(b, *quick, peak)
+}
+
+// benchBERT times a BERT-base-shaped training step, whole step on the
+// device.
+func benchBERT(b *cuda.Backend, steps int, quick bool, peak float64) {
 	bert := conformance.EncoderRun{
 		Config: transformer.Config{VocabSize: 30522, Hidden: 768, Layers: 12, Heads: 12, Intermediate: 3072, MaxPosition: 512,
 			TypeVocab: 2, HiddenDropout: 0.1, AttentionDropout: 0.1, LayerNormEps: 1e-12},
-		Batch: 32, Len: 128, Steps: *steps, Seed: 1,
+		Batch: 32, Len: 128, Steps: steps, Seed: 1,
 	}
-	if *quick {
+	if quick {
 		bert.Config = conformance.SmallEncoder(0).Config
 		bert.Batch, bert.Len = 4, 12
 	}
@@ -88,12 +95,15 @@ func main() {
 	fmt.Printf("BERT-base-shaped training step (device-resident; %d layers, width %d, batch %d x %d tokens, MSE head, AdamW): %.3f s/step, %.0f sequences/s, %s; copies per step %d B (batch %d B)\n",
 		c.Layers, c.Hidden, bert.Batch, bert.Len, sec, float64(bert.Batch)/sec, fraction(fl, sec, peak), last.Bytes(), res.InputBytes[len(res.InputBytes)-1])
 
-	// T5-base-shaped training step, whole step on the device (relative
-	// position bias, RMS norms, cross-entropy included).
+}
+
+// benchT5 times a T5-base-shaped training step, whole step on the device
+// (relative position bias, RMS norms, cross-entropy included).
+func benchT5(b *cuda.Backend, steps int, quick bool, peak float64) {
 	tc := t5.DefaultConfig()
 	tc.DModel, tc.DFF, tc.NumLayers, tc.NumHeads = 768, 3072, 12, 12
 	B, S, T := 32, 128, 32
-	if *quick {
+	if quick {
 		tc.DModel, tc.DFF, tc.NumLayers, tc.NumHeads, tc.VocabSize = 64, 128, 2, 2, 512
 		B, S, T = 4, 16, 8
 	}
@@ -124,7 +134,7 @@ func main() {
 	tensor.Place(dev, leaves...) // weights resident, as the trainer does
 	var t5Secs []float64
 	var t5Copies backend.Copies
-	for s := 0; s < *steps; s++ {
+	for s := 0; s < steps; s++ {
 		before := dev.Copies()
 		start := time.Now()
 		l, _, err := m.Loss(ex, rng)
@@ -143,17 +153,21 @@ func main() {
 	opt.Release()
 	tensor.Unplace(leaves...)
 	tensor.DropIntCache(dev)
-	sec = median(t5Secs, 1)
+	sec := median(t5Secs, 1)
 	fmt.Printf("T5-base-shaped training step (device-resident; %d+%d layers, width %d, batch %d, %d -> %d tokens): %.3f s/step, %s; copies in the last step %d B\n",
 		tc.NumLayers, tc.DecoderLayers(), tc.DModel, B, S, T, sec, fraction(t5StepFLOPs(tc.NumLayers, tc.DModel, tc.DFF, tc.VocabSize, B, S, T), sec, peak), t5Copies.Bytes())
 
-	// GPT-2-small-shaped generation on the device: generate.Generate
-	// places the weights once, keeps the caches and logits there and draws
-	// there; a step copies the token ids (Report).
+}
+
+// benchGPT2 times GPT-2-small-shaped generation on the device:
+// generate.Generate places the weights once, keeps the caches and logits
+// there and draws there; a step copies the token ids (Report).
+func benchGPT2(b *cuda.Backend, quick bool, peak float64) {
+	rng := rand.New(rand.NewPCG(3, 4))
 	backend.Use(b)
 	gc := gpt2.DefaultConfig()
 	P, N, GB := 24, 40, 32
-	if *quick {
+	if quick {
 		gc.NLayer, gc.NEmbd, gc.NHead, gc.VocabSize = 2, 64, 2, 512
 		gc.BOSTokenID, gc.EOSTokenID = 511, 511
 		P, N, GB = 4, 4, 2
@@ -180,7 +194,7 @@ func main() {
 	if err != nil {
 		fail("GPT-2 small generation: %v", err)
 	}
-	sec = time.Since(start).Seconds()
+	sec := time.Since(start).Seconds()
 	if rep.Device == "" {
 		fail("GPT-2 small generation did not run on the device")
 	}
@@ -188,7 +202,7 @@ func main() {
 	for _, out := range outs {
 		tokens += len(out.Tokens)
 	}
-	fl = 0
+	fl := 0.0
 	for i := 0; i < N; i++ {
 		fl += float64(GB) * gpt2TokenFLOPs(gc.NLayer, gc.NEmbd, gc.VocabSize, P+i)
 	}
