@@ -1,15 +1,8 @@
-# The pretrained encoders every mini and ci profile starts from, declared once
-# and used as a module:
-#
-#   module "pretrained" { source = "./pretrained.hcl" }
-#   profile "mini" { stage "train" { init = module.pretrained.bert_4.model } }
-#
-# Every paper fine-tunes BERT-base or RoBERTa-base, which cannot be had here.
-# The stage blocks carry the papers' own pretraining recipes on those shapes
-# (never run: the paper profiles load the real checkpoints); the mini and ci
-# profiles pretrain small models of the same shape with the same objective on
-# the local text (docs/papers/pretrained.md). On its own, the file shows each
-# model's held-out masked-LM scores and its STS results without fine-tuning.
+# The pretrained encoders every mini and ci profile starts from, used as a
+# module (`module.pretrained.bert_4.model`). The stage blocks carry BERT's and
+# RoBERTa's own recipes on their shapes (never run by the paper profiles,
+# which load the real checkpoints); the mini and ci profiles pretrain small
+# models of the same shape on the local text (docs/papers/pretrained.md).
 
 experiment "pretrained" {
   title = "Pretrained mini encoders: masked-LM on the local Wikipedia, BBC and Brown sentences"
@@ -23,14 +16,30 @@ deviation "local_text" {
   paper     = "BERT: BooksCorpus and English Wikipedia (3.3B words); RoBERTa: 160GB of text"
   ours      = "the data directory's Wikipedia, BBC and Brown sentences (about 104,000, 2.6M tokens), STS text left out"
   why       = "it is all the unlabeled text here"
-  tables    = ["MLM perplexity", "STS without fine-tuning"]
+  tables    = ["masked LM", "STS without fine-tuning"]
   stand_ins = ["wiki", "bbc", "brown"]
+  profiles  = ["paper", "mini"]
+}
+
+deviation "objective" {
+  what   = "BERT's objectives and phases"
+  paper  = "masked-LM and next-sentence prediction together from the first step; two phases (128, then 512 tokens)"
+  ours   = "masked-LM alone in the first four phases (the third and fourth are ours: more passes of the second), next-sentence prediction added in the fifth"
+  why    = "the phases were added one at a time, each chosen by the held-out perplexity; the experiments start from the fourth"
+  tables = ["masked LM", "STS without fine-tuning"]
+}
+
+deviation "glove_init" {
+  what     = "word embeddings of the first BERT phase and the RoBERTa"
+  paper    = "random initialisation"
+  ours     = "GloVe 6B 100d in the leading columns, scaled by 0.2 to BERT-base's embedding norms"
+  why      = "a small model on a few million tokens learns from them faster"
+  tables   = ["masked LM", "STS without fine-tuning"]
+  profiles = ["mini", "ci"]
 }
 
 # The pretrained models' own seed: fine-tuning seeds vary over one model.
-variable "seed" {
-  default = 42
-}
+variable "seed" { default = 42 }
 
 locals {
   sts = {
@@ -42,51 +51,26 @@ locals {
   # BERT-base's shape and optimiser (Devlin et al. 2019, appendix A.2). Every
   # phase states the shape: train.mlm builds the model from its parameters.
   bert_base = {
-    vocab         = "bert-base-uncased"
-    layers        = 12
-    hidden        = 768
-    heads         = 12
-    intermediate  = 3072
-    max_position  = 512
-    learning_rate = 1e-4
-    batch_size    = 256
-    weight_decay  = 0.01
-    eval_every    = 1000
-    pooling       = "first_last_avg"
+    layers  = 12, hidden = 768, heads = 12, intermediate = 3072, max_position = 512, vocab = "bert-base-uncased",
+    pooling = "first_last_avg", learning_rate = 1e-4, batch_size = 256, weight_decay = 0.01, eval_every = 1000
   }
   # BERT's second phase, 512-token sequences; the later phases continue it.
   bert_phase = { max_length = 512, epochs = 4, warmup = 1000 }
 
   # mini: the shape of PaSeR's mini encoder, the same recipe every phase.
   mini = {
-    layers        = 4
-    hidden        = 128
-    heads         = 4
-    intermediate  = 512
-    max_position  = 128
-    learning_rate = 1e-3
-    batch_size    = 128
-    max_length    = 64
-    epochs        = 4
-    warmup        = 200
-    eval_every    = 400
+    layers = 4, hidden = 128, heads = 4, intermediate = 512, max_position = 128,
+    epochs = 4, learning_rate = 1e-3, batch_size = 128, max_length = 64, warmup = 200, eval_every = 400
   }
   # ci: a much smaller model; a first phase of 200 updates, later ones of 50.
   ci = {
-    layers        = 2
-    hidden        = 128
-    heads         = 4
-    intermediate  = 256
-    max_position  = 128
-    learning_rate = 1e-3
-    batch_size    = 64
-    max_length    = 48
+    layers        = 2, hidden = 128, heads = 4, intermediate = 256, max_position = 128,
+    learning_rate = 1e-3, batch_size = 64, max_length = 48
   }
   ci_first = { max_steps = 200, warmup = 20, eval_every = 100 }
   ci_phase = { max_steps = 50, warmup = 5, eval_every = 50 }
 
-  # mini and ci first phases: GloVe 100d in the word embeddings, scaled to
-  # BERT-base's embedding norms.
+  # mini and ci first phases (deviation glove_init).
   glove = { glove_init = true, glove_scale = 0.2 }
 }
 
@@ -262,11 +246,15 @@ table "STS without fine-tuning" {
   }
 }
 
-# ---- mini: 4 layers, hidden 128, on this machine ------------------------------
-# PaSeR's mini encoder's shape, lr 1e-3 (a small model's rate), 4 epochs a
-# phase of 64-token sentences (they fit); the fifth phase 2 epochs of pairs of
-# up to 128 tokens; the RoBERTa a 16,384-entry BPE trained on the corpus.
+# ---- mini: 4 layers, hidden 128 (PaSeR's mini encoder), on this machine -------
 profile "mini" {
+  deviation "mini_models" {
+    what   = "model size and schedule"
+    paper  = "BERT-base and RoBERTa-base: 12 layers, hidden 768, 12 heads, FFN 3,072; batches of 256 (RoBERTa 8,000) sequences of 128 and 512 tokens; RoBERTa's BPE of 50,265"
+    ours   = "PaSeR's mini encoder's shape, 4 layers, hidden 128, 4 heads, FFN 512; lr 1e-3 (a small model's rate), 4 epochs a phase of batches of 128 sentences of up to 64 tokens (the fifth: 2 epochs of pairs of up to 128); RoBERTa's BPE of 16,384 learned from the corpus"
+    why    = "models this machine pretrains in under an hour a phase; the corpus's sentences fit 64 tokens"
+    tables = ["masked LM", "STS without fine-tuning"]
+  }
   stage "bert" { params = [local.mini, local.glove] }
   stage "bert_long" { params = local.mini }
   stage "bert_3" { params = local.mini }
@@ -283,9 +271,14 @@ profile "mini" {
 }
 
 # ---- ci: a much smaller pretraining, so a cold CI run fits its budget ---------
-# 2 layers, hidden 128 (the least GloVe 100d fits), on the Wikipedia sentences
-# alone; RoBERTa with a 4,096-entry BPE.
 profile "ci" {
+  deviation "ci_models" {
+    what   = "pretraining text, model size and schedule"
+    paper  = "BERT-base and RoBERTa-base (12 layers, hidden 768, FFN 3,072) on BooksCorpus and Wikipedia, and on 160GB of text"
+    ours   = "the data directory's Wikipedia sentences alone (300 held out); 2 layers, hidden 128 (the least GloVe 100d fits), FFN 256; batches of 64 sentences of up to 48 tokens (the fifth phase: pairs of up to 96), 200 updates in the first phase and 50 in each later one; RoBERTa's BPE of 4,096"
+    why    = "a cold CI run fits its budget"
+    tables = ["masked LM", "STS without fine-tuning"]
+  }
   stage "corpus" {
     sources  = ["wiki"]
     dev_size = 300
