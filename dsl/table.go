@@ -64,6 +64,31 @@ import (
 // row) restricts the cells to one profile. A row without `stage` needs a
 // pending reason for every cell; a row with one computes every cell its
 // `pending` does not name.
+//
+// Rows from keys, and rows under a condition:
+//
+//	row "released" {
+//	  for_each = local.models                   # a row per key (a list, set, map, or stage.NAME)
+//	  enabled  = each.value.released != ""      # present only when its -var is set
+//	  name     = "released_${each.key}"         # its cells: released_KEY[COLUMN]
+//	  title    = "${each.value.title} (released)"
+//	  stage    = stage.eval_released[each.key]
+//	  paper    = each.value.paper
+//	}
+//
+// `for_each` on a row gives one row per element, in the order for_each
+// writes them (as for stages, foreach.go: an object constructor's or a
+// list's order, a stage's instance order, the branch a conditional takes),
+// with each.key and each.value in every attribute. Each row is named by
+// `name` (the label of a row without for_each), else LABEL[KEY]: with one
+// column its cell is LABEL[KEY] (Block LABEL, Key KEY), as an expect block
+// with for_each over rows gives; with several, LABEL[KEY][COLUMN]. Its
+// title defaults to each.key. `stage = each.value` reads the one metrics
+// output of a stage listed in for_each (for_each = stage.eval). `enabled =
+// false` (a row's, or one element's) leaves the row out before anything
+// else of it is evaluated, so it may name a stage instance that exists only
+// when it is enabled; for_each over an empty map (var.x == "" ? {} : ...)
+// gives no row either, as in Terraform.
 
 var tableSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
@@ -76,6 +101,7 @@ var tableSchema = &hcl.BodySchema{
 var rowSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "title"}, {Name: "stage"}, {Name: "columns"}, {Name: "paper"}, {Name: "tolerance"},
 	{Name: "max_tolerance"}, {Name: "lower_is_better"}, {Name: "count"}, {Name: "pending"}, {Name: "profile"},
+	{Name: "for_each"}, {Name: "name"}, {Name: "enabled"},
 }}
 
 type tableBlock struct {
@@ -188,10 +214,163 @@ func (e *evaluator) tableCells(t *tableBlock) []*Expect {
 	}
 	profile := e.profileAttr(t.attrs)
 	var out []*Expect
+	named := map[string]hcl.Range{} // row names given so far, for duplicates
+	saved := e.ctx
 	for _, r := range t.rows {
-		out = append(out, e.rowCells(t, r, byLabel, labels, defaults, profile)...)
+		for _, inst := range e.rowInstances(r, named) {
+			n := len(e.diags)
+			if inst.ctx != nil {
+				e.ctx = inst.ctx
+			}
+			out = append(out, e.rowCells(t, r, inst, byLabel, labels, defaults, profile)...)
+			e.ctx = saved
+			e.inInstance(r, inst.forKey, n)
+		}
 	}
 	return out
+}
+
+// rowInstance is one row a row block gives: the block itself, or one
+// element of its for_each.
+type rowInstance struct {
+	name   string           // the row's name: its cells are NAME[COLUMN], or NAME
+	block  string           // Block and Key of a one-column cell: NAME and "", or
+	key    string           // LABEL and KEY for a for_each row without name
+	title  string           // the title when the row gives none
+	ctx    *hcl.EvalContext // with each in scope; nil without for_each
+	forKey string           // the for_each key, for messages
+}
+
+// rowInstances evaluates a row block's for_each, name and enabled into the
+// rows it gives. A row with for_each gives one row per element, in the
+// order for_each writes them (as for stages: an object constructor's or a
+// list's order, a stage's instance order, the branch a conditional takes),
+// with each.key and each.value in every attribute; each is named by
+// `name`, else LABEL[KEY]. `enabled = false` leaves a row (an element) out,
+// and nothing else of it is evaluated, so it may read a stage instance that
+// exists only when it is enabled.
+func (e *evaluator) rowInstances(r *tableRow, named map[string]hcl.Range) []rowInstance {
+	fe, hasForEach := r.attrs["for_each"]
+	if !hasForEach {
+		if a, ok := r.attrs["name"]; ok {
+			e.errorf(a.NameRange, "Name without for_each",
+				"name gives each row of a row block with for_each its name (name = \"released_${each.key}\"); a row without for_each is named by its label, here %q.", r.name)
+		}
+		if !e.rowEnabled(r) {
+			return nil
+		}
+		if prev, dup := named[r.name]; dup { // a for_each row's name; labels are unique (decode)
+			e.errorf(r.rng, "Duplicate row name",
+				"This row is named %q, as is the row at %s; a row's name names its cells (NAME[COLUMN]), so it names one row.", r.name, prev.String())
+			return nil
+		}
+		named[r.name] = r.rng
+		return []rowInstance{{name: r.name, block: r.name, title: r.name}}
+	}
+	v, ok := e.forEachValue(fe.Expr) // lists, maps, a stage's instances (foreach.go)
+	if !ok {
+		return nil
+	}
+	keys, vals, ok := e.forEachKeys(fe.Expr, v)
+	if !ok {
+		return nil
+	}
+	var out []rowInstance
+	saved := e.ctx
+	defer func() { e.ctx = saved }()
+	for _, k := range keys {
+		vars := make(map[string]cty.Value, len(saved.Variables)+1)
+		for n, v := range saved.Variables {
+			vars[n] = v
+		}
+		vars["each"] = cty.ObjectVal(map[string]cty.Value{"key": cty.StringVal(k), "value": vals[k]})
+		e.ctx = &hcl.EvalContext{Variables: vars, Functions: saved.Functions}
+		n := len(e.diags)
+		inst := rowInstance{name: r.name + "[" + k + "]", block: r.name, key: k, title: k, ctx: e.ctx, forKey: k}
+		ok := e.rowEnabled(r)
+		rng := r.rng
+		if a, has := r.attrs["name"]; ok && has {
+			rng = a.Expr.Range()
+			inst.name, ok = e.rowName(a)
+			inst.block, inst.key = inst.name, ""
+		}
+		if ok {
+			if prev, dup := named[inst.name]; dup {
+				e.errorf(rng, "Duplicate row name",
+					"This row is named %q, as is the row at %s; a row's name names its cells (NAME[COLUMN]), so it names one row.", inst.name, prev.String())
+				ok = false
+			} else {
+				named[inst.name] = rng
+			}
+		}
+		e.inInstance(r, k, n)
+		if ok {
+			out = append(out, inst)
+		}
+	}
+	return out
+}
+
+// inInstance names the for_each element of row r (key; "" for a row
+// without for_each) in the diagnostics raised since n: every element's
+// share the row's source range.
+func (e *evaluator) inInstance(r *tableRow, key string, n int) {
+	if _, ok := r.attrs["for_each"]; !ok {
+		return
+	}
+	for _, d := range e.diags[n:] {
+		if !strings.HasPrefix(d.Detail, "In row ") {
+			d.Detail = fmt.Sprintf("In row %s[%s]: %s", r.name, key, d.Detail)
+		}
+	}
+}
+
+// rowEnabled evaluates a row's enabled: true or false, true when absent.
+// An invalid value is reported, and the row left out.
+func (e *evaluator) rowEnabled(r *tableRow) bool {
+	a, ok := r.attrs["enabled"]
+	if !ok {
+		return true
+	}
+	if !e.checkVars(a.Expr, "enabled") {
+		return false
+	}
+	v, diags := a.Expr.Value(e.ctx)
+	e.diags = append(e.diags, diags...)
+	if diags.HasErrors() || !v.IsWhollyKnown() {
+		return false
+	}
+	b, err := convert.Convert(v, cty.Bool)
+	if err != nil || b.IsNull() {
+		e.errorf(a.Expr.Range(), "Invalid enabled",
+			"enabled is true or false, such as var.released != \"\" (the row is there only when the variable is set); got %s.", friendly(v))
+		return false
+	}
+	return b.True()
+}
+
+// rowName evaluates the name of one row of a for_each row block: a
+// non-empty string.
+func (e *evaluator) rowName(a *hcl.Attribute) (string, bool) {
+	if !e.checkVars(a.Expr, "name") {
+		return "", false
+	}
+	v, diags := a.Expr.Value(e.ctx)
+	e.diags = append(e.diags, diags...)
+	if diags.HasErrors() || !v.IsWhollyKnown() {
+		return "", false
+	}
+	s, err := convert.Convert(v, cty.String)
+	if err != nil || s.IsNull() || strings.TrimSpace(s.AsString()) == "" {
+		what := friendly(v)
+		if err == nil && !s.IsNull() {
+			what = "an empty string"
+		}
+		e.errorf(a.Expr.Range(), "Invalid row name",
+			"A row's name names its cells (NAME[COLUMN]): a non-empty string, such as \"released_${each.key}\"; got %s.", what)
+		return "", false
+	}
+	return s.AsString(), true
 }
 
 // tableColumns evaluates a table's columns: a list of labels, or an object
@@ -460,9 +639,9 @@ func (e *evaluator) profileAttr(attrs hcl.Attributes) string {
 }
 
 // rowCells lowers one row to its cells.
-func (e *evaluator) rowCells(t *tableBlock, r *tableRow, byLabel map[string]column, all []string,
+func (e *evaluator) rowCells(t *tableBlock, r *tableRow, inst rowInstance, byLabel map[string]column, all []string,
 	defaults map[string]map[string]cty.Value, profile string) []*Expect {
-	where := fmt.Sprintf("row %q", r.name)
+	where := fmt.Sprintf("row %q", inst.name)
 	cols := all
 	if a, ok := r.attrs["columns"]; ok {
 		var ok bool
@@ -485,7 +664,7 @@ func (e *evaluator) rowCells(t *tableBlock, r *tableRow, byLabel map[string]colu
 	if _, ok := r.attrs["profile"]; ok {
 		profile = e.profileAttr(r.attrs) // the row's own wins, "" (every profile) too
 	}
-	title := r.name
+	title := inst.title
 	if _, ok := r.attrs["title"]; ok {
 		title = e.str(r.attrs, "title")
 	}
@@ -498,16 +677,16 @@ func (e *evaluator) rowCells(t *tableBlock, r *tableRow, byLabel map[string]colu
 	}
 	if pa, ok := r.attrs["pending"]; ok && hasStage && len(vals["pending"]) == len(cols) {
 		e.errorf(pa.Expr.Range(), "Pending row with a stage",
-			"pending marks cells we do not compute, and it names every cell of row %q: remove stage, or give pending only for the cells the stage does not fill.", r.name)
+			"pending marks cells we do not compute, and it names every cell of row %q: remove stage, or give pending only for the cells the stage does not fill.", inst.name)
 	}
 	var missing []string
 	out := make([]*Expect, 0, len(cols))
 	for _, label := range cols {
 		c := byLabel[label]
-		x := &Expect{Name: r.name, Block: r.name, Row: title, Column: label, Range: r.rng,
+		x := &Expect{Name: inst.name, Block: inst.block, Key: inst.key, Row: title, Column: label, Range: r.rng,
 			Paper: math.NaN(), Tolerance: DefaultTolerance, Profile: profile}
 		if len(cols) > 1 {
-			x.Name, x.Key = r.name+"["+label+"]", label
+			x.Name, x.Block, x.Key = inst.name+"["+label+"]", inst.name, label
 		}
 		if v, ok := vals["paper"][label]; ok {
 			x.Paper, _ = v.AsBigFloat().Float64()
@@ -540,10 +719,10 @@ func (e *evaluator) rowCells(t *tableBlock, r *tableRow, byLabel map[string]colu
 	switch {
 	case len(missing) == len(cols):
 		e.errorf(r.rng, "Missing value",
-			`Row %q needs stage = stage.NAME (whose metrics its columns read), or pending = "why" for a row only the paper reports.`, r.name)
+			`Row %q needs stage = stage.NAME (whose metrics its columns read), or pending = "why" for a row only the paper reports.`, inst.name)
 	case len(missing) > 0:
 		e.errorf(r.rng, "Missing value",
-			"Row %q has no stage, so each of its cells needs a pending reason; %s %s none.", r.name, quoteList(missing), map[bool]string{true: "has", false: "have"}[len(missing) == 1])
+			"Row %q has no stage, so each of its cells needs a pending reason; %s %s none.", inst.name, quoteList(missing), map[bool]string{true: "has", false: "have"}[len(missing) == 1])
 	}
 	return out
 }
@@ -610,7 +789,7 @@ func (e *evaluator) rowStage(expr hcl.Expression) (Ref, bool) {
 		return notStage()
 	}
 	switch vars[0].RootName() {
-	case "stage", "module", "repeat", "input":
+	case "stage", "module", "repeat", "input", "each":
 	default:
 		return notStage()
 	}
@@ -632,7 +811,11 @@ func (e *evaluator) rowStage(expr hcl.Expression) (Ref, bool) {
 	if inst {
 		_, inst = t[2].(hcl.TraverseIndex)
 	}
-	parts, ok = e.bareStage(root, parts, inst, expr.Range(), exprText(e.m, expr))
+	if root == "each" {
+		parts, ok = e.bareEach(t, parts, expr.Range(), exprText(e.m, expr))
+	} else {
+		parts, ok = e.bareStage(root, parts, inst, expr.Range(), exprText(e.m, expr))
+	}
 	if !ok {
 		return Ref{}, false
 	}
@@ -698,6 +881,41 @@ func (e *evaluator) bareStage(root string, parts []step, inst bool, rng hcl.Rang
 	default:
 		e.errorf(rng, "Ambiguous stage",
 			"Stage %q (%s) has several metrics outputs (%s); name one, such as %s.%s.", s.name, s.typ.Name, strings.Join(outs, ", "), text, outs[0])
+	}
+	return nil, false
+}
+
+// bareEach completes each.value (or each.value.NAME) that holds one stage's
+// outputs -- a row of for_each = stage.NAME, or of { x = stage.x } -- with
+// its one metrics output.
+func (e *evaluator) bareEach(t hcl.Traversal, parts []step, rng hcl.Range, text string) ([]step, bool) {
+	if _, inScope := e.ctx.Variables["each"]; !inScope {
+		return parts, true // resolveEach explains
+	}
+	v, diags := t.TraverseAbs(e.ctx)
+	if diags.HasErrors() || !v.IsKnown() || v.IsNull() || !v.Type().IsObjectType() {
+		return parts, true // not a stage's outputs: resolveEach reports what it is
+	}
+	var all, outs []string
+	for name, ty := range v.Type().AttributeTypes() {
+		if !ty.Equals(outputType) {
+			return parts, true
+		}
+		all = append(all, name)
+		if o := v.GetAttr(name); !o.IsNull() && o.EncapsulatedValue().(*instOutput).kind == registry.KindMetrics {
+			outs = append(outs, name)
+		}
+	}
+	sort.Strings(all)
+	sort.Strings(outs)
+	switch len(outs) {
+	case 1:
+		return append(append([]step(nil), parts...), step{name: outs[0], rng: rng}), true
+	case 0:
+		e.errorf(rng, "Not a metric",
+			"%s holds a stage's outputs (%s), none of them metrics; a row's stage is one that computes the row's numbers.", text, strings.Join(all, ", "))
+	default:
+		e.errorf(rng, "Ambiguous stage", "%s has several metrics outputs (%s); name one, such as %s.%s.", text, strings.Join(outs, ", "), text, outs[0])
 	}
 	return nil, false
 }

@@ -99,7 +99,7 @@ table "T" {
 // formats back to them.
 func TestNewBlocksFormat(t *testing.T) {
 	t.Parallel()
-	for _, p := range []string{"testdata/table.hcl", "testdata/modules/inputs/chain.hcl", "testdata/modules/inputs/twice.hcl"} {
+	for _, p := range []string{"testdata/table.hcl", "testdata/table_foreach.hcl", "testdata/modules/inputs/chain.hcl", "testdata/modules/inputs/twice.hcl"} {
 		src := mustRead(t, p)
 		if got := hclwrite.Format(src); !bytes.Equal(got, src) {
 			t.Errorf("%s is not formatted:\n%s", p, got)
@@ -121,6 +121,7 @@ func TestRenderGoldenTablesModules(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ golden, file string }{
 		{"testdata/render/table.golden", "testdata/errors/table.hcl"},
+		{"testdata/render/table_foreach.golden", "testdata/errors/table_foreach.hcl"},
 		{"testdata/render/module_inputs.golden", "testdata/modules/input_errors/root.hcl"},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
