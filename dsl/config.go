@@ -64,7 +64,14 @@ type Deviation struct {
 	// StandIns are the data directory's stand-in datasets the paper
 	// profile reads in the paper's place because of this deviation.
 	StandIns []string
-	Range    hcl.Range
+	// Modules are the module instances that declare it ("module.chat";
+	// nested: "module.chat.module.lm"), nil for the file's own; one
+	// entry names every instance of a module file used twice when the
+	// text is the same (deviation.go). Source is that module's file,
+	// relative to the including file's directory.
+	Modules []string
+	Source  string
+	Range   hcl.Range
 }
 
 // Repeat is an evaluated repeat block.

@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -110,14 +111,14 @@ func (d *decoder) deviation(b *hcl.Block, p *profileBlock) {
 }
 
 // deviations evaluates the top-level deviation blocks and then those of
-// profile (nil: the paper profile), and keeps those that hold for it. Every
-// top-level block is evaluated, so that each profile reports its errors.
-func (e *evaluator) deviations(top []*deviationBlock, profile *profileBlock) []*Deviation {
+// profile (nil: the paper profile, or a module that does not declare the
+// selected one), and keeps those that hold for the profile named selected
+// ("paper": the default). Every top-level block is evaluated, so that each
+// profile reports its errors.
+func (e *evaluator) deviations(top []*deviationBlock, profile *profileBlock, selected string) []*Deviation {
 	blocks := top
-	selected := paperProfile
 	if profile != nil {
 		blocks = append(append([]*deviationBlock(nil), top...), profile.deviations...)
-		selected = profile.name
 	}
 	var out []*Deviation
 	for _, b := range blocks {
@@ -221,16 +222,149 @@ func standInNames() []string {
 	return out
 }
 
-// checkStandIns reports every stage of the paper profile that reads a
-// stand-in no top-level deviation declares.
-func (e *evaluator) checkStandIns(devs []*Deviation) {
-	declared := map[string]bool{}
-	for _, dv := range devs {
-		if dv.Profile == "" {
-			for _, s := range dv.StandIns {
-				declared[s] = true
+// profileName is how a deviation's profiles list names profile ("" is the
+// paper profile).
+func profileName(profile string) string {
+	if profile == "" {
+		return paperProfile
+	}
+	return profile
+}
+
+// Module deviations. A module's deviation blocks are about the stages its
+// file declares, so they hold wherever those stages run: the reports of a
+// file list its own deviations, then those of every module instance whose
+// stages its profile runs (in any variant), in module block order, a
+// module's own before those of the modules it uses. A module that the
+// profile does not reach (the paper profile that loads the real checkpoints
+// instead of pretrained.hcl's) adds nothing.
+//
+// The profile filter is the file's: a module deviation's profiles list is
+// matched against the name of the profile the report is for ("paper": the
+// default), and a module's profile block adds its deviations when the
+// module declares the report's profile, as profiles propagate into modules
+// by name (module.go). A module that declares no profile P runs its stage
+// blocks as written under P, and its profiles = ["paper"] deviations are
+// not printed there: list P (and declare it) where they hold.
+//
+// Each carries where it comes from: Modules (the instances, as stage
+// instance names start: "module.chat", "module.chat.module.lm") and Source
+// (the module's file, relative to the including file's directory). One
+// module file used twice (GenSE's open-domain and in-domain synthesis)
+// gives one entry naming both instances when the two evaluate to the same
+// text, and one entry per instance, next to each other, when its text
+// differs (a deviation that reads the instance's variables).
+//
+// stand_ins of a module deviation that holds for the paper profile declare
+// what the stages of that module instance (and of the modules it uses)
+// read in the paper's place; the including file's declare it for every
+// stage, its own and the modules'.
+func moduleDeviations(file string, evals []*evaluator, profile string) []*Deviation {
+	if len(evals) == 0 {
+		return nil
+	}
+	e0 := evals[0]
+	reached := func(prefix string) bool {
+		for _, e := range evals {
+			for _, s := range e.stages {
+				if strings.HasPrefix(s.Name, prefix) {
+					return true
+				}
 			}
 		}
+		return false
+	}
+	var out []*Deviation
+	seen := map[string]*Deviation{}
+	var walk func(e *evaluator)
+	walk = func(e *evaluator) {
+		for _, name := range e.m.callOrder {
+			k := e.children[name]
+			if k == nil || k == evaluating {
+				continue
+			}
+			// Evaluated for every module, reached or not, so that an error
+			// in one is reported wherever the module is used.
+			devs := k.deviations(k.m.deviations, k.m.profiles[profile], profileName(profile))
+			e0.diags = append(e0.diags, k.diags...)
+			k.diags = nil
+			if reached(k.prefix) {
+				inst := strings.TrimSuffix(k.prefix, ".")
+				for _, dv := range devs {
+					sig := deviationSignature(dv)
+					if prev, ok := seen[sig]; ok {
+						prev.Modules = append(prev.Modules, inst)
+						continue
+					}
+					dv.Modules, dv.Source = []string{inst}, deviationSource(file, k.m.filename)
+					seen[sig] = dv
+					out = append(out, dv)
+				}
+			}
+			walk(k)
+		}
+	}
+	walk(e0)
+	// One block's entries together (size of module.a, then of module.b),
+	// in the order of their first.
+	group := map[string]int{}
+	for i, dv := range out {
+		if _, ok := group[dv.Range.String()]; !ok {
+			group[dv.Range.String()] = i
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *Deviation) int { return group[a.Range.String()] - group[b.Range.String()] })
+	return out
+}
+
+// deviationSignature identifies an evaluated deviation: its block and what
+// it says, so that a module used twice prints a deviation once unless its
+// text differs between the instances.
+func deviationSignature(dv *Deviation) string {
+	return strings.Join([]string{dv.Range.String(), dv.Name, dv.Profile, dv.What, dv.Paper, dv.Ours, dv.Why, dv.Evidence,
+		strings.Join(dv.Tables, "\x1f"), strings.Join(dv.StandIns, "\x1f"), strings.Join(dv.Profiles, "\x1f")}, "\x00")
+}
+
+// deviationSource is a module's file relative to the including file's
+// directory, with forward slashes ("modules/syncse_chat.hcl").
+func deviationSource(file, module string) string {
+	if rel, err := filepath.Rel(filepath.Dir(file), module); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(module)
+}
+
+// checkStandIns reports every stage of the paper profile that reads a
+// stand-in no top-level deviation declares: the file's for any stage, a
+// module's for the stages of that module instance.
+func (e *evaluator) checkStandIns(devs []*Deviation) {
+	declared := map[string]map[string]bool{} // stage name prefix ("": every stage) -> stand-ins
+	declare := func(prefix string, names []string) {
+		if declared[prefix] == nil {
+			declared[prefix] = map[string]bool{}
+		}
+		for _, n := range names {
+			declared[prefix][n] = true
+		}
+	}
+	for _, dv := range devs {
+		if dv.Profile != "" {
+			continue
+		}
+		if dv.Modules == nil {
+			declare("", dv.StandIns)
+		}
+		for _, m := range dv.Modules {
+			declare(m+".", dv.StandIns)
+		}
+	}
+	isDeclared := func(stage, name string) bool {
+		for prefix, names := range declared {
+			if names[name] && strings.HasPrefix(stage, prefix) {
+				return true
+			}
+		}
+		return false
 	}
 	for _, s := range e.stages {
 		if s.Type == nil || s.Type.StandIns == nil {
@@ -241,13 +375,17 @@ func (e *evaluator) checkStandIns(devs []*Deviation) {
 			continue // reported where the parameters were checked
 		}
 		for _, name := range s.Type.StandIns(p) {
-			if declared[name] {
+			if isDeclared(s.Name, name) {
 				continue
 			}
 			d, _ := dataset.Lookup(name)
+			where := "a top-level deviation block"
+			if strings.HasPrefix(s.Name, "module.") {
+				where = "a top-level deviation block, in the module's file or in the file that uses it,"
+			}
 			e.errorf(s.Range, "Undeclared stand-in",
-				"Stage %q reads the data directory's %q in the paper profile; it stands in for %s. Give the stage the paper's data (its source and path, from a -var), or declare the difference: a top-level deviation block with stand_ins = [%q].",
-				s.Name, name, d.StandIn, name)
+				"Stage %q reads the data directory's %q in the paper profile; it stands in for %s. Give the stage the paper's data (its source and path, from a -var), or declare the difference: %s with stand_ins = [%q].",
+				s.Name, name, d.StandIn, where, name)
 		}
 	}
 }

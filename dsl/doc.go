@@ -77,10 +77,12 @@
 // block declares one difference from the paper as data: at top level for
 // every profile (or those its `profiles` list names, "paper" the default
 // one), inside a profile block for that profile; the report prints
-// the selected profile's under the table (Config.Deviations). In the paper
-// profile a stage that reads a dataset the catalogue marks as a stand-in
-// (registry.StageType.StandIns) must be named by a top-level deviation's
-// stand_ins, or the file does not load. See deviation.go.
+// the selected profile's under the table (Config.Deviations), then those of
+// the modules whose stages it runs, each naming its module instances and
+// file. In the paper profile a stage that reads a dataset the catalogue
+// marks as a stand-in (registry.StageType.StandIns) must be named by a
+// top-level deviation's stand_ins (the file's, or for a module's stage its
+// module's), or the file does not load. See deviation.go.
 //
 // # Expectations
 //

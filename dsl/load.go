@@ -303,7 +303,7 @@ func describe(cfg *Config, m *module, e0 *evaluator, profile string) {
 			cfg.Expects = append(cfg.Expects, ex)
 		}
 	}
-	cfg.Deviations = e0.deviations(m.deviations, m.profiles[profile])
+	cfg.Deviations = e0.deviations(m.deviations, m.profiles[profile], profileName(profile))
 }
 
 // describeAblation is the ablation's table: its title, reported metrics,
@@ -352,9 +352,13 @@ func finishVariants(cfg *Config, evals []*evaluator, profile string) hcl.Diagnos
 			extra = append(extra, r.Stage)
 		}
 	}
+	for _, e := range evals {
+		e.finish(extra)
+	}
+	// The deviations of the module instances the variants run (deviation.go).
+	cfg.Deviations = append(cfg.Deviations, moduleDeviations(cfg.File, evals, profile)...)
 	var diags hcl.Diagnostics
 	for i, e := range evals {
-		e.finish(extra)
 		if profile == "" {
 			e.checkStandIns(cfg.Deviations)
 		}

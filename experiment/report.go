@@ -27,13 +27,14 @@ func reportDeviations(ds []*dsl.Deviation) report.Deviations {
 	out := report.Deviations{}
 	for _, d := range ds {
 		out = append(out, report.Deviation{Name: d.Name, What: d.What, Paper: d.Paper, Ours: d.Ours, Why: d.Why,
-			Evidence: d.Evidence, Tables: d.Tables, StandIns: d.StandIns, Profile: d.Profile})
+			Evidence: d.Evidence, Tables: d.Tables, StandIns: d.StandIns, Profile: d.Profile, Modules: d.Modules, Source: d.Source})
 	}
 	return out
 }
 
 // Deviations are the loaded profile's declared deviations, as its
-// reports list them: the file's, then the profile's own.
+// reports list them: the file's, then the profile's own, then those of the
+// modules whose stages it runs.
 func (x *Experiment) Deviations() report.Deviations {
 	return reportDeviations(x.Config.Deviations)
 }

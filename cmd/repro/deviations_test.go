@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"repro/internal/datadir"
+	"repro/internal/datadir/datadirtest"
 )
 
 // gateDeviations are gate.hcl's with a deviation at top level (every
@@ -208,4 +212,73 @@ func TestPaperOnlyDeviations(t *testing.T) {
 			t.Errorf("infocse profile %q: deviations %v, want %s and not %s", profile, devs, want, other)
 		}
 	}
+}
+
+// TestModuleDeviationsGolden: the deviations of the modules an experiment
+// runs end its reports after its own, each saying where it comes from
+// (testdata/modules/deviations: tfidf.hcl used twice, one text for both
+// instances unless it reads the instance's variable; unused.hcl, never
+// read, adds none), filtered by the report's profile: run's table (paper
+// and ci profiles), results --markdown and --json
+// (testdata/module_deviations.golden; go test -update rewrites it).
+func TestModuleDeviationsGolden(t *testing.T) {
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
+	t.Setenv("CI", "true")
+	dir := filepath.Join(t.TempDir(), "experiments")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"parent.hcl", "tfidf.hcl", "unused.hcl"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "modules", "deviations", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("REPRO_CACHE", filepath.Join(dir, "..", "cache"))
+	file := filepath.Join(dir, "parent.hcl")
+	var got strings.Builder
+	tail := func(what, out, from string) {
+		i := strings.LastIndex(out, from)
+		if i < 0 {
+			t.Errorf("%s: no %q in\n%s", what, from, out)
+			return
+		}
+		fmt.Fprintf(&got, "==== %s\n%s", what, out[i:])
+	}
+	for _, profile := range []string{"", "ci"} {
+		args := []string{"run", file}
+		if profile != "" {
+			args = append(args, "--profile", profile)
+		}
+		code, out, errs := repro(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+		table, _, _ := strings.Cut(out, "\nreport: ")
+		tail(strings.Join(append([]string{"repro"}, args[:1]...), " ")+" (profile "+map[bool]string{true: "paper", false: profile}[profile == ""]+")", table+"\n", "deviations from the paper (")
+	}
+	code, out, errs := repro(t, "results", file, "--profile", "ci", "--markdown")
+	if code != 0 {
+		t.Fatalf("results --markdown: exit %d\n%s%s", code, out, errs)
+	}
+	tail("repro results --profile ci --markdown", out, "**Deviations from the paper**")
+	code, out, errs = repro(t, "results", file, "--profile", "ci", "--json")
+	if code != 0 {
+		t.Fatalf("results --json: exit %d\n%s%s", code, out, errs)
+	}
+	var rep struct {
+		Deviations json.RawMessage `json:"deviations"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("results --json: %v\n%s", err, out)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, rep.Deviations, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&got, "==== repro results --profile ci --json: deviations\n%s\n", pretty.String())
+	golden(t, "module_deviations.golden", got.String())
 }

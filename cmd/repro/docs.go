@@ -27,7 +27,8 @@ func newDocsCmd() *cobra.Command {
 		Long: `docs renders, for every experiment file given, the baselines recorded under results/ for
 each of its profiles as the paper-shaped tables a run prints (each cell "ours (paper)"),
 one page per experiment under --out, headed by the paper profile's declared deviations
-(the file's top-level deviation blocks; each profile's own follow its tables): the
+(the file's top-level deviation blocks, then those of the modules it runs; each
+profile's own follow its tables): the
 numbers and the deviation lists in the documentation come from the recorded files and
 the experiment files, never typed by hand. Prose that interprets them lives in the
 hand-written pages beside, which link to these.
@@ -96,7 +97,11 @@ func docsPage(cmd *cobra.Command, file string) (string, []byte, error) {
 	if len(paper) == 0 {
 		fmt.Fprintf(&b, "None declared.\n")
 	} else {
-		fmt.Fprintf(&b, "Declared at the top level of `experiments/%s`; a profile's reports list those that hold for it (a deviation's `profiles`), its own after them:\n\n", filepath.Base(file))
+		intro := fmt.Sprintf("Declared at the top level of `experiments/%s`", filepath.Base(file))
+		if slices.ContainsFunc(paper, func(d report.Deviation) bool { return len(d.Modules) > 0 }) {
+			intro += " and, after them, in the modules whose stages the paper profile runs (each with its module)"
+		}
+		fmt.Fprintf(&b, "%s; a profile's reports list those that hold for it (a deviation's `profiles`), its own after them:\n\n", intro)
 		report.WriteDeviationsMarkdown(&b, paper)
 	}
 	any := false
@@ -128,16 +133,16 @@ func docsPage(cmd *cobra.Command, file string) (string, []byte, error) {
 		var own report.Deviations
 		shared := map[string]bool{}
 		for _, d := range rep.Deviations {
-			if d.Profile == "" && slices.ContainsFunc(paper, func(p report.Deviation) bool { return p.Name == d.Name }) {
-				shared[d.Name] = true
+			if slices.ContainsFunc(paper, d.Same) {
+				shared[deviationID(d)] = true
 			} else {
 				own = append(own, d)
 			}
 		}
 		var left []string
 		for _, d := range paper {
-			if !shared[d.Name] {
-				left = append(left, "`"+d.Name+"`")
+			if !shared[deviationID(d)] {
+				left = append(left, "`"+deviationID(d)+"`")
 			}
 		}
 		rep.Deviations = own
@@ -156,6 +161,15 @@ func docsPage(cmd *cobra.Command, file string) (string, []byte, error) {
 		return name, nil, nil
 	}
 	return name, b.Bytes(), nil
+}
+
+// deviationID names a deviation on a generated page: its name, after its
+// module instances for a module's ("module.t5: local_text").
+func deviationID(d report.Deviation) string {
+	if len(d.Modules) == 0 {
+		return d.Name
+	}
+	return strings.Join(d.Modules, ", ") + ": " + d.Name
 }
 
 // paperDeviationsHeading heads the paper profile's deviation list on each

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +24,29 @@ type Deviation struct {
 	StandIns []string `json:"stand_ins,omitempty"`
 	// Profile is the profile that declares it; "" for the experiment's own.
 	Profile string `json:"profile,omitempty"`
+	// Modules are the module instances that declare it ("module.chat",
+	// "module.chat.module.lm": how their stages' names start), absent for
+	// the experiment's own; Source is the module's file, relative to the
+	// experiment file's directory.
+	Modules []string `json:"modules,omitempty"`
+	Source  string   `json:"source,omitempty"`
+}
+
+// Same reports whether d and o are one declaration: the same name, declared
+// by the same profile of the same file (the experiment's own, or one
+// module's). A module's deviation may share its name with the
+// experiment's.
+func (d Deviation) Same(o Deviation) bool {
+	return d.Name == o.Name && d.Profile == o.Profile && d.Source == o.Source && slices.Equal(d.Modules, o.Modules)
+}
+
+// from says where a module's deviation comes from: its instances and file;
+// "" for the experiment's own.
+func (d Deviation) from() string {
+	if len(d.Modules) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (%s)", strings.Join(d.Modules, ", "), d.Source)
 }
 
 // Deviations is a report's deviation list; it encodes as [] when empty, so
@@ -54,6 +78,9 @@ func writeDeviationsText(w io.Writer, ds []Deviation) {
 	fmt.Fprintf(w, "\ndeviations from the paper (%d):\n", len(ds))
 	for _, d := range ds {
 		fmt.Fprintf(w, "  %s%s: %s\n", d.Name, d.tables(), d.What)
+		if from := d.from(); from != "" {
+			fmt.Fprintf(w, "    from:  %s\n", from)
+		}
 		fmt.Fprintf(w, "    paper: %s\n    ours:  %s\n    why:   %s\n", d.Paper, d.Ours, d.Why)
 		if d.Evidence != "" {
 			fmt.Fprintf(w, "    evidence: %s\n", d.Evidence)
@@ -83,7 +110,11 @@ func WriteDeviationsMarkdown(w io.Writer, ds []Deviation) {
 		if len(d.Tables) > 0 {
 			tables = "; " + strings.Join(d.Tables, ", ")
 		}
-		fmt.Fprintf(w, "- **%s** (`%s`%s): paper: %s; ours: %s; why: %s.", d.What, d.Name, tables, d.Paper, d.Ours, strings.TrimSuffix(d.Why, "."))
+		from := ""
+		if len(d.Modules) > 0 {
+			from = " of " + strings.Join(backquote(d.Modules), ", ") + " (`" + d.Source + "`)"
+		}
+		fmt.Fprintf(w, "- **%s** (`%s`%s%s): paper: %s; ours: %s; why: %s.", d.What, d.Name, from, tables, d.Paper, d.Ours, strings.TrimSuffix(d.Why, "."))
 		if d.Evidence != "" {
 			fmt.Fprintf(w, " Evidence: %s.", strings.TrimSuffix(d.Evidence, "."))
 		}
@@ -92,4 +123,12 @@ func WriteDeviationsMarkdown(w io.Writer, ds []Deviation) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+func backquote(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "`" + n + "`"
+	}
+	return out
 }
