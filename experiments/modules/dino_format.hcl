@@ -12,9 +12,9 @@ experiment "dino_format" {
 
 deviation "local_text" {
   what      = "the generator and its fine-tuning data"
-  paper     = "GPT2-XL as it is, no fine-tuning"
-  ours      = "lm.hcl's small GPT-2 on the local text, fine-tuned on the data directory's dev/test-derived NLI triplets in DINO's instruction format"
-  why       = "no GPT2-XL here, and a small model does not follow an instruction it has never seen"
+  paper     = "GPT2-XL as it is, following the instructions zero-shot"
+  ours      = "lm.hcl's small GPT-2 on the local text (its deviations follow), fine-tuned on texts rendered in DINO's instruction format from the data directory's dev/test-derived NLI triplets: 250 updates of 16 on all 26,448 texts (ci: 150 on 3,000)"
+  why       = "no GPT2-XL here, and a model this small does not follow an instruction it has never seen (it almost never closes the quote)"
   tables    = ["DINO Table 1", "DINO Table 2"]
   stand_ins = ["nli", "wiki", "bbc", "brown"]
 }
