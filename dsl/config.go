@@ -133,7 +133,7 @@ type Stage struct {
 	Resources registry.Resources
 
 	Block  string // the stage block's name ("train" for "idc[2].train" and train["sts"])
-	Key    string // a for_each instance's key ("sts" for train["sts"]), else ""
+	Key    string // a for_each instance's key ("sts" for train["sts"]; "1k" for pp["1k"][2].ft, an instance of a for_each repeat), else ""
 	Repeat string // the enclosing repeat block, "" at top level
 	Round  int    // 1-based round inside Repeat, 0 at top level
 }

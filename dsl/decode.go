@@ -49,6 +49,7 @@ var variableSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 var repeatSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "rounds"}, {Name: "start"}, {Name: "next", Required: true}, {Name: "until"},
+		{Name: "for_each"}, // repeat_foreach.go
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "stage", LabelNames: []string{"name"}}},
 }
@@ -157,6 +158,8 @@ type repeatBlock struct {
 	stages    []*stageBlock
 	loop      *loopRule // nil: all rounds run
 	defRange  hcl.Range
+	forEach   hcl.Expression // nil: one instance (repeat_foreach.go)
+	inst      *repeatInst    // set on a for_each repeat's per-key copies
 }
 
 type expectBlock struct {
@@ -505,6 +508,9 @@ func (d *decoder) repeat(b *hcl.Block) *repeatBlock {
 	if a, ok := content.Attributes["until"]; ok {
 		r.loop = d.loopRule(a) // loop.go
 	}
+	if a, ok := content.Attributes["for_each"]; ok {
+		r.forEach = a.Expr
+	}
 	if a, ok := content.Attributes["start"]; ok {
 		r.start, _ = d.objectKeys(a, "start")
 	}
@@ -644,16 +650,20 @@ func (d *decoder) profile(b *hcl.Block) {
 		case "module":
 			d.profileModule(p, sb) // module_inputs.go
 		case "repeat":
-			if _, ok := d.m.repeats[sb.Labels[0]]; !ok {
-				d.errorf(sb.LabelRanges[0], "Unknown repeat block",
-					"Profile %q changes repeat %q, which is not declared.%s", name, sb.Labels[0], Suggest(sb.Labels[0], slices.Sorted(maps.Keys(d.m.repeats))))
+			r, key, ok := d.profileRepeat(name, sb) // NAME or NAME["KEY"] (repeat_foreach.go)
+			if !ok {
 				continue
 			}
 			c, diags := sb.Body.Content(profileRepeatSchema)
 			d.diags = append(d.diags, diags...)
 			if a, ok := c.Attributes["rounds"]; ok {
-				t, _ := d.target("repeat."+sb.Labels[0]+".rounds", a.NameRange)
-				p.overrides = append(p.overrides, override{target: t, expr: a.Expr, rng: a.NameRange})
+				path := "repeat." + r.name + ".rounds"
+				if key != "" {
+					path = "repeat." + instName(r.name, key) + ".rounds"
+				}
+				if t, ok := d.target(path, a.NameRange); ok {
+					p.overrides = append(p.overrides, override{target: t, expr: a.Expr, rng: a.NameRange})
+				}
 			}
 		}
 	}

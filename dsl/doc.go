@@ -35,6 +35,7 @@
 //	previous.X                     inside a repeat: start.X in round 1, else next.X of the round before
 //	repeat.R.last.X[.key...]       next.X of the last round
 //	repeat.R.round[N].X[.key...]   next.X of round N
+//	repeat.R["KEY"].last.X         the same, for instance KEY of a repeat with for_each
 //
 // Edges of the DAG come from these references alone. Stage names are one
 // namespace across the file, including stages inside repeat blocks; inside a
@@ -58,6 +59,9 @@
 // name an instance as stage.NAME["KEY"].OUTPUT (the key may be computed) or
 // each.value.OUTPUT; override paths as stage.NAME["KEY"].ATTR. for_each must
 // be known at load time, so it never reads a stage output. See foreach.go.
+// A repeat block with for_each is one loop per key, R["KEY"], its inner
+// stages R["KEY"][N].S, each.key and each.value in its rounds, until,
+// start, next and stages. See repeat_foreach.go.
 //
 // # Modules
 //

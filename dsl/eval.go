@@ -49,7 +49,8 @@ type evaluator struct {
 	modUsed  map[string]bool
 	mods     *moduleState // resolved output blocks (module_inputs.go)
 
-	fe *forEachState // for_each instances (foreach.go)
+	fe   *forEachState // for_each instances (foreach.go)
+	reps *repeatState  // for_each repeat instances (repeat_foreach.go)
 }
 
 // scope is where a reference is written: at top level (repeat nil), or in
@@ -63,7 +64,7 @@ func (sc scope) instance(s *stageBlock) string {
 	if s.repeat == nil {
 		return s.instanceName() // NAME, or NAME["KEY"] for a for_each instance
 	}
-	return fmt.Sprintf("%s[%d].%s", s.repeat.name, sc.round, s.name)
+	return fmt.Sprintf("%s[%d].%s", s.repeat.instanceName(), sc.round, s.name) // R["KEY"][N].S in a for_each repeat
 }
 
 // evaluate evaluates m under ovrs; profile is the selected profile (for
@@ -88,25 +89,20 @@ func evaluate(m *module, ovrs []override, profile, prefix string) *evaluator {
 		}
 	}
 	for _, it := range m.items {
-		if it.repeat != nil {
-			e.roundsOf(it.repeat)
+		if it.repeat != nil && it.repeat.forEach == nil {
+			e.roundsFor(it.repeat)
 		}
 	}
 	e.modules() // after rounds: a module input may read repeat.R.last.X
 	// for_each: the instances of every stage block that has one (foreach.go)
 	e.expandAll()
+	e.expandRepeats() // and of every repeat block (repeat_foreach.go)
 	for _, it := range m.items {
 		if it.stage != nil {
 			e.instantiateTop(it.stage)
 			continue
 		}
-		r := it.repeat
-		for round := 1; round <= e.rounds[r]; round++ {
-			for _, s := range r.stages {
-				e.instantiate(s, scope{repeat: r, round: round})
-			}
-		}
-		e.checkCarry(r)
+		e.instantiateRepeat(it.repeat)
 	}
 	e.resolveOutputs()
 	return e
@@ -306,7 +302,7 @@ func (e *evaluator) int(expr hcl.Expression, what string, positive bool) (int64,
 
 func (e *evaluator) roundsOf(r *repeatBlock) {
 	expr := r.rounds
-	o, overridden := e.ovr["repeat."+r.name+".rounds"]
+	o, overridden := e.roundsOvr(r) // the instance's own, else the block's
 	if overridden {
 		expr = o.expr
 	}
@@ -510,6 +506,9 @@ func (e *evaluator) instantiate(s *stageBlock, sc scope) {
 	}
 	if s.repeat != nil {
 		st.Repeat = s.repeat.name
+		if s.repeat.inst != nil {
+			st.Key = s.repeat.inst.key
+		}
 	}
 	for _, p := range s.typ.Inputs {
 		expr, o := e.attrExpr(s, p.Name)
@@ -704,10 +703,12 @@ func (e *evaluator) resolveStage(parts []step, rng hcl.Range, sc scope) (Ref, re
 		return fail(rng, "Reference to undeclared stage",
 			"There is no stage %q.%s", parts[0].name, Suggest(parts[0].name, e.visibleStages(sc)))
 	}
+	if s.repeat != nil && sc.repeat != nil && s.repeat == sc.repeat.origin() {
+		s = sc.repeat.stage(s.name) // this instance's copy (repeat_foreach.go)
+	}
 	if s.repeat != nil && s.repeat != sc.repeat {
 		return fail(rng, "Reference into a repeat block",
-			"Stage %q runs once per round of repeat %q; refer to a round's result with repeat.%s.last.NAME or repeat.%s.round[N].NAME (NAME one of: %s).",
-			s.name, s.repeat.name, s.repeat.name, s.repeat.name, strings.Join(s.repeat.nextOrder, ", "))
+			"Stage %q runs once per round of repeat %q; %s.", s.name, s.repeat.name, intoRepeat(s.repeat))
 	}
 	if s.typ == nil {
 		return Ref{}, "", false
@@ -787,11 +788,17 @@ func (e *evaluator) resolveRepeat(parts []step, rng hcl.Range, sc scope) (Ref, r
 		return fail(rng, "Reference to undeclared repeat block",
 			"There is no repeat block %q.%s", parts[0].name, Suggest(parts[0].name, slices.Sorted(maps.Keys(e.m.repeats))))
 	}
-	if r == sc.repeat {
+	if r, parts, ok = e.pickRepeat(r, parts, rng); !ok { // repeat.R["KEY"] (repeat_foreach.go)
+		return Ref{}, "", false
+	}
+	if len(parts) < 2 || parts[1].isIdx {
+		return fail(rng, "Invalid reference", "Write repeat.%s.last.VALUE or repeat.%s.round[N].VALUE.", r.instanceName(), r.instanceName())
+	}
+	if sc.repeat != nil && r.origin() == sc.repeat.origin() {
 		return fail(rng, "Invalid reference",
 			"Inside repeat %q, refer to the previous round with previous.NAME.", r.name)
 	}
-	n := e.rounds[r]
+	n := e.roundsFor(r)
 	if n == 0 {
 		return Ref{}, "", false // the rounds expression was already reported
 	}
@@ -803,20 +810,20 @@ func (e *evaluator) resolveRepeat(parts []step, rng hcl.Range, sc scope) (Ref, r
 	case "round":
 		if r.loop != nil {
 			return fail(parts[1].rng, "Round of a repeat with until",
-				"Repeat %q stops by `until`, so which of its rounds run is known only at run time; read its selected round with repeat.%s.last.NAME.", r.name, r.name)
+				"Repeat %s stops by `until`, so which of its rounds run is known only at run time; read its selected round with repeat.%s.last.NAME.", r.quoted(), r.instanceName())
 		}
 		if len(rest) < 1 || !rest[0].isIdx {
-			return fail(rng, "Invalid reference", "Write repeat.%s.round[N].VALUE with N from 1 to %d.", r.name, n)
+			return fail(rng, "Invalid reference", "Write repeat.%s.round[N].VALUE with N from 1 to %d.", r.instanceName(), n)
 		}
 		if rest[0].index < 1 || rest[0].index > int64(n) {
 			return fail(rest[0].rng, "Round out of range",
-				"Repeat %q has %d rounds; round[%d] does not exist.", r.name, n, rest[0].index)
+				"Repeat %s has %d rounds; round[%d] does not exist.", r.quoted(), n, rest[0].index)
 		}
 		round = int(rest[0].index)
 		rest = rest[1:]
 	default:
 		return fail(parts[1].rng, "Invalid reference",
-			"After repeat.%s comes last or round[N], not %q.", r.name, parts[1].name)
+			"After repeat.%s comes last or round[N], not %q.", r.instanceName(), parts[1].name)
 	}
 	if len(rest) < 1 || rest[0].isIdx {
 		return fail(rng, "Invalid reference", "Name a value of repeat %q: %s.", r.name, strings.Join(r.nextOrder, ", "))
@@ -842,20 +849,21 @@ func (e *evaluator) resolveRepeat(parts []step, rng hcl.Range, sc scope) (Ref, r
 // carried resolves a start or next value of repeat r, guarding against
 // repeat blocks whose start values refer to each other in a loop.
 func (e *evaluator) carried(which string, r *repeatBlock, round int, x string, expr hcl.Expression, sc scope) (Ref, registry.Kind, bool) {
-	key := fmt.Sprintf("%s/%s/%d/%s", which, r.name, round, x)
+	key := fmt.Sprintf("%s/%s/%d/%s", which, r.instanceName(), round, x)
 	if e.resolving[key] {
-		e.errorf(expr.Range(), "Circular reference", "%s.%s of repeat %q depends on itself.", which, x, r.name)
+		e.errorf(expr.Range(), "Circular reference", "%s.%s of repeat %s depends on itself.", which, x, r.quoted())
 		return Ref{}, "", false
 	}
 	e.resolving[key] = true
 	defer delete(e.resolving, key)
+	defer e.enterRepeat(r)() // each of r's key, if any (repeat_foreach.go)
 	return e.resolve(expr, sc, false)
 }
 
 // checkCarry checks once per repeat block that each start value and its
 // next value are artifacts of the same kind.
 func (e *evaluator) checkCarry(r *repeatBlock) {
-	if e.rounds[r] == 0 {
+	if e.roundsFor(r) == 0 {
 		return
 	}
 	for _, x := range r.nextOrder {
@@ -875,7 +883,7 @@ func (e *evaluator) checkCarry(r *repeatBlock) {
 func (e *evaluator) visibleStages(sc scope) []string {
 	var out []string
 	for name, s := range e.m.stages {
-		if s.repeat == nil || s.repeat == sc.repeat {
+		if s.repeat == nil || (sc.repeat != nil && s.repeat == sc.repeat.origin()) {
 			out = append(out, name)
 		}
 	}

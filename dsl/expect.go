@@ -289,7 +289,9 @@ func (e *evaluator) indexKey(expr hcl.Expression) (cty.Value, bool) {
 // output, a repeat block or a repeat value: those are DAG edges, known
 // before anything is evaluated.
 func (e *evaluator) staticHead(root string, parts []step, dyn []bool) bool {
-	var static int // leading parts that must be literal
+	var static int                       // leading parts that must be literal
+	inst := e.instanceKeyAt(root, parts) // stage.NAME[KEY].OUTPUT, repeat.NAME[KEY]: KEY may be computed (foreach.go)
+	roundAt := -1                        // N in repeat.NAME.round[N]
 	switch root {
 	case "stage":
 		static = 2 // NAME.OUTPUT
@@ -302,18 +304,17 @@ func (e *evaluator) staticHead(root string, parts []step, dyn []bool) bool {
 		static = 1 // NAME
 	case "repeat":
 		static = 3 // NAME.last.X
-		if len(parts) > 1 && parts[1].name == "round" && !parts[1].isIdx {
-			static = 4 // NAME.round[N].X, N may be computed
+		if j := max(inst, 0) + 1; len(parts) > j && parts[j].name == "round" && !parts[j].isIdx {
+			static, roundAt = 4, j+1 // NAME.round[N].X, N may be computed
 		}
 	default:
 		return true // not a reference: resolveTrav reports it
 	}
-	inst := e.instanceKeyAt(root, parts) // stage.NAME[KEY].OUTPUT: KEY may be computed (foreach.go)
 	if inst >= 0 {
 		static++
 	}
 	for i := 0; i < static && i < len(parts); i++ {
-		if !dyn[i] || (root == "repeat" && static == 4 && i == 2) || i == inst {
+		if !dyn[i] || i == roundAt || i == inst {
 			continue
 		}
 		e.errorf(parts[i].rng, "Invalid reference",

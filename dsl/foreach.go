@@ -147,7 +147,7 @@ func (d *decoder) onInstance(t target, key string, rng hcl.Range) (target, bool)
 	if s == nil {
 		return t, true
 	}
-	if s.forEach == nil {
+	if !s.keyed() { // a for_each stage, or a stage inside a for_each repeat (repeat_foreach.go)
 		d.errorf(rng, "Invalid override path",
 			"%s: stage %q has no for_each, so it has no instance %q; write %s.", instPath(t.path, s, key), s.name, key, t.path)
 		return target{}, false
@@ -216,7 +216,7 @@ func (d *decoder) instanceTarget(path string, rng hcl.Range) (t target, ok, hand
 // pathIndex appends a string index step of an override path written as a
 // traversal (stage.train["sts"].epochs) to the stage name before it.
 func pathIndex(parts []string, s hcl.TraverseIndex) ([]string, bool) {
-	if len(parts) != 2 || parts[0] != "stage" || s.Key.IsNull() || !s.Key.Type().Equals(cty.String) {
+	if len(parts) != 2 || (parts[0] != "stage" && parts[0] != "repeat") || s.Key.IsNull() || !s.Key.Type().Equals(cty.String) {
 		return parts, false
 	}
 	parts[1] = instName(parts[1], s.Key.AsString())
@@ -237,7 +237,7 @@ func (d *decoder) profileStage(profile string, sb *hcl.Block) (*stageBlock, stri
 			d.errorf(sb.LabelRanges[0], "Unknown stage",
 				"Profile %q changes stage %q, which is not declared.%s", profile, name, Suggest(name, d.stageNames()))
 			return nil, "", false
-		case s.forEach == nil:
+		case !s.keyed():
 			d.errorf(sb.LabelRanges[0], "Invalid stage label",
 				"Stage %q has no for_each, so it has no instance %q; write stage %q.", name, key, name)
 			return nil, "", false
@@ -306,6 +306,11 @@ func (e *evaluator) stageOvr(s *stageBlock, suffix string) (override, bool) {
 			return o, true
 		}
 	}
+	if s.repeat != nil && s.repeat.inst != nil { // stage.S["KEY"] inside instance KEY of a repeat
+		if o, ok := e.ovr["stage."+instName(s.name, s.repeat.inst.key)+"."+suffix]; ok {
+			return o, true
+		}
+	}
 	o, ok := e.ovr["stage."+s.name+"."+suffix]
 	return o, ok
 }
@@ -321,7 +326,7 @@ func (e *evaluator) expandAll() {
 	for _, p := range slices.Sorted(maps.Keys(e.ovr)) {
 		o := e.ovr[p]
 		s := o.target.stage
-		if o.target.key == "" || s == nil {
+		if o.target.key == "" || s == nil || s.repeat != nil { // a repeat's: expandRepeats
 			continue
 		}
 		insts, ok := e.expand(s)
@@ -778,6 +783,12 @@ func (e *evaluator) instanceKeyAt(root string, parts []step) int {
 				return 1
 			}
 		}
+	case "repeat": // repeat.R[KEY].last.X (repeat_foreach.go)
+		if len(parts) > 1 && !parts[0].isIdx {
+			if r := e.m.repeats[parts[0].name]; r != nil && r.forEach != nil {
+				return 1
+			}
+		}
 	}
 	return -1
 }
@@ -1003,6 +1014,9 @@ func (v *Variant) Instances(name string) []string {
 		if s.Key != "" && s.Repeat == "" && s.Name == instName(s.Block, s.Key) && s.Block == name {
 			out = append(out, s.Name)
 		}
+	}
+	if len(out) == 0 {
+		out = v.repeatInstancesOf(name) // a repeat block, or one instance of one
 	}
 	return out
 }

@@ -283,8 +283,10 @@ func describe(cfg *Config, m *module, e0 *evaluator, profile string) {
 	cfg.Variables = e0.vars
 	cfg.Slurm = e0.slurm(m, profile)
 	for _, it := range m.items {
-		if r := it.repeat; r != nil {
-			cfg.Repeats = append(cfg.Repeats, &Repeat{Name: r.name, Rounds: e0.rounds[r], Outputs: r.nextOrder, Range: r.defRange})
+		if it.repeat != nil {
+			for _, r := range e0.repeatList(it.repeat) { // each instance of a for_each repeat
+				cfg.Repeats = append(cfg.Repeats, &Repeat{Name: r.instanceName(), Rounds: e0.rounds[r], Outputs: r.nextOrder, Range: r.defRange})
+			}
 		}
 	}
 	if x := m.experiment; x != nil {

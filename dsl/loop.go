@@ -59,9 +59,10 @@ func (d *decoder) loopRule(a *hcl.Attribute) *loopRule {
 // when r has none or an error was reported).
 func (e *evaluator) loop(r *repeatBlock) *graph.Loop {
 	u := r.loop
-	if u == nil || e.rounds[r] == 0 {
+	if u == nil || e.roundsFor(r) == 0 {
 		return nil
 	}
+	defer e.enterRepeat(r)() // each.key and each.value of an instance (repeat_foreach.go)
 	patience := int64(1)
 	if u.patience != nil {
 		p, ok := e.int(u.patience, "patience", true)
@@ -74,7 +75,7 @@ func (e *evaluator) loop(r *repeatBlock) *graph.Loop {
 	parts, good := steps(t)
 	if diags.HasErrors() || !good || t.RootName() != "stage" || len(parts) < 1 {
 		e.errorf(u.metric.Range(), "Invalid until metric",
-			"metric must name a metrics value of one of repeat %q's stages, such as stage.score.metrics.r5.", r.name)
+			"metric must name a metrics value of one of repeat %s's stages, such as stage.score.metrics.r5.", r.quoted())
 		return nil
 	}
 	block := -1
@@ -85,10 +86,10 @@ func (e *evaluator) loop(r *repeatBlock) *graph.Loop {
 	}
 	if block < 0 {
 		e.errorf(u.metric.Range(), "Invalid until metric",
-			"metric must be written by one of repeat %q's own stages (%s), so that every round has its value.", r.name, stageList(r))
+			"metric must be written by one of repeat %s's own stages (%s), so that every round has its value.", r.quoted(), stageList(r))
 		return nil
 	}
-	l := &graph.Loop{Name: r.name, Metric: block, Patience: int(patience)}
+	l := &graph.Loop{Name: r.instanceName(), Metric: block, Patience: int(patience)}
 	for round := 1; round <= e.rounds[r]; round++ {
 		sc := scope{repeat: r, round: round}
 		ref, kind, ok := e.resolve(u.metric, sc, true)
@@ -126,8 +127,11 @@ func stageList(r *repeatBlock) string {
 func (e *evaluator) graph() *graph.Graph {
 	g := graphOf(e.stages)
 	for _, it := range e.m.items {
-		if it.repeat != nil {
-			if l := e.loop(it.repeat); l != nil {
+		if it.repeat == nil {
+			continue
+		}
+		for _, r := range e.repeatList(it.repeat) { // each instance of a for_each repeat its own loop
+			if l := e.loop(r); l != nil {
 				g.Loops = append(g.Loops, l)
 			}
 		}

@@ -48,6 +48,9 @@ func (d *decoder) target(path string, rng hcl.Range) (target, bool) {
 	if t, ok, handled := d.instanceTarget(path, rng); handled { // stage.NAME["KEY"].ATTR (foreach.go)
 		return t, ok
 	}
+	if t, ok, handled := d.repeatInstanceTarget(path, rng); handled { // repeat.NAME["KEY"].rounds (repeat_foreach.go)
+		return t, ok
+	}
 	parts := strings.Split(path, ".")
 	bad := func(detail string, args ...any) (target, bool) {
 		d.errorf(rng, "Invalid override path", "%q: "+detail, append([]any{path}, args...)...)
