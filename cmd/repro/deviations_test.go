@@ -282,3 +282,37 @@ func TestModuleDeviationsGolden(t *testing.T) {
 	fmt.Fprintf(&got, "==== repro results --profile ci --json: deviations\n%s\n", pretty.String())
 	golden(t, "module_deviations.golden", got.String())
 }
+
+// TestPaSeRProfilesDeclareWhatTheyKeep: paser.hcl's paper-only readings no
+// longer print for mini and ci, so each setting of theirs that differs from
+// the paper profile's is declared by a deviation of their own -- and one
+// whose setting is the paper profile's is not (ci trains at the paper's n).
+func TestPaSeRProfilesDeclareWhatTheyKeep(t *testing.T) {
+	paper := loadShipped(t, "paser", "", "", nil)
+	for _, profile := range []string{"mini", "ci"} {
+		x := loadShipped(t, "paser", profile, "", nil)
+		devs := deviationNames(x)
+		for _, c := range []struct{ stage, param, deviation string }{
+			{"mask", "top_k", "recorded_top_k"},
+			{"nli_mask", "top_k", "recorded_top_k"},
+			{"mask", "one_chunk", "recorded_np_vp"},
+			{"train", "pooling", "pooling"},
+			{"train_sup", "pooling", "pooling"},
+			{"train", "n", "signal_n"},
+			{"train", "max_steps", "scale"},
+			{"nli", "source", "stand_in_data"},
+			{"rerank", "source", "stand_in_data"},
+		} {
+			ours, theirs := stageParam(t, x, "", c.stage, c.param), stageParam(t, paper, "", c.stage, c.param)
+			if differs := ours != theirs; differs != slices.Contains(devs, c.deviation) {
+				t.Errorf("%s: %s.%s = %v (paper profile %v), deviations %v: want %q declared exactly when they differ",
+					profile, c.stage, c.param, ours, theirs, devs, c.deviation)
+			}
+		}
+		for _, d := range x.Config.Deviations {
+			if d.Profile == "" && len(d.Modules) == 0 && slices.Contains(d.Profiles, "paper") {
+				t.Errorf("%s prints the paper profile's %s", profile, d.Name)
+			}
+		}
+	}
+}
