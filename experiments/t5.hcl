@@ -1,15 +1,9 @@
-# The pretrained T5 the GenSE mini and ci profiles start from, declared once
-# and used as a module (as experiments/pretrained.hcl is for the BERT-shaped
-# encoders):
-#
-#   module "t5" { source = "./t5.hcl" }
-#   profile "mini" { stage "gen" { init = module.t5.pretrain.model } }
-#
-# GenSE starts from T5-base, which cannot be had here. The stage blocks
-# continue T5's own objective, span corruption, from a given checkpoint
-# (-var t5=DIR); the mini and ci profiles pretrain a small T5 from scratch
-# over a SentencePiece vocabulary of the same text (docs/papers/t5.md). The
-# table: the model's span-corruption perplexity on 1,000 held-out sentences.
+# The pretrained T5 the GenSE mini and ci profiles start from, used as a
+# module (`module.t5.pretrain.model`). GenSE starts from T5-base, which cannot
+# be had here: the stage blocks continue T5's own objective, span corruption,
+# from a given checkpoint (-var t5=DIR); the mini and ci profiles pretrain a
+# small T5 from scratch (docs/papers/t5.md). The table: the model's
+# span-corruption perplexity on 1,000 held-out sentences.
 
 experiment "t5" {
   title = "T5 pretraining: span corruption on the local Wikipedia sentences (the model GenSE's mini and ci profiles start from)"
@@ -28,10 +22,18 @@ deviation "local_text" {
   stand_ins = ["wiki"]
 }
 
-# The pretrained model's own seed: GenSE's seeds vary over one pretrained T5.
-variable "seed" {
-  default = 42
+# The mini and ci profiles' model, written once.
+deviation "from_scratch" {
+  what     = "the model"
+  paper    = "a given T5 (-var t5) over its own vocabulary, its span corruption continued 2,000 updates of 128 sequences of 512 tokens at lr 1e-4"
+  ours     = "a T5 from scratch over a SentencePiece unigram vocabulary learned from the corpus; mini: 3+3 layers, width 96, FFN 384, 4,000 pieces + 20 sentinels, 1,000 updates of 32 sequences of 64 tokens; ci: 2+2 layers, width 64, FFN 128, 2,000 pieces + 10 sentinels, 300 updates of 32 sequences of 48 tokens, no dropout"
+  why      = "no T5 weights here; the shape of GenSE's mini models, pretrained in minutes"
+  tables   = ["held-out span corruption"]
+  profiles = ["mini", "ci"]
 }
+
+# The pretrained model's own seed: GenSE's seeds vary over one pretrained T5.
+variable "seed" { default = 42 }
 
 variable "t5" {
   description = "local Hugging Face T5 directory (config.json, model.safetensors, spiece.model or tokenizer.json): the paper profile continues its span corruption"
