@@ -109,6 +109,7 @@ func (e *evaluator) paperResolution(a *hcl.Attribute, abl string, columns int) [
 // variant that uses it.
 func (e *evaluator) axisValue(t target, expr hcl.Expression) (cty.Value, bool) {
 	ty := cty.DynamicPseudoType
+	t = *t.leaf() // a module stage's own attribute (module_paths.go)
 	switch t.kind {
 	case targetStage:
 		s := t.stage

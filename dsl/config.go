@@ -45,6 +45,8 @@ type Config struct {
 	// selected profile: the file's top-level deviation blocks that hold for
 	// it (their profiles list), then the profile's own.
 	Deviations []*Deviation
+
+	mod *module // the file's static model (TargetProblem)
 }
 
 // Deviation is one declared difference from the paper: what differs, the

@@ -35,9 +35,11 @@
 //	previous.X                     inside a repeat: start.X in round 1, else next.X of the round before
 //	repeat.R.last.X[.key...]       next.X of the last round
 //	repeat.R.round[N].X[.key...]   next.X of round N
+//	local.NAME[.key...]            an output a local value holds (locals { m = { bert = stage.b.model } })
 //	repeat.R["KEY"].last.X         the same, for instance KEY of a repeat with for_each
 //
-// Edges of the DAG come from these references alone. Stage names are one
+// Edges of the DAG come from these references alone (a local that holds
+// references gives the edges of the references it holds; local_refs.go). Stage names are one
 // namespace across the file, including stages inside repeat blocks; inside a
 // repeat, stage.S for an inner S means this round's instance, named
 // "R[round].S". Because a round's instances depend only on earlier rounds,
@@ -122,7 +124,9 @@
 //
 // Profiles, ablations, -var and --set all produce (path, expression)
 // overrides, evaluated exactly like attributes written in the file. Paths are
-// stage.S.ATTR (any input, parameter or seed), repeat.R.rounds and var.NAME.
+// stage.S.ATTR (any input, parameter or seed), module.M.S.ATTR (a stage of a
+// module block, the value evaluated here: module_paths.go), repeat.R.rounds
+// and var.NAME.
 // Precedence, lowest first: the file, the selected profile (stage blocks,
 // repeat blocks, `variables = {...}`), -var, the grid cell (ablation `vary`
 // axes, explicit `variant` blocks as one more axis, --set lists), then

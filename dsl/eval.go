@@ -51,6 +51,7 @@ type evaluator struct {
 
 	fe   *forEachState // for_each instances (foreach.go)
 	reps *repeatState  // for_each repeat instances (repeat_foreach.go)
+	lr   *localRefs    // local values that hold stage references (local_refs.go)
 }
 
 // scope is where a reference is written: at top level (repeat nil), or in
@@ -94,6 +95,7 @@ func evaluate(m *module, ovrs []override, profile, prefix string) *evaluator {
 		}
 	}
 	e.modules() // after rounds: a module input may read repeat.R.last.X
+	e.allRefLocals()
 	// for_each: the instances of every stage block that has one (foreach.go)
 	e.expandAll()
 	e.expandRepeats() // and of every repeat block (repeat_foreach.go)
@@ -166,7 +168,7 @@ func (e *evaluator) variables() {
 // no progress is possible refers to itself in a cycle.
 func (e *evaluator) locals() {
 	done := map[string]cty.Value{}
-	pending := append([]string(nil), e.m.localOrder...)
+	pending := e.valueLocals() // the locals that hold references wait (local_refs.go)
 	for len(pending) > 0 {
 		var still []string
 		for _, name := range pending {
@@ -212,6 +214,7 @@ func (e *evaluator) locals() {
 		pending = still
 	}
 	e.ctx.Variables["local"] = cty.ObjectVal(done)
+	e.refLocalsReady(done)
 }
 
 // checkVars reports references in a value expression that are not var.X or
@@ -242,6 +245,8 @@ func (e *evaluator) checkVars(expr hcl.Expression, what string) bool {
 			} else if _, declared := e.m.locals[attr.Name]; !declared {
 				e.errorf(t.SourceRange(), "Undeclared local value",
 					"There is no local value %q.%s", attr.Name, Suggest(attr.Name, e.m.localOrder))
+				ok = false
+			} else if !e.localPlain(t, attr.Name, what) { // a local holding stage references (local_refs.go)
 				ok = false
 			}
 		case "each":
@@ -625,6 +630,9 @@ const refForms = "stage.NAME.OUTPUT, previous.NAME, repeat.NAME.last.NAME, repea
 // output (metrics). ok is false when it reported an error, or when the
 // reference leads to a stage whose own error was already reported.
 func (e *evaluator) resolve(expr hcl.Expression, sc scope, allowPath bool) (Ref, registry.Kind, bool) {
+	if x, ok := expr.(*passedRef); ok { // resolved where the override is written (module_paths.go)
+		return x.ref, x.kind, true
+	}
 	t, ok := e.refTraversal(expr) // an instance key may be computed (foreach.go)
 	if !ok {
 		return Ref{}, "", false
@@ -678,6 +686,8 @@ func (e *evaluator) resolveTrav(root string, parts []step, rng hcl.Range, sc sco
 		return e.resolveEach(parts, rng) // each.value.OUTPUT (foreach.go)
 	case "input":
 		return e.resolveInput(parts, rng) // module_inputs.go
+	case "local":
+		return e.resolveLocal(parts, rng) // a local holding stage references (local_refs.go)
 	case "previous":
 		return e.resolvePrevious(parts, rng, sc)
 	case "repeat":

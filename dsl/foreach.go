@@ -216,10 +216,12 @@ func (d *decoder) instanceTarget(path string, rng hcl.Range) (t target, ok, hand
 // pathIndex appends a string index step of an override path written as a
 // traversal (stage.train["sts"].epochs) to the stage name before it.
 func pathIndex(parts []string, s hcl.TraverseIndex) ([]string, bool) {
-	if len(parts) != 2 || (parts[0] != "stage" && parts[0] != "repeat") || s.Key.IsNull() || !s.Key.Type().Equals(cty.String) {
+	stage := len(parts) == 2 && (parts[0] == "stage" || parts[0] == "repeat")
+	inModule := len(parts) >= 3 && len(parts)%2 == 1 && parts[0] == "module" // module.M[.module.N].STAGE (module_paths.go)
+	if !stage && !inModule || s.Key.IsNull() || !s.Key.Type().Equals(cty.String) {
 		return parts, false
 	}
-	parts[1] = instName(parts[1], s.Key.AsString())
+	parts[len(parts)-1] = instName(parts[len(parts)-1], s.Key.AsString())
 	return parts, true
 }
 
@@ -818,7 +820,7 @@ func (e *evaluator) refTraversal(expr hcl.Expression) (hcl.Traversal, bool) {
 	}
 	at := e.instanceKeyAt(t.RootName(), parts)
 	for i := range parts {
-		if dyn[i+1] && i != at {
+		if dyn[i+1] && i != at && t.RootName() != "local" { // local.NAME[KEY]: any key (local_refs.go)
 			e.errorf(parts[i].rng, "Invalid reference",
 				"Only the key of a for_each stage's instance can be computed in a reference (stage.NAME[each.key].OUTPUT); write the rest literally.")
 			return nil, false
@@ -1011,7 +1013,8 @@ func (v *Variant) Instances(name string) []string {
 	}
 	var out []string
 	for _, s := range v.Stages {
-		if s.Key != "" && s.Repeat == "" && s.Name == instName(s.Block, s.Key) && s.Block == name {
+		// module.M.NAME names every instance of a module's for_each stage
+		if n := instName(s.Block, s.Key); s.Key != "" && s.Repeat == "" && strings.HasSuffix(s.Name, n) && strings.TrimSuffix(s.Name, n)+s.Block == name {
 			out = append(out, s.Name)
 		}
 	}

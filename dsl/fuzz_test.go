@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -26,6 +27,17 @@ func FuzzLoadSource(f *testing.F) {
 	for _, p := range append(mods, nested...) {
 		src := moduleSource.ReplaceAllString(string(mustReadF(f, p)), "${1}./"+filepath.ToSlash(filepath.Dir(p))+"/")
 		f.Add(src, "stage.t.init=module.w.model", "ci")
+	}
+	// Locals holding stage references; --set paths into module stages.
+	locals, _ := filepath.Glob("testdata/locals/*.hcl")
+	for _, p := range locals {
+		f.Add(string(mustReadF(f, p)), "stage.other.layers=8", "mini")
+	}
+	paths := strings.NewReplacer(`"../inputs/`, `"./testdata/modules/inputs/`, `"./outer.hcl"`, `"./testdata/modules/paths/outer.hcl"`).
+		Replace(string(mustReadF(f, "testdata/modules/paths/main.hcl")))
+	for _, set := range []string{"module.a.train.learning_rate=1e-4,2e-4", `module.outer.mask["x"].top_k=5`,
+		"module.outer.module.inner.train.epochs=2", "module.a.mask.input=stage.corpus.sentences", "module.nope.x.y=1"} {
+		f.Add(paths, set, "lr")
 	}
 	reg := testRegistry()
 	f.Fuzz(func(t *testing.T, src, set, profile string) {

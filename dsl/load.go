@@ -98,7 +98,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 		axes = nil
 	}
 
-	cfg := &Config{File: filename, Profiles: m.profOrder, Ablations: m.ablOrder}
+	cfg := &Config{File: filename, Profiles: m.profOrder, Ablations: m.ablOrder, mod: m}
 	var evals []*evaluator
 	var cellList [][]int
 	for _, cell := range product(axes) {

@@ -41,8 +41,9 @@ import (
 // applies the module's own profile P, when it declares one; a module without
 // P runs its stage blocks as written. The module block's other attributes set
 // the module's variables (evaluated in the including file, with var. and
-// local.), above the module profile's `variables`. --set, -var and ablation
-// paths address the including file only.
+// local.), above the module profile's `variables`. -var sets the including
+// file's variables only; --set, ablation paths and --target reach a module's
+// stages as module.M.STAGE.ATTR (module_paths.go).
 //
 // Diagnostics inside a module point into the module's file. A source that
 // cannot be read, a file that includes itself (directly or through other
@@ -197,7 +198,9 @@ func (e *evaluator) module(name string) *evaluator {
 		})
 	}
 	ovrs = append(ovrs, e.moduleInputs(c, args)...)
+	ovrs = append(ovrs, e.overridesInto(name)...) // --set module.M.STAGE.ATTR (module_paths.go)
 	child := evaluate(c.child, ovrs, e.profile, e.prefix+"module."+name+".")
+	e.labelsFrom(name, child)
 	e.diags = append(e.diags, child.diags...)
 	child.diags = nil
 	e.children[name] = child

@@ -30,9 +30,10 @@ type target struct {
 	stage  *stageBlock
 	attr   string
 	repeat *repeatBlock
-	name   string // variable name
-	path   string // canonical form, the key of Variant.Label
-	key    string // the instance of a for_each stage ("" : the whole block)
+	name   string  // variable name
+	path   string  // canonical form, the key of Variant.Label
+	key    string  // the instance of a for_each stage ("" : the whole block)
+	inner  *target // targetModuleStage: the path in module `name`'s file (module_paths.go)
 }
 
 type override struct {
@@ -50,6 +51,9 @@ func (d *decoder) target(path string, rng hcl.Range) (target, bool) {
 	}
 	if t, ok, handled := d.repeatInstanceTarget(path, rng); handled { // repeat.NAME["KEY"].rounds (repeat_foreach.go)
 		return t, ok
+	}
+	if strings.HasPrefix(path, "module.") { // module.M.STAGE.ATTR (module_paths.go)
+		return d.moduleTarget(path, rng)
 	}
 	parts := strings.Split(path, ".")
 	bad := func(detail string, args ...any) (target, bool) {
@@ -86,7 +90,7 @@ func (d *decoder) target(path string, rng hcl.Range) (target, bool) {
 		}
 		return target{kind: targetVar, name: parts[1], path: path}, true
 	}
-	return bad("a path is stage.NAME.ATTRIBUTE, stage.NAME.resources.ATTRIBUTE, repeat.NAME.rounds or var.NAME.")
+	return bad("a path is stage.NAME.ATTRIBUTE, stage.NAME.resources.ATTRIBUTE, module.NAME.STAGE.ATTRIBUTE, repeat.NAME.rounds or var.NAME.")
 }
 
 func (d *decoder) stageTarget(s *stageBlock, attr string, rng hcl.Range) (target, bool) {

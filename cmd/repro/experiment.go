@@ -59,6 +59,9 @@ func loadExperiment(file string, lf *loadFlags, reg *registry.Registry, stderr i
 		if errors.As(err, &le) {
 			return nil, exitCode(exitFailure, "%v", le)
 		}
+		if p := moduleTargetProblem(reg, file, opts); p != "" { // target.go
+			return nil, exitCode(exitFailure, "repro: %s", p)
+		}
 		return nil, exitCode(exitFailure, "repro: %v", err)
 	}
 	return x, nil

@@ -40,7 +40,7 @@ ablation "k" {
     "stage.mask.top_k" = [1, "two", 3] # ERROR: Parameter "top_k" of text.mask must be number
     "stage.mask.nope"  = [1] # ERROR: has no input or parameter named "nope"
     "stage.mask.mode"  = "np" # ERROR: must be varied over a non-empty list literal
-    "mask.mode"        = ["np"] # ERROR: a path is stage.NAME.ATTRIBUTE, stage.NAME.resources.ATTRIBUTE, repeat.NAME.rounds or var.NAME.
+    "mask.mode"        = ["np"] # ERROR: a path is stage.NAME.ATTRIBUTE, stage.NAME.resources.ATTRIBUTE, module.NAME.STAGE.ATTRIBUTE, repeat.NAME.rounds or var.NAME.
   }
   variant "a" {
     set = { "stage.mask.ratio" = "half" } # ERROR: Parameter "ratio" of text.mask must be number

@@ -23,7 +23,7 @@ locals {
   b = local.a # ERROR: local.b depends on itself
   c = var.nothere # ERROR: There is no variable "nothere".
   d = upper(1, 2) # ERROR: Function "upper" expects only 1 argument(s)
-  e = stage.x.y # ERROR: a local value cannot refer to stage outputs
+  e = stage.x.y # ERROR: There is no stage "x"
 }
 
 stage "s" {
