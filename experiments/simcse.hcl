@@ -73,23 +73,33 @@ locals {
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
 
-  # The papers' rows (as printed; the comment above each row says where),
-  # shared by our row and the released model's.
-  paper_unsup_bert = {
-    STS12   = 68.40, STS13 = 82.41, STS14 = 74.38, STS15 = 80.91, STS16 = 78.56,
-    "STS-B" = 76.85, "SICK-R" = 72.23, Avg = 76.25
-  }
-  paper_unsup_roberta = {
-    STS12   = 70.16, STS13 = 81.77, STS14 = 73.24, STS15 = 81.36, STS16 = 80.65,
-    "STS-B" = 80.22, "SICK-R" = 68.56, Avg = 76.57
-  }
-  paper_sup_bert = {
-    STS12   = 75.30, STS13 = 84.67, STS14 = 80.19, STS15 = 85.40, STS16 = 80.82,
-    "STS-B" = 84.25, "SICK-R" = 80.39, Avg = 81.57
-  }
-  paper_sup_roberta = {
-    STS12   = 76.53, STS13 = 85.21, STS14 = 80.95, STS15 = 86.03, STS16 = 82.57,
-    "STS-B" = 85.83, "SICK-R" = 80.50, Avg = 82.52
+  # The papers' rows (the table each is printed in), ours and, by -var, the
+  # authors' released model's, with the same paper values.
+  models = {
+    # PaSeR Table 1.
+    unsup_bert = {
+      title    = "unsup SimCSE-BERT-base"
+      released = var.released_unsup_bert
+      paper    = [68.40, 82.41, 74.38, 80.91, 78.56, 76.85, 72.23, 76.25]
+    }
+    # SynCSE Table 2 (marked there as reported by SimCSE).
+    unsup_roberta = {
+      title    = "unsup SimCSE-RoBERTa-base"
+      released = var.released_unsup_roberta
+      paper    = [70.16, 81.77, 73.24, 81.36, 80.65, 80.22, 68.56, 76.57]
+    }
+    # PaSeR Table 2.
+    sup_bert = {
+      title    = "sup SimCSE-BERT-base"
+      released = var.released_sup_bert
+      paper    = [75.30, 84.67, 80.19, 85.40, 80.82, 84.25, 80.39, 81.57]
+    }
+    # SynCSE Table 2 and GenSE Table 2.
+    sup_roberta = {
+      title    = "sup SimCSE-RoBERTa-base"
+      released = var.released_sup_roberta
+      paper    = [76.53, 85.21, 80.95, 86.03, 82.57, 85.83, 80.50, 82.52]
+    }
   }
 
   # The paper's unsupervised recipe (dropout views, one epoch; learning rate
@@ -199,16 +209,11 @@ stage "eval" {
 }
 
 # ---- the authors' released models (paper profile, by -var) --------------------
-#
-# Each is loaded as it is (model.hf_encoder: weights unchanged, no training)
-# when its variable is set, and scored by the same evaluation as our rows.
-# A stage with for_each over an empty list has no instance, so an unset
-# variable leaves the row out (in every profile: the mini and ci profiles
-# set none) instead of refusing the run. checkpoint reads the variable
-# directly, so a relative -var path resolves against the working
-# directory. Pooling as SimCSE evaluates them: the unsupervised models'
-# [CLS] before the pooler, the supervised models' through it (their MLP,
-# saved as the pooler by SimCSE's converter); inputs untruncated.
+# Each loaded as it is and scored as ours are; unset, no instance. One block
+# each: checkpoint reads its variable directly, so that a relative -var path
+# resolves against the working directory. Pooling as SimCSE evaluates them:
+# the unsupervised models' [CLS] before the pooler, the supervised ones'
+# through it.
 
 stage "released_unsup_bert" {
   for_each   = var.released_unsup_bert == "" ? [] : ["unsup_bert"]
@@ -250,68 +255,23 @@ stage "eval_released" {
 
 table "STS" {
   columns = local.sts
-  # PaSeR Table 1.
-  row "unsup_bert" {
-    title = "unsup SimCSE-BERT-base"
-    stage = stage.eval["unsup_bert"]
-    paper = local.paper_unsup_bert
-  }
-  # SynCSE Table 2 (marked there as reported by SimCSE).
-  row "unsup_roberta" {
-    title = "unsup SimCSE-RoBERTa-base"
-    stage = stage.eval["unsup_roberta"]
-    paper = local.paper_unsup_roberta
-  }
-  # PaSeR Table 2.
-  row "sup_bert" {
-    title = "sup SimCSE-BERT-base"
-    stage = stage.eval["sup_bert"]
-    paper = local.paper_sup_bert
-  }
-  # SynCSE Table 2 and GenSE Table 2.
-  row "sup_roberta" {
-    title = "sup SimCSE-RoBERTa-base"
-    stage = stage.eval["sup_roberta"]
-    paper = local.paper_sup_roberta
-  }
-}
 
-# The released models' rows, beside ours with the same paper values (the
-# released checkpoints are the models those numbers were reported for).
-expect "released_unsup_bert" {
-  for_each  = var.released_unsup_bert == "" ? {} : local.paper_unsup_bert
-  row       = "unsup SimCSE-BERT-base (released)"
-  column    = each.key
-  value     = stage.eval_released["unsup_bert"].metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "released_unsup_roberta" {
-  for_each  = var.released_unsup_roberta == "" ? {} : local.paper_unsup_roberta
-  row       = "unsup SimCSE-RoBERTa-base (released)"
-  column    = each.key
-  value     = stage.eval_released["unsup_roberta"].metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "released_sup_bert" {
-  for_each  = var.released_sup_bert == "" ? {} : local.paper_sup_bert
-  row       = "sup SimCSE-BERT-base (released)"
-  column    = each.key
-  value     = stage.eval_released["sup_bert"].metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "released_sup_roberta" {
-  for_each  = var.released_sup_roberta == "" ? {} : local.paper_sup_roberta
-  row       = "sup SimCSE-RoBERTa-base (released)"
-  column    = each.key
-  value     = stage.eval_released["sup_roberta"].metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
+  row "ours" {
+    for_each = local.models
+    name     = each.key
+    title    = each.value.title
+    stage    = stage.eval[each.key]
+    paper    = each.value.paper
+  }
+  # The released model's row, beside ours, only when its -var is set.
+  row "released" {
+    for_each = local.models
+    enabled  = each.value.released != ""
+    name     = "released_${each.key}"
+    title    = "${each.value.title} (released)"
+    stage    = stage.eval_released[each.key]
+    paper    = each.value.paper
+  }
 }
 
 # Alignment and uniformity on STS-B test (SimCSE Figure 2; no paper here
@@ -319,13 +279,12 @@ expect "released_sup_roberta" {
 table "geometry" {
   columns         = ["alignment", "uniformity"]
   lower_is_better = true
-  row "geometry_unsup_bert" {
-    title = "unsup SimCSE-BERT-base"
-    stage = stage.eval["unsup_bert"]
-  }
-  row "geometry_sup_bert" {
-    title = "sup SimCSE-BERT-base"
-    stage = stage.eval["sup_bert"]
+
+  row "geometry" {
+    for_each = ["unsup_bert", "sup_bert"]
+    name     = "geometry_${each.key}"
+    title    = local.models[each.key].title
+    stage    = stage.eval[each.key]
   }
 }
 
