@@ -151,22 +151,30 @@ locals {
   }
   # Table 8 compares on 22k examples.
   naive_size = 22000
-  # Table 2's rows that a released model has, shared by our row and its.
-  paper_partial = {
-    STS12   = 76.11, STS13 = 84.49, STS14 = 79.61, STS15 = 85.26, STS16 = 82.60,
-    "STS-B" = 83.94, "SICK-R" = 81.57, Avg = 81.94
+  # Tables 2 and 3's methods, by the eval instance behind their rows.
+  methods = {
+    unsup = "unsup-SimCSE", partial = "SynCSE-partial", scratch = "SynCSE-scratch",
+    sup   = "sup-SimCSE", scratch_nli = "SynCSE-scratch + SimCSE_NLI"
   }
-  paper_scratch = {
-    STS12   = 74.61, STS13 = 83.76, STS14 = 77.89, STS15 = 85.09, STS16 = 82.28,
-    "STS-B" = 82.71, "SICK-R" = 78.88, Avg = 80.75
-  }
-  paper_partial_large = {
-    STS12   = 76.03, STS13 = 84.27, STS14 = 80.03, STS15 = 85.37, STS16 = 83.62,
-    "STS-B" = 84.26, "SICK-R" = 81.14, Avg = 82.10
-  }
-  paper_scratch_large = {
-    STS12   = 75.45, STS13 = 85.01, STS14 = 80.28, STS15 = 86.55, STS16 = 83.95,
-    "STS-B" = 84.49, "SICK-R" = 80.61, Avg = 82.33
+  # The authors' released models (by -var) and their Table 2 rows, shared by
+  # our row and theirs.
+  released = {
+    partial = {
+      title = "SynCSE-partial", dir = var.released_partial
+      paper = [76.11, 84.49, 79.61, 85.26, 82.60, 83.94, 81.57, 81.94]
+    }
+    scratch = {
+      title = "SynCSE-scratch", dir = var.released_scratch
+      paper = [74.61, 83.76, 77.89, 85.09, 82.28, 82.71, 78.88, 80.75]
+    }
+    partial_large = {
+      title = "SynCSE-partial, RoBERTa-large", dir = var.released_partial_large
+      paper = [76.03, 84.27, 80.03, 85.37, 83.62, 84.26, 81.14, 82.10]
+    }
+    scratch_large = {
+      title = "SynCSE-scratch, RoBERTa-large", dir = var.released_scratch_large
+      paper = [75.45, 85.01, 80.28, 86.55, 83.95, 84.49, 80.61, 82.33]
+    }
   }
   # How the released models are read: SimCSE's supervised evaluation, [CLS]
   # through the pooler (the MLP head SimCSE's converter saves there; SynCSE
@@ -550,103 +558,49 @@ stage "eval_released" {
 table "Table 2" {
   columns = local.sts
 
-  row "t2_unsup_simcse" {
-    title = "unsup-SimCSE (Table 2)"
-    stage = stage.eval["unsup"]
-    paper = [70.16, 81.77, 73.24, 81.36, 80.65, 80.22, 68.56, 76.57]
-  }
-  row "t2_partial" {
-    title = "SynCSE-partial (Table 2)"
-    stage = stage.eval["partial"]
-    paper = local.paper_partial
-  }
-  row "t2_scratch" {
-    title = "SynCSE-scratch (Table 2)"
-    stage = stage.eval["scratch"]
-    paper = local.paper_scratch
-  }
-  # sup-SimCSE as SimCSE reports it (the paper's row marked with a dagger).
-  row "t2_sup_simcse" {
-    title = "sup-SimCSE (Table 2)"
-    stage = stage.eval["sup"]
-    paper = [76.53, 85.21, 80.95, 86.03, 82.57, 85.83, 80.50, 82.52]
-  }
-  row "t2_scratch_nli" {
-    title = "SynCSE-scratch + SimCSE_NLI (Table 2)"
-    stage = stage.eval["scratch_nli"]
-    paper = [76.79, 84.93, 80.14, 86.28, 83.38, 85.75, 81.02, 82.61]
+  # RoBERTa-base: ours, each row computed by the eval instance named.
+  row "base" {
+    for_each = {
+      unsup_simcse = { eval = "unsup", paper = [70.16, 81.77, 73.24, 81.36, 80.65, 80.22, 68.56, 76.57] }
+      partial      = { eval = "partial", paper = local.released.partial.paper }
+      scratch      = { eval = "scratch", paper = local.released.scratch.paper }
+      # sup-SimCSE as SimCSE reports it (the paper's row marked with a dagger).
+      sup_simcse  = { eval = "sup", paper = [76.53, 85.21, 80.95, 86.03, 82.57, 85.83, 80.50, 82.52] }
+      scratch_nli = { eval = "scratch_nli", paper = [76.79, 84.93, 80.14, 86.28, 83.38, 85.75, 81.02, 82.61] }
+    }
+    name  = "t2_${each.key}"
+    title = "${local.methods[each.value.eval]} (Table 2)"
+    stage = stage.eval[each.value.eval]
+    paper = each.value.paper
   }
 
   # RoBERTa-large: declared, not run (deviation roberta_large).
-  row "t2_large_unsup_simcse" {
-    title   = "unsup-SimCSE, RoBERTa-large (Table 2)"
-    paper   = [72.86, 83.99, 75.62, 84.77, 81.80, 81.98, 71.26, 78.90]
+  row "large" {
+    for_each = {
+      unsup_simcse = { method = "unsup-SimCSE", paper = [72.86, 83.99, 75.62, 84.77, 81.80, 81.98, 71.26, 78.90] }
+      partial      = { method = "SynCSE-partial", paper = local.released.partial_large.paper }
+      scratch      = { method = "SynCSE-scratch", paper = local.released.scratch_large.paper }
+      # sup-SimCSE as SimCSE reports it (the dagger row), then as SynCSE ran it.
+      sup_simcse        = { method = "sup-SimCSE", paper = [77.46, 87.27, 82.36, 86.66, 83.93, 86.70, 81.95, 83.76] }
+      sup_simcse_syncse = { method = "sup-SimCSE as SynCSE ran it", paper = [76.62, 86.90, 82.05, 86.10, 83.97, 86.10, 82.04, 83.40] }
+      scratch_nli       = { method = "SynCSE-scratch + SimCSE_NLI", paper = [77.13, 87.61, 82.82, 87.67, 85.66, 87.22, 82.45, 84.37] }
+    }
+    name    = "t2_large_${each.key}"
+    title   = "${each.value.method}, RoBERTa-large (Table 2)"
+    paper   = each.value.paper
     pending = local.large_pending
   }
-  row "t2_large_partial" {
-    title   = "SynCSE-partial, RoBERTa-large (Table 2)"
-    paper   = local.paper_partial_large
-    pending = local.large_pending
-  }
-  row "t2_large_scratch" {
-    title   = "SynCSE-scratch, RoBERTa-large (Table 2)"
-    paper   = local.paper_scratch_large
-    pending = local.large_pending
-  }
-  # sup-SimCSE as SimCSE reports it (the dagger row).
-  row "t2_large_sup_simcse" {
-    title   = "sup-SimCSE, RoBERTa-large (Table 2)"
-    paper   = [77.46, 87.27, 82.36, 86.66, 83.93, 86.70, 81.95, 83.76]
-    pending = local.large_pending
-  }
-  row "t2_large_sup_simcse_syncse" {
-    title   = "sup-SimCSE as SynCSE ran it, RoBERTa-large (Table 2)"
-    paper   = [76.62, 86.90, 82.05, 86.10, 83.97, 86.10, 82.04, 83.40]
-    pending = local.large_pending
-  }
-  row "t2_large_scratch_nli" {
-    title   = "SynCSE-scratch + SimCSE_NLI, RoBERTa-large (Table 2)"
-    paper   = [77.13, 87.61, 82.82, 87.67, 85.66, 87.22, 82.45, 84.37]
-    pending = local.large_pending
-  }
-}
 
-# The released models' rows, beside ours with the same paper values (a table
-# row cannot be absent while its variable is unset).
-expect "t2_released_partial" {
-  for_each  = var.released_partial == "" ? {} : local.paper_partial
-  row       = "SynCSE-partial (released; Table 2)"
-  column    = each.key
-  value     = stage.eval_released["partial"].metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "t2_released_scratch" {
-  for_each  = var.released_scratch == "" ? {} : local.paper_scratch
-  row       = "SynCSE-scratch (released; Table 2)"
-  column    = each.key
-  value     = stage.eval_released["scratch"].metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "t2_released_partial_large" {
-  for_each  = var.released_partial_large == "" ? {} : local.paper_partial_large
-  row       = "SynCSE-partial, RoBERTa-large (released; Table 2)"
-  column    = each.key
-  value     = stage.eval_released["partial_large"].metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
-}
-
-expect "t2_released_scratch_large" {
-  for_each  = var.released_scratch_large == "" ? {} : local.paper_scratch_large
-  row       = "SynCSE-scratch, RoBERTa-large (released; Table 2)"
-  column    = each.key
-  value     = stage.eval_released["scratch_large"].metrics[local.sts[each.key]]
-  paper     = each.value
-  tolerance = 1.0
+  # The authors' released models, beside ours with the same paper values,
+  # each only when its -var is set.
+  row "released" {
+    for_each = local.released
+    enabled  = each.value.dir != ""
+    name     = "t2_released_${each.key}"
+    title    = "${each.value.title} (released; Table 2)"
+    stage    = stage.eval_released[each.key]
+    paper    = each.value.paper
+  }
 }
 
 # ---- Table 3: reranking, AskUbuntu MAP (the mini and ci profiles: the
@@ -655,46 +609,26 @@ expect "t2_released_scratch_large" {
 table "Table 3" {
   columns = { "CQA MAP (AskU.)" = "map" }
 
-  row "t3_unsup" {
-    title = "unsup-SimCSE (Table 3)"
-    stage = stage.eval_rerank["unsup"]
-    paper = local.askubuntu ? 52.78 : null
+  row "t3" {
+    for_each = { unsup = 52.78, partial = 53.95, scratch = 53.27, sup = 52.55, scratch_nli = 52.74 }
+    name     = "t3_${each.key}"
+    title    = "${local.methods[each.key]} (Table 3)"
+    stage    = stage.eval_rerank[each.key]
+    paper    = local.askubuntu ? each.value : null
   }
-  row "t3_partial" {
-    title = "SynCSE-partial (Table 3)"
-    stage = stage.eval_rerank["partial"]
-    paper = local.askubuntu ? 53.95 : null
-  }
-  row "t3_scratch" {
-    title = "SynCSE-scratch (Table 3)"
-    stage = stage.eval_rerank["scratch"]
-    paper = local.askubuntu ? 53.27 : null
-  }
-  row "t3_sup" {
-    title = "sup-SimCSE (Table 3)"
-    stage = stage.eval_rerank["sup"]
-    paper = local.askubuntu ? 52.55 : null
-  }
-  row "t3_scratch_nli" {
-    title = "SynCSE-scratch + SimCSE_NLI (Table 3)"
-    stage = stage.eval_rerank["scratch_nli"]
-    paper = local.askubuntu ? 52.74 : null
-  }
-}
 
-# Table 3, RoBERTa-large: declared, not run (deviation roberta_large).
-expect "t3_large" {
-  for_each = {
-    "unsup-SimCSE, RoBERTa-large (Table 3)"                = 55.10
-    "SynCSE-partial, RoBERTa-large (Table 3)"              = 54.78
-    "SynCSE-scratch, RoBERTa-large (Table 3)"              = 55.48
-    "sup-SimCSE, RoBERTa-large (Table 3)"                  = 54.72
-    "SynCSE-scratch + SimCSE_NLI, RoBERTa-large (Table 3)" = 55.26
+  # RoBERTa-large: declared, not run (deviation roberta_large).
+  row "t3_large" {
+    for_each = {
+      "unsup-SimCSE, RoBERTa-large (Table 3)"                = 55.10
+      "SynCSE-partial, RoBERTa-large (Table 3)"              = 54.78
+      "SynCSE-scratch, RoBERTa-large (Table 3)"              = 55.48
+      "sup-SimCSE, RoBERTa-large (Table 3)"                  = 54.72
+      "SynCSE-scratch + SimCSE_NLI, RoBERTa-large (Table 3)" = 55.26
+    }
+    paper   = each.value
+    pending = local.large_pending
   }
-  row     = each.key
-  column  = "CQA MAP (AskU.)"
-  paper   = each.value
-  pending = local.large_pending
 }
 
 # ---- Tables 4 and 8 -------------------------------------------------------------
