@@ -47,6 +47,15 @@ locals {
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
   mlm = ["dev perplexity", "dev MLM accuracy (%)"]
+  # Each model's row titles in the two tables.
+  titles = {
+    bert      = { mlm = "BERT, first phase (masked-LM pretraining)", sts = "BERT" }
+    bert_long = { mlm = "BERT, second phase", sts = "BERT second phase," }
+    bert_3    = { mlm = "BERT, third phase", sts = "BERT third phase," }
+    bert_4    = { mlm = "BERT, fourth phase (the model the experiments use)", sts = "BERT fourth phase," }
+    bert_5    = { mlm = "BERT, fifth phase (masked-LM + next-sentence prediction)", sts = "BERT fifth phase," }
+    roberta   = { mlm = "RoBERTa (masked-LM pretraining)", sts = "RoBERTa" }
+  }
 
   # BERT-base's shape and optimiser (Devlin et al. 2019, appendix A.2). Every
   # phase states the shape: train.mlm builds the model from its parameters.
@@ -184,65 +193,28 @@ table "masked LM" {
     "dev MLM accuracy (%)"                 = "dev_accuracy"
     "next-sentence accuracy (%, training)" = "nsp_accuracy"
   }
-  row "mlm_bert" {
-    title   = "BERT, first phase (masked-LM pretraining)"
-    stage   = stage.bert
-    columns = local.mlm
-  }
-  row "mlm_bert_long" {
-    title   = "BERT, second phase"
-    stage   = stage.bert_long
-    columns = local.mlm
-  }
-  row "mlm_bert_3" {
-    title   = "BERT, third phase"
-    stage   = stage.bert_3
-    columns = local.mlm
-  }
-  row "mlm_bert_4" {
-    title   = "BERT, fourth phase (the model the experiments use)"
-    stage   = stage.bert_4
-    columns = local.mlm
-  }
-  row "mlm_bert_5" {
-    title = "BERT, fifth phase (masked-LM + next-sentence prediction)"
-    stage = stage.bert_5
-  }
-  row "mlm_roberta" {
-    title   = "RoBERTa (masked-LM pretraining)"
-    stage   = stage.roberta
-    columns = local.mlm
+  row "mlm" {
+    for_each = {
+      bert   = stage.bert, bert_long = stage.bert_long, bert_3 = stage.bert_3, bert_4 = stage.bert_4,
+      bert_5 = stage.bert_5, roberta = stage.roberta
+    }
+    name    = "mlm_${each.key}"
+    title   = local.titles[each.key].mlm
+    stage   = each.value
+    columns = each.key == "bert_5" ? concat(local.mlm, ["next-sentence accuracy (%, training)"]) : local.mlm
   }
 }
 
-# PaSeR Table 1's BERT-base first-last avg. row; the later phases and the
-# RoBERTa are ours.
+# PaSeR Table 1's BERT-base first-last avg. is the first phase's row; the
+# later phases and the RoBERTa are ours.
 table "STS without fine-tuning" {
   columns = local.sts
-  row "sts_bert" {
-    title = "BERT first-last avg. (no fine-tuning)"
-    stage = stage.eval["bert"]
-    paper = [39.70, 59.38, 49.67, 66.03, 66.19, 53.87, 62.06, 56.70]
-  }
-  row "sts_bert_long" {
-    title = "BERT second phase, first-last avg. (no fine-tuning)"
-    stage = stage.eval["bert_long"]
-  }
-  row "sts_bert_3" {
-    title = "BERT third phase, first-last avg. (no fine-tuning)"
-    stage = stage.eval["bert_3"]
-  }
-  row "sts_bert_4" {
-    title = "BERT fourth phase, first-last avg. (no fine-tuning)"
-    stage = stage.eval["bert_4"]
-  }
-  row "sts_bert_5" {
-    title = "BERT fifth phase, first-last avg. (no fine-tuning)"
-    stage = stage.eval["bert_5"]
-  }
-  row "sts_roberta" {
-    title = "RoBERTa first-last avg. (no fine-tuning)"
-    stage = stage.eval["roberta"]
+  row "sts" {
+    for_each = stage.eval
+    name     = "sts_${each.key}"
+    title    = "${local.titles[each.key].sts} first-last avg. (no fine-tuning)"
+    stage    = each.value
+    paper    = each.key == "bert" ? [39.70, 59.38, 49.67, 66.03, 66.19, 53.87, 62.06, 56.70] : null
   }
 }
 
