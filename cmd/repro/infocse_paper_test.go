@@ -64,11 +64,11 @@ func TestInfoCSEPaperRounds(t *testing.T) {
 		}
 	}
 	// Iter-1..3: fixed rounds of the same stages as InfoCSE's first three.
-	if loop(x, "idc") != nil {
-		t.Error("repeat idc (Table 3's Iter-k rows) stops by until; its rounds must be fixed")
+	if loop(x, `idc["conpono"]`) != nil {
+		t.Error(`repeat idc["conpono"] (Table 3's Iter-k rows) stops by until; its rounds must be fixed`)
 	}
 	for r := 1; r <= 3; r++ {
-		a, b := node(t, x, 0, fmt.Sprintf("idc[%d].idc_train", r)), node(t, x, 0, fmt.Sprintf("infocse[%d].infocse_train", r))
+		a, b := node(t, x, 0, fmt.Sprintf(`idc["conpono"][%d].idc_train`, r)), node(t, x, 0, fmt.Sprintf("infocse[%d].infocse_train", r))
 		if !sameNode(t, x, a, b) {
 			t.Errorf("round %d: idc_train and infocse_train differ", r)
 		}
@@ -82,7 +82,7 @@ func TestInfoCSEPaperRounds(t *testing.T) {
 // any further IDC round.
 func TestInfoCSEPaperPlusCandidates(t *testing.T) {
 	x := loadPaper(t, "infocse", "")
-	for _, c := range []struct{ loop, ft string }{{"pp_1k", `ft["infocse_1k"]`}, {"pp_all", `ft["infocse_all"]`}} {
+	for _, c := range []struct{ loop, ft string }{{`pp["1k"]`, `ft["infocse_1k"]`}, {`pp["all"]`, `ft["infocse_all"]`}} {
 		l := loop(x, c.loop)
 		if l == nil {
 			t.Fatalf("repeat %s has no until", c.loop)
