@@ -13,9 +13,7 @@ experiment "simcse" {
   paper = "Gao et al. 2021; rows as printed in paser.md and syncse.md"
 }
 
-variable "seed" {
-  default = 42
-}
+variable "seed" { default = 42 }
 
 variable "bert" {
   description = "local Hugging Face bert-base-uncased directory (config.json, model.safetensors, vocab.txt)"

@@ -14,9 +14,7 @@ experiment "syncse" {
   paper = "syncse.md"
 }
 
-variable "seed" {
-  default = 42
-}
+variable "seed" { default = 42 }
 
 variable "roberta" {
   description = "local Hugging Face roberta-base directory (config.json, model.safetensors, vocab.json, merges.txt)"
@@ -95,7 +93,6 @@ variable "llm_concurrency" {
   description = "requests in flight at once"
   default     = 8
 }
-
 
 variable "labelled" {
   description = "premises SynCSE-partial labels (0: all), and module.chat's fine-tuning chats leave out"

@@ -34,10 +34,6 @@ input "sentences" {
   description = "Wikipedia sentences, the answers of the list chats"
 }
 
-variable "seed" {
-  default = 42
-}
-
 variable "labelled" {
   description = "premises SynCSE-partial labels (its max_inputs)"
   default     = 0
