@@ -84,4 +84,8 @@ func TestRepeatForEachRealStages(t *testing.T) {
 	if code == 0 || !strings.Contains(out+errs, `repeat "idc" has no instance "c"; its instances: idc["a"], idc["b"]`) {
 		t.Errorf("--set on no instance: exit %d\n%s%s", code, out, errs)
 	}
+	// repro fmt keeps for_each repeats and their instance labels as written.
+	if code, out, _ := repro(t, "fmt", "--check", "testdata/repeat_foreach.hcl", "../../dsl/testdata/repeat_foreach/foreach.hcl", "../../experiments/infocse.hcl"); code != 0 {
+		t.Errorf("fmt --check: exit %d\n%s", code, out)
+	}
 }
