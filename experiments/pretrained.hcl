@@ -47,7 +47,11 @@ locals {
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
   mlm = ["dev perplexity", "dev MLM accuracy (%)"]
-  # Each model's row titles in the two tables.
+  # The pretrained models, and each one's row titles in the two tables.
+  models = {
+    bert   = stage.bert, bert_long = stage.bert_long, bert_3 = stage.bert_3, bert_4 = stage.bert_4,
+    bert_5 = stage.bert_5, roberta = stage.roberta
+  }
   titles = {
     bert      = { mlm = "BERT, first phase (masked-LM pretraining)", sts = "BERT" }
     bert_long = { mlm = "BERT, second phase", sts = "BERT second phase," }
@@ -176,10 +180,7 @@ stage "sts" {
 
 # Each model without fine-tuning, first-last average pooling.
 stage "eval" {
-  for_each = {
-    bert   = stage.bert, bert_long = stage.bert_long, bert_3 = stage.bert_3, bert_4 = stage.bert_4,
-    bert_5 = stage.bert_5, roberta = stage.roberta
-  }
+  for_each      = local.models
   uses          = "evaluate.sts"
   encoder       = each.value.model
   data          = stage.sts.pairs
@@ -194,14 +195,11 @@ table "masked LM" {
     "next-sentence accuracy (%, training)" = "nsp_accuracy"
   }
   row "mlm" {
-    for_each = {
-      bert   = stage.bert, bert_long = stage.bert_long, bert_3 = stage.bert_3, bert_4 = stage.bert_4,
-      bert_5 = stage.bert_5, roberta = stage.roberta
-    }
-    name    = "mlm_${each.key}"
-    title   = local.titles[each.key].mlm
-    stage   = each.value
-    columns = each.key == "bert_5" ? concat(local.mlm, ["next-sentence accuracy (%, training)"]) : local.mlm
+    for_each = local.models
+    name     = "mlm_${each.key}"
+    title    = local.titles[each.key].mlm
+    stage    = each.value
+    columns  = each.key == "bert_5" ? concat(local.mlm, ["next-sentence accuracy (%, training)"]) : local.mlm
   }
 }
 
