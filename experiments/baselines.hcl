@@ -30,8 +30,9 @@ deviation "local_sets" {
 variable "seed" { default = 42 }
 
 locals {
+  encoders = { glove = stage.glove.encoder, tfidf = stage.tfidf.encoder }
   # Each encoder's row title, in every table.
-  encoders = { glove = "Avg. GloVe (ours: 6B 100d)", tfidf = "TF-IDF (wiki, 20k terms)" }
+  titles = { glove = "Avg. GloVe (ours: 6B 100d)", tfidf = "TF-IDF (wiki, 20k terms)" }
 }
 
 stage "sts" {
@@ -68,24 +69,24 @@ stage "tfidf" {
 
 # Each encoder on each set; TF-IDF's STS in batches of 256.
 stage "sts_eval" {
-  for_each   = { glove = stage.glove, tfidf = stage.tfidf }
+  for_each   = local.encoders
   uses       = "evaluate.sts"
-  encoder    = each.value.encoder
+  encoder    = each.value
   data       = stage.sts.pairs
   batch_size = each.key == "tfidf" ? 256 : 64
 }
 
 stage "rerank_eval" {
-  for_each = { glove = stage.glove, tfidf = stage.tfidf }
+  for_each = local.encoders
   uses     = "evaluate.rerank"
-  encoder  = each.value.encoder
+  encoder  = each.value
   data     = stage.rerank.queries
 }
 
 stage "retrieval_eval" {
-  for_each = { glove = stage.glove, tfidf = stage.tfidf }
+  for_each = local.encoders
   uses     = "evaluate.retrieval"
-  encoder  = each.value.encoder
+  encoder  = each.value
   data     = stage.news.documents
 }
 
@@ -97,12 +98,12 @@ table "STS" {
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
   row "glove" {
-    title = local.encoders.glove
+    title = local.titles.glove
     stage = stage.sts_eval["glove"]
     paper = [55.14, 70.66, 59.73, 68.25, 63.66, 58.02, 53.76, 61.32]
   }
   row "tfidf" {
-    title = local.encoders.tfidf
+    title = local.titles.tfidf
     stage = stage.sts_eval["tfidf"]
   }
 }
@@ -111,7 +112,7 @@ table "geometry" {
   columns         = ["alignment", "uniformity"]
   lower_is_better = true
   row "geometry" {
-    for_each = local.encoders
+    for_each = local.titles
     name     = "geometry_${each.key}"
     title    = each.value
     stage    = stage.sts_eval[each.key]
@@ -122,7 +123,7 @@ table "geometry" {
 table "reranking" {
   columns = { "CQA MAP" = "map", "CQA MRR@10" = "mrr10" }
   row "rerank" {
-    for_each = local.encoders
+    for_each = local.titles
     name     = "rerank_${each.key}"
     title    = each.value
     stage    = stage.rerank_eval[each.key]
@@ -133,7 +134,7 @@ table "reranking" {
 table "retrieval" {
   columns = { "BBC R@5" = "r5", "BBC R@10" = "r10", "BBC R@20" = "r20" }
   row "retrieval" {
-    for_each = local.encoders
+    for_each = local.titles
     name     = "retrieval_${each.key}"
     title    = each.value
     stage    = stage.retrieval_eval[each.key]
