@@ -74,8 +74,13 @@ module "pretrained" { source = "./pretrained.hcl" }
 locals {
   # Top-k 5, top-p 0.9, 40 new tokens, two x2 per (x1, y) from up to five tries.
   self_debiasing = { lambda = 100, epsilon = 0.01, top_k = 5, top_p = 0.9, max_new_tokens = 40, x2_per_x1 = 2, max_tries = 5 }
-  # The mini (and ci) bi-encoder (deviation encoders).
-  mini_sbert = { hf_checkpoint = "", learning_rate = 1e-4, eval_every = 20, warmup = 10, warmup_ratio = 0, weight_decay = 0 }
+  # The mini and ci profiles' generator, recorded without token ids, and
+  # bi-encoder (deviation encoders).
+  offline = { model = module.format.format.model, hf_checkpoint = "", token_ids = false }
+  mini_sbert = {
+    init   = module.pretrained.bert_long.model, hf_checkpoint = "", learning_rate = 1e-4,
+    warmup = 10, warmup_ratio = 0, weight_decay = 0, eval_every = 20
+  }
 }
 
 # ---- data ---------------------------------------------------------------------
@@ -274,25 +279,16 @@ ablation "table2" {
 # ---- mini: lm.hcl's mini GPT-2, format fine-tuned; pretrained.hcl's bert_long ------
 profile "mini" {
   stage "x1" {
-    model         = module.format.format.model
-    hf_checkpoint = ""
-    count         = 200
-    token_ids     = false
+    params = local.offline
+    count  = 200
   }
-  stage "pairs" {
-    model         = module.format.format.model
-    hf_checkpoint = ""
-    token_ids     = false
-  }
+  stage "pairs" { params = local.offline }
   stage "pairs[\"x2\"]" { max_x1 = 300 }
   stage "bert" {
     encoder       = module.pretrained.bert_long.model
     hf_checkpoint = ""
   }
-  stage "sroberta" {
-    init   = module.pretrained.bert_long.model
-    params = local.mini_sbert
-  }
+  stage "sroberta" { params = local.mini_sbert }
 }
 
 # ---- ci: mini on lm.hcl's ci GPT-2 and pretrained.hcl's ci BERT, in minutes --------
