@@ -3,9 +3,8 @@
 # quality check (modules/gense_synthesis.hcl), contrastive learning on the
 # synthetic triplets then on NLI; Table 8's retrieval baseline, domain
 # adaptation and Figure 2 beside them. Stage blocks hold the paper's settings
-# and data (by -var); the mini and ci profiles hold deltas and the data
-# directory's stand-ins; other differences are deviation blocks.
-# docs/papers/gense.md says what each step does and what it cost.
+# and data (by -var), profiles their deltas, deviation blocks every difference
+# from the paper (docs/papers/gense.md: what each step does and what it cost).
 
 experiment "gense" {
   title = "GenSE: semi-supervised sentence embeddings from a T5 generator/discriminator and prompt-based contrastive learning"
@@ -87,16 +86,18 @@ locals {
     seed = var.seed, alpha = var.alpha, max_new_tokens = var.max_new_tokens, keep_ids = var.keep_ids
     t_e  = replace(local.t_e, "[X1]", "[X]"), t_c = replace(local.t_c, "[X1]", "[X]"), t_d = local.t_d
   }
-  # Step 5: T_s, eq. 2 with hard negatives, tau 0.05, lr 5e-5; first on the
-  # synthetic triplets, then on NLI. A synthetic set smaller than its batch
-  # is one batch (deviation small_sets).
-  contrastive      = { mode = "encdec", template = local.t_s, temperature = 0.05, hard_negatives = true, learning_rate = 5e-5, eval_every = 250, max_length = 64 }
+  # Step 5: T_s, eq. 2 with hard negatives, tau 0.05, lr 5e-5, selected on
+  # STS-B dev; first on the synthetic triplets, then on NLI. A synthetic set
+  # smaller than its batch is one batch (deviation small_sets).
+  contrastive      = { dev = stage.stsb_dev.pairs, mode = "encdec", template = local.t_s, temperature = 0.05, hard_negatives = true, learning_rate = 5e-5, eval_every = 250, max_length = 64 }
+  from_t5          = { hf_checkpoint = var.t5, from_scratch = false }
   on_synthetic     = { batch_size = 1024, epochs = 1, small_data = "one_batch" }
   on_nli           = { batch_size = 512, epochs = 3 }
   released_encoder = { mode = "encdec", template = local.t_s, max_length = 64 }
 
   sts              = { STS12 = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16", "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg" }
   paper_gense      = { STS12 = 80.72, STS13 = 87.43, STS14 = 83.96, STS15 = 88.63, STS16 = 85.19, "STS-B" = 87.65, "SICK-R" = 79.87, Avg = 84.78 }
+  models           = { gense = "GenSE", prompt_nli = "ST5-EncDec-Base + Prompt", st5_encdec = "ST5-EncDec-Base", st5_enc = "ST5-Enc-Base" }
   paper_gense_plus = { STS12 = 80.65, STS13 = 88.18, STS14 = 84.69, STS15 = 89.03, STS16 = 85.82, "STS-B" = 87.88, "SICK-R" = 80.10, Avg = 85.19 }
   quality = {
     candidates            = "candidates", kept = "kept", "pass rate" = "pass_rate", "pass rate at 0.9" = "pass_rate_at_0.9",
@@ -113,8 +114,7 @@ locals {
   adapt_syn       = "GenSE, Open-domain -> In-domain (Table 3, domain adaptation)"
   adapt_pending   = "not reproducible here: CQADupStack, TwitterPara and BIOSSES (and their in-domain sets) are not read here (AskUbuntu is, in the paper profile)"
 
-  # The mini and ci profiles. Their synthetic sets are larger than their
-  # batches: they keep the trainer's refusal of a smaller one.
+  # The mini and ci profiles (deviations stand_in_data and scale).
   stand_in       = ["wiki", "bbc", "brown"]
   cqa_train      = { source = "semeval2016_cqa", split = "train_part2" }
   cqa_sentences  = { source = null, split = true, min_words = 5 }
@@ -184,6 +184,25 @@ deviation "transfer_tasks" {
   profiles = ["paper"]
 }
 
+# The mini and ci profiles, which the paper profile's readings above
+# (small_sets, c4_sentences, transfer_tasks) do not describe.
+deviation "stand_in_data" {
+  what     = "the NLI, the unlabeled and in-domain sentences, and the Transfer task"
+  paper    = "SimCSE's 275,601 NLI triplets; sentences sampled from C4 (about 61M synthetic triplets); AskUbuntu, CQADupStack, TwitterPara and BIOSSES, each adapted to from its unlabelled training set"
+  ours     = "the data directory's 8,816 SNLI/MNLI dev and test triplets (ci: 1,000 of them for the generator/discriminator, 1,000 for the contrastive stages); 2,000 held-out Wikipedia, BBC and Brown sentences (ci: 300) synthesised from, the rest the retrieval baseline's BM25 corpus; the SemEval-2016 CQA task for Transfer: MAP on its dev split, without a paper value, and its train_part2 questions (5 to 30 words; ci: at most 150 of up to 20) as in-domain sentences"
+  why      = "none of the paper's data is in the data directory"
+  tables   = ["Table 2", "Table 3", "Table 4", "Table 6", "Table 7", "Table 8"]
+  profiles = ["mini", "ci"]
+}
+
+deviation "scale" {
+  what     = "the generator/discriminator, the contrastive models and their training"
+  paper    = "T5-base (-var t5) fine-tuned as generator/discriminator at lr 5e-5, batch 256, 10 epochs, hypotheses of up to 64 tokens, alpha 0.9; every contrastive model from T5-base, batch 1,024 on the synthetic triplets, then 512 for 3 epochs of NLI, at lr 5e-5"
+  ours     = "t5.hcl's small T5 (its deviations follow), fine-tuned 600 updates of 32 at lr 1e-3 on sources of up to 96 tokens and targets of 32 (ci: 500 at 2e-3, 48 and 24, no dropout); hypotheses of up to 24 tokens; alpha 0.4 (ci: 0.45); every contrastive model from the generator's weights, batch 32 at lr 5e-4 on inputs of up to 64 tokens: one pass over the synthetic triplets, 150 NLI updates (ci: 32 tokens, lr 1e-3, 20 synthetic updates of 16, 100 NLI updates, 50 in the retrieval and in-domain chains); a synthetic set smaller than its batch is refused, which the sets here never are (small_sets is the paper profile's reading)"
+  why      = "sizes a CPU runs (ci in minutes, for the CI gate); the small discriminator sits near chance, so at alpha 0.9 nothing passes (docs/papers/gense.md)"
+  tables   = ["Table 2", "Table 3", "Table 4", "Table 6", "Table 7", "Table 8", "Figure 2"]
+  profiles = ["mini", "ci"]
+}
 
 # ---- data ---------------------------------------------------------------------
 
@@ -309,8 +328,7 @@ stage "gen" {
   uses                   = "train.seq2seq"
   data                   = stage.instances["train"].instances
   dev                    = stage.instances["dev"].instances
-  hf_checkpoint          = var.t5
-  from_scratch           = false
+  params                 = local.from_t5
   learning_rate          = 5e-5
   batch_size             = 256
   epochs                 = 10
@@ -354,10 +372,7 @@ stage "embed_syn" {
   for_each       = { gense = stage.syn_part, retrieval = stage.ret_pairs }
   uses           = "train.t5_contrastive"
   data           = each.value.triplets
-  dev            = stage.stsb_dev.pairs
-  hf_checkpoint  = var.t5
-  from_scratch   = false
-  params         = [local.contrastive, local.on_synthetic]
+  params         = [local.contrastive, local.on_synthetic, local.from_t5]
   hard_negatives = each.key == "gense"
   seed           = var.seed
 }
@@ -368,7 +383,6 @@ stage "embed" {
   for_each = merge(stage.embed_syn, { in = stage.embed_in_syn })
   uses     = "train.t5_contrastive"
   data     = stage.nli_use.triplets
-  dev      = stage.stsb_dev.pairs
   encoder  = each.value.model
   params   = [local.contrastive, local.on_nli]
   seed     = var.seed
@@ -383,15 +397,12 @@ stage "nli_only" {
     st5_encdec = { mode = "encdec", template = "" }
     st5_enc    = { mode = "mean", template = "" }
   }
-  uses          = "train.t5_contrastive"
-  data          = stage.nli_use.triplets
-  dev           = stage.stsb_dev.pairs
-  hf_checkpoint = var.t5
-  from_scratch  = false
-  params        = [local.contrastive, local.on_nli]
-  mode          = each.value.mode
-  template      = each.value.template
-  seed          = var.seed
+  uses     = "train.t5_contrastive"
+  data     = stage.nli_use.triplets
+  params   = [local.contrastive, local.on_nli, local.from_t5]
+  mode     = each.value.mode
+  template = each.value.template
+  seed     = var.seed
 }
 
 # ---- evaluation ---------------------------------------------------------------
@@ -482,7 +493,6 @@ module "in" {
 stage "embed_in_syn" {
   uses    = "train.t5_contrastive"
   data    = module.in.triplets
-  dev     = stage.stsb_dev.pairs
   encoder = stage.embed_syn["gense"].model
   params  = [local.contrastive, local.on_synthetic]
   seed    = var.seed
@@ -564,24 +574,15 @@ table "Table 2" {
     paper   = [82.52, 85.83, 80.50]
     pending = "trained and reported by experiments/simcse.hcl (sup_roberta), not re-run here"
   }
-}
-
-# The released encoders' rows, with our rows' paper values; cells only when
-# the variable is set, which a table row cannot say.
-expect "released_gense" {
-  for_each = var.released_gense == "" ? {} : local.paper_gense
-  row      = "GenSE (released; Table 2)"
-  column   = each.key
-  value    = stage.eval_released["gense"].metrics[local.sts[each.key]]
-  paper    = each.value
-}
-
-expect "released_gense_plus" {
-  for_each = var.released_gense_plus == "" ? {} : local.paper_gense_plus
-  row      = "GenSE+ (released; Table 2)"
-  column   = each.key
-  value    = stage.eval_released["gense_plus"].metrics[local.sts[each.key]]
-  paper    = each.value
+  # The released encoders, with our rows' paper values: present when their -var is set.
+  row "released" {
+    for_each = { gense = [var.released_gense, "GenSE", local.paper_gense], gense_plus = [var.released_gense_plus, "GenSE+", local.paper_gense_plus] }
+    enabled  = each.value[0] != ""
+    name     = "released_${each.key}"
+    title    = "${each.value[1]} (released; Table 2)"
+    stage    = stage.eval_released[each.key]
+    paper    = each.value[2]
+  }
 }
 
 # Two rows, a cell each: a table row cannot take its title from the key.
@@ -641,33 +642,16 @@ table "Table 3" {
   }
 }
 
-table "in-domain quality check" {
-  columns = local.quality
-  count   = { candidates = true, kept = true }
-  row "synthesis_in" {
-    title = local.askubuntu ? "quality check (in-domain AskUbuntu triplets)" : "quality check (in-domain CQA triplets)"
-    stage = module.in.metrics
-  }
-}
-
 # ---- Tables 4, 6, 7, 8: STS-B dev ------------------------------------------------
 
 table "STS-B dev" {
   columns = { "STS-B dev (Tables 4, 6, 8)" = "stsb" }
-  row "dev_gense" {
-    title = "GenSE"
-    stage = stage.eval_dev["gense"]
-    paper = 88.9
-  }
-  row "dev_prompt_nli" {
-    title = "ST5-EncDec-Base + Prompt"
-    stage = stage.eval_dev["prompt_nli"]
-    paper = 87.7
-  }
-  row "dev_st5_encdec" {
-    title = "ST5-EncDec-Base"
-    stage = stage.eval_dev["st5_encdec"]
-    paper = 87.2
+  row "dev" {
+    for_each = { gense = 88.9, prompt_nli = 87.7, st5_encdec = 87.2 }
+    name     = "dev_${each.key}"
+    title    = local.models[each.key]
+    stage    = stage.eval_dev[each.key]
+    paper    = each.value
   }
   row "table8_not_here" {
     title   = "Back Translation (Table 8)"
@@ -715,30 +699,24 @@ table "quality check" {
     title = "quality check (synthetic triplets)"
     stage = module.open.metrics
   }
+  row "synthesis_in" {
+    title = local.askubuntu ? "quality check (in-domain AskUbuntu triplets)" : "quality check (in-domain CQA triplets)"
+    stage = module.in.metrics
+  }
 }
 
 table "Figure 2" {
   columns         = ["alignment", "uniformity"]
   lower_is_better = true
-  row "geometry_gense" {
-    title = "GenSE on STS-B test"
-    stage = stage.eval["gense"]
-  }
-  row "geometry_prompt_nli" {
-    title = "ST5-EncDec-Base + Prompt on STS-B test"
-    stage = stage.eval["prompt_nli"]
-  }
-  row "geometry_st5_encdec" {
-    title = "ST5-EncDec-Base on STS-B test"
-    stage = stage.eval["st5_encdec"]
+  row "geometry" {
+    for_each = local.models
+    name     = "geometry_${each.key}"
+    title    = "${each.value} on STS-B test"
+    stage    = stage.eval[each.key]
   }
   row "geometry_ret" {
     title = "Retrieval (Table 8) on STS-B test"
     stage = stage.eval_geom_ret
-  }
-  row "geometry_st5_enc" {
-    title = "ST5-Enc-Base on STS-B test"
-    stage = stage.eval["st5_enc"]
   }
 }
 
@@ -786,15 +764,10 @@ ablation "negatives" {
   paper = { "GenSE" = [88.9, null], "w/o synthetic negatives" = [88.6, null] }
 }
 
-# ---- mini: experiments/t5.hcl's mini T5, the whole pipeline on this machine.
-# The tiny discriminator sits at chance, so alpha is lowered to 0.4 (at 0.9
-# nothing passes); every contrastive model starts from the generator's
-# weights (the paper's from T5-base). It shows every step running, nothing
-# about T5-base --------------------------------------------------------------------
+# ---- mini: the whole pipeline on this machine (deviations stand_in_data and
+# scale); it shows every step running, nothing about T5-base -------------------------
 profile "mini" {
   variables = { alpha = 0.4, keep_ids = false, max_new_tokens = 24 }
-  # The stand-ins for SimCSE's NLI, C4 and AskUbuntu (the CQA task: its dev
-  # split measured, its train_part2 questions the in-domain text).
   stage "nli" { source = "nli" }
   stage "rerank" { source = "semeval2016_cqa" }
   stage "rerank_train" { params = local.cqa_train }
@@ -828,9 +801,8 @@ profile "mini" {
   }
 }
 
-# ---- ci: the mini pipeline, tiny, from an empty cache in minutes (alpha 0.45:
-# the discriminator sits near chance with a per-seed lean). It checks that the
-# chain runs and stays where it was; its numbers say nothing about GenSE -------
+# ---- ci: the mini pipeline, tiny, from an empty cache in minutes; it checks that
+# the chain runs and stays where it was, nothing about GenSE ---------------------------
 profile "ci" {
   extends   = "mini"
   variables = { alpha = 0.45 }

@@ -7,15 +7,18 @@ import (
 
 // GenSE's bad inputs are refused before anything runs, at the place they
 // were given: a T_d template without its placeholders, a synthetic share
-// outside [0, 1]; and alpha outside [0, 1] (-var alpha, which both the
-// quality check in modules/gense_synthesis.hcl and the retrieval
-// labeller's threshold read), at each line that reads it.
+// outside [0, 1], one module's quality-check threshold outside [0, 1]
+// (--set module.open.filter.alpha); and alpha outside [0, 1] (-var alpha,
+// which both modules' quality check in modules/gense_synthesis.hcl and the
+// retrieval labeller's threshold read), at each line that reads it.
 func TestGenSEBadValues(t *testing.T) {
 	const file = "../../experiments/gense.hcl"
 	for _, c := range []struct{ set, want string }{
 		{"stage.ret_pairs.template=true or false", `template "true or false" has no [X1] placeholder`},
 		{"stage.ins_entail.source=Write two sentences.", `has no placeholder`},
 		{"stage.syn_part.fraction=2", `Parameter "fraction" of synth.sample: 2 is outside [0, 1]`},
+		{"module.open.filter.alpha=1.5", `Parameter "alpha" of synth.quality_check: 1.5 is outside [0, 1]`},
+		{`module.in.generate["contra"].top_p=2`, `Parameter "top_p" of generate.complete: 2 must lie in (0, 1]`},
 	} {
 		code, out, errs := repro(t, "plan", file, "--profile", "ci", "--set", c.set)
 		all := out + errs
