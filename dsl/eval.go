@@ -52,6 +52,8 @@ type evaluator struct {
 	fe   *forEachState // for_each instances (foreach.go)
 	reps *repeatState  // for_each repeat instances (repeat_foreach.go)
 	lr   *localRefs    // local values that hold stage references (local_refs.go)
+
+	shadow *pathShadow // marked variables and locals, for path origins (paths.go)
 }
 
 // scope is where a reference is written: at top level (repeat nil), or in
@@ -403,7 +405,7 @@ func (e *evaluator) paramsOf(s *stageBlock) (cty.Value, bool) {
 			}
 		}
 		if p.Path != "" && conv.AsString() != "" {
-			abs, err := e.resolvePath(expr, p.Path, conv.AsString())
+			abs, err := e.resolvePath(s, expr, p.Path, conv.AsString())
 			if err != nil {
 				e.errorf(expr.Range(), "Invalid path", "Parameter %q of %s: %v.", p.Name, s.typ.Name, err)
 				ok = false
