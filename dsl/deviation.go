@@ -255,6 +255,11 @@ func profileName(profile string) string {
 // text, and one entry per instance, next to each other, when its text
 // differs (a deviation that reads the instance's variables).
 //
+// A module's tables are its own ("Table 2" in gense.hcl is GenSE's), so
+// its deviations' tables are qualified with the module's short name where
+// the including file's reports print them: "GenSE Table 2" (shortName,
+// qualifyTables). The file's own deviations are printed as written.
+//
 // stand_ins of a module deviation that holds for the paper profile declare
 // what the stages of that module instance (and of the modules it uses)
 // read in the paper's place; the including file's declare it for every
@@ -297,6 +302,7 @@ func moduleDeviations(file string, evals []*evaluator, profile string) []*Deviat
 						continue
 					}
 					dv.Modules, dv.Source = []string{inst}, deviationSource(file, k.m.filename)
+					dv.Tables = qualifyTables(k.shortName(), dv.Tables)
 					seen[sig] = dv
 					out = append(out, dv)
 				}
@@ -315,6 +321,61 @@ func moduleDeviations(file string, evals []*evaluator, profile string) []*Deviat
 	}
 	slices.SortStableFunc(out, func(a, b *Deviation) int { return group[a.Range.String()] - group[b.Range.String()] })
 	return out
+}
+
+// shortName is how the including file's reports name a module's paper or
+// experiment: the title of the module file's experiment block up to its
+// first colon ("GenSE: semi-supervised ..." -> "GenSE"), the whole title
+// when it has none, the block's name when it has no title (or the title
+// does not evaluate: the block is the module's, checked where the file is
+// run on its own), the file's name less ".hcl" without a block.
+func (e *evaluator) shortName() string {
+	x := e.m.experiment
+	if x == nil {
+		return strings.TrimSuffix(filepath.Base(e.m.filename), ".hcl")
+	}
+	before := len(e.diags)
+	title := e.str(x.attrs, "title")
+	e.diags = e.diags[:before]
+	if t, _, _ := strings.Cut(title, ":"); strings.TrimSpace(t) != "" {
+		return strings.TrimSpace(t)
+	}
+	return x.name
+}
+
+// qualifyTables names a module deviation's tables as the including file's
+// reports print them: each with the module's short name in front, "Table
+// 2" as "GenSE Table 2" (as files name another paper's tables; "Figure 2"
+// likewise), any other name after a colon ("T5 pretraining: held-out span
+// corruption"). A name that already says whose is kept as written: one
+// starting with the short name, or one whose second word starts "Table" or
+// "Figure" ("DINO Table 1", "SynCSE Table 2": how a module written for one
+// experiment names that experiment's tables).
+func qualifyTables(short string, tables []string) []string {
+	if len(tables) == 0 {
+		return tables
+	}
+	out := make([]string, len(tables))
+	for i, t := range tables {
+		_, rest, _ := strings.Cut(t, " ")
+		switch {
+		case t == short || strings.HasPrefix(t, short+" ") || strings.HasPrefix(t, short+":"):
+			out[i] = t
+		case numbered(t): // "Table 2", "Tables 2-3", "Figure 2"
+			out[i] = short + " " + t
+		case numbered(rest): // "DINO Table 1"
+			out[i] = t
+		default:
+			out[i] = short + ": " + t
+		}
+	}
+	return out
+}
+
+// numbered reports whether name starts as a paper numbers its tables and
+// figures ("Table 2", "Tables 2-3", "Figure 2").
+func numbered(name string) bool {
+	return strings.HasPrefix(name, "Table") || strings.HasPrefix(name, "Figure")
 }
 
 // deviationSignature identifies an evaluated deviation: its block and what

@@ -181,7 +181,7 @@ func TestModuleStandIns(t *testing.T) {
 	// The including file's declaration covers the module's stages.
 	parentDeclares := writeModuleFixture(t, map[string][2]string{
 		"docs.hcl":   {"  stand_ins = [\"bbc\"]\n", ""},
-		"parent.hcl": {"  why   = \"CPU\"\n", "  why   = \"CPU\"\n  stand_ins = [\"bbc\"]\n"},
+		"parent.hcl": {"  why    = \"CPU\"\n", "  why    = \"CPU\"\n  stand_ins = [\"bbc\"]\n"},
 	})
 	if cfg, diags := NewLoader(testRegistry()).Load(parentDeclares, Options{}); cfg == nil {
 		t.Errorf("declared by the including file: %v", diags)
@@ -212,5 +212,62 @@ func TestModuleDeviationErrors(t *testing.T) {
 				t.Errorf("%s, profile %q: %v; want %q in %s", name, profile, diags, want, name)
 			}
 		}
+	}
+}
+
+// TestModuleDeviationTables: a module's deviation names the module's
+// tables, so the including file's reports qualify them with the module's
+// short name (its experiment title up to the colon: docs.hcl's "Docs"; the
+// block's name without a title: inner.hcl's "inner"; the file's name
+// without a block); a name that already says whose ("Parent Table 3",
+// "Docs Table 4") is kept, and the file's own are printed as written.
+func TestModuleDeviationTables(t *testing.T) {
+	t.Parallel()
+	tables := func(cfg *Config) map[string][]string {
+		out := map[string][]string{}
+		for _, d := range cfg.Deviations {
+			out[d.Name] = d.Tables
+		}
+		return out
+	}
+	news := []string{"Docs Table 1", "Docs: news recall", "Parent Table 3", "Docs Table 4"}
+	for _, c := range []struct {
+		name    string
+		edit    map[string][2]string
+		profile string
+		want    map[string][]string
+	}{
+		{"as written", nil, "", map[string][]string{"own": {"Table 1"}, "news": news, "random_init": {"inner Table 4"}}},
+		{"a module's profile block", nil, "mini", map[string][]string{"own": {"Table 1"}, "news": news, "small": {"Docs Tables 1-2"}, "random_init": {"inner Table 4"}}},
+		{"a title without a colon", map[string][2]string{"inner.hcl": {`experiment "inner" {}`, `experiment "inner" { title = "an encoder" }`}}, "",
+			map[string][]string{"random_init": {"an encoder Table 4"}}},
+		{"a title reading a variable", map[string][2]string{"docs.hcl": {`title = "Docs: a module that reads BBC News"`, `title = "Docs ${var.count}: a module"`}}, "",
+			map[string][]string{"news": {"Docs 100 Table 1", "Docs 100: news recall", "Parent Table 3", "Docs Table 4"}}},
+		{"no experiment block", map[string][2]string{"inner.hcl": {`experiment "inner" {}`, ``}}, "",
+			map[string][]string{"random_init": {"inner Table 4"}}},
+	} {
+		file := "testdata/modules/deviations/parent.hcl"
+		if c.edit != nil {
+			file = writeModuleFixture(t, c.edit)
+		}
+		got := tables(loadFile(t, file, Options{Profile: c.profile}))
+		for name, want := range c.want {
+			if !slices.Equal(got[name], want) {
+				t.Errorf("%s: %s's tables %q, want %q", c.name, name, got[name], want)
+			}
+		}
+	}
+}
+
+// TestQualifyTables: the rule by itself.
+func TestQualifyTables(t *testing.T) {
+	t.Parallel()
+	got := qualifyTables("GenSE", []string{"Table 2", "Tables 2-3", "Figure 2", "held-out perplexity", "DINO Table 1", "DINO Figure 3", "GenSE Table 8", "GenSE: loss", "GenSE"})
+	want := []string{"GenSE Table 2", "GenSE Tables 2-3", "GenSE Figure 2", "GenSE: held-out perplexity", "DINO Table 1", "DINO Figure 3", "GenSE Table 8", "GenSE: loss", "GenSE"}
+	if !slices.Equal(got, want) {
+		t.Errorf("qualifyTables: %q, want %q", got, want)
+	}
+	if qualifyTables("GenSE", nil) != nil {
+		t.Error("no tables: want nil")
 	}
 }

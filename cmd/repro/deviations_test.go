@@ -12,6 +12,7 @@ import (
 
 	"repro/internal/datadir"
 	"repro/internal/datadir/datadirtest"
+	"repro/internal/report"
 )
 
 // gateDeviations are gate.hcl's with a deviation at top level (every
@@ -313,6 +314,57 @@ func TestPaSeRProfilesDeclareWhatTheyKeep(t *testing.T) {
 			if d.Profile == "" && len(d.Modules) == 0 && slices.Contains(d.Profiles, "paper") {
 				t.Errorf("%s prints the paper profile's %s", profile, d.Name)
 			}
+		}
+	}
+}
+
+// TestShippedModuleDeviationTables: in every shipped experiment's reports,
+// a module's deviation names its tables with the module's short name --
+// syncse.hcl's mini and ci list gense.hcl's deviations with "GenSE Table
+// 2" where gense.hcl writes "Table 2" -- and never as a bare "Table N" or
+// "Figure N", which a reader takes for the experiment's own; the file's
+// own deviations keep their names as written.
+func TestShippedModuleDeviationTables(t *testing.T) {
+	t.Setenv(datadir.Env, datadirtest.Dir(t))
+	files, err := filepath.Glob("../../experiments/*.hcl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no experiments: %v", err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".hcl")
+		for _, profile := range append([]string{""}, loadShipped(t, name, "", "", nil).Config.Profiles...) {
+			for _, d := range loadShipped(t, name, profile, "", nil).Config.Deviations {
+				for _, tab := range d.Tables {
+					if len(d.Modules) > 0 && (strings.HasPrefix(tab, "Table") || strings.HasPrefix(tab, "Figure")) {
+						t.Errorf("%s profile %q: %s of %s: table %q does not say whose", name, profile, d.Name, d.Source, tab)
+					}
+				}
+			}
+		}
+	}
+	for _, profile := range []string{"mini", "ci"} {
+		x := loadShipped(t, "syncse", profile, "", nil)
+		var gense, own int
+		for _, d := range x.Config.Deviations {
+			switch {
+			case d.Source == "gense.hcl":
+				gense++
+				for _, tab := range d.Tables {
+					if !strings.HasPrefix(tab, "GenSE Table ") && !strings.HasPrefix(tab, "GenSE Figure ") {
+						t.Errorf("syncse %s: gense.hcl's %s names %q, want GenSE's", profile, d.Name, tab)
+					}
+				}
+			case len(d.Modules) == 0 && slices.ContainsFunc(d.Tables, func(s string) bool { return strings.HasPrefix(s, "Table ") }):
+				own++
+			}
+		}
+		if gense == 0 || own == 0 {
+			t.Errorf("syncse %s: %d deviations of gense.hcl, %d of its own naming a bare Table; want some of each", profile, gense, own)
+		}
+		var md bytes.Buffer
+		report.WriteDeviationsMarkdown(&md, x.Deviations())
+		if !strings.Contains(md.String(), "(`st5_rows` of `module.gense` (`gense.hcl`); GenSE Table 2)") {
+			t.Errorf("syncse %s: the markdown list does not qualify st5_rows' table:\n%s", profile, md.String())
 		}
 	}
 }

@@ -12,13 +12,16 @@ import (
 // table so that no number is read as the paper's method on the paper's data
 // when it is not.
 type Deviation struct {
-	Name     string   `json:"name"`
-	What     string   `json:"what"`
-	Paper    string   `json:"paper"`
-	Ours     string   `json:"ours"`
-	Why      string   `json:"why"`
-	Evidence string   `json:"evidence,omitempty"`
-	Tables   []string `json:"tables,omitempty"`
+	Name     string `json:"name"`
+	What     string `json:"what"`
+	Paper    string `json:"paper"`
+	Ours     string `json:"ours"`
+	Why      string `json:"why"`
+	Evidence string `json:"evidence,omitempty"`
+	// Tables are the tables it touches, as printed: a module's carry the
+	// module's short name ("GenSE Table 2", dsl's qualifyTables), since
+	// they are the module's tables, not the experiment's.
+	Tables []string `json:"tables,omitempty"`
 	// StandIns are the data directory's stand-in datasets read in the
 	// paper's place because of it.
 	StandIns []string `json:"stand_ins,omitempty"`

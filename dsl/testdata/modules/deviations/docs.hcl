@@ -1,5 +1,5 @@
 # A module whose stages read BBC News, a stand-in, and declare it.
-experiment "docs" {}
+experiment "docs" { title = "Docs: a module that reads BBC News" }
 
 variable "count" {
   default = 100
@@ -25,7 +25,7 @@ deviation "news" {
   paper     = "MIND"
   ours      = "BBC News"
   why       = "the data directory has no MIND"
-  tables    = ["Table 1"]
+  tables    = ["Table 1", "news recall", "Parent Table 3", "Docs Table 4"]
   stand_ins = ["bbc"]
 }
 
@@ -54,9 +54,10 @@ deviation "mini_only" {
 
 profile "mini" {
   deviation "small" {
-    what  = "model size"
-    paper = "BERT-base"
-    ours  = "2 layers"
-    why   = "CPU"
+    what   = "model size"
+    paper  = "BERT-base"
+    ours   = "2 layers"
+    tables = ["Tables 1-2"]
+    why    = "CPU"
   }
 }

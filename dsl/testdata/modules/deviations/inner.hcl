@@ -6,8 +6,9 @@ stage "model" {
 }
 
 deviation "random_init" {
-  what  = "the annotating encoder"
-  paper = "a trained encoder"
-  ours  = "a random one"
-  why   = "a fixture"
+  what   = "the annotating encoder"
+  paper  = "a trained encoder"
+  ours   = "a random one"
+  why    = "a fixture"
+  tables = ["Table 4"]
 }

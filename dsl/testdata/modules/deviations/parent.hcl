@@ -4,10 +4,11 @@
 experiment "parent" {}
 
 deviation "own" {
-  what  = "the training objective"
-  paper = "InfoNCE"
-  ours  = "InfoNCE with a smaller batch"
-  why   = "CPU"
+  what   = "the training objective"
+  paper  = "InfoNCE"
+  ours   = "InfoNCE with a smaller batch"
+  why    = "CPU"
+  tables = ["Table 1"]
 }
 
 module "a" {

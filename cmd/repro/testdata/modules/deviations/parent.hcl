@@ -6,10 +6,11 @@ experiment "module_deviations" {
 }
 
 deviation "own" {
-  what  = "the evaluation"
-  paper = "SentEval"
-  ours  = "evaluate.sts"
-  why   = "the experiment's own deviation"
+  what   = "the evaluation"
+  paper  = "SentEval"
+  ours   = "evaluate.sts"
+  why    = "the experiment's own deviation"
+  tables = ["Table 1"]
 }
 
 module "small" {

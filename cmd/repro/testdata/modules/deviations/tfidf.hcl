@@ -1,6 +1,6 @@
 # A module: a TF-IDF encoder on STS-B train, with its deviations.
 experiment "tfidf_module" {
-  title = "a TF-IDF encoder"
+  title = "TF-IDF: an encoder fitted on STS-B train"
 }
 
 variable "features" {
@@ -24,7 +24,7 @@ deviation "encoder" {
   paper  = "BERT-base"
   ours   = "TF-IDF fitted on STS-B train"
   why    = "a row every machine computes"
-  tables = ["Table 1"]
+  tables = ["Table 1", "STS-B test", "Parent Table 2"]
 }
 
 deviation "vocabulary" {
@@ -44,9 +44,10 @@ deviation "paper_reading" {
 
 profile "ci" {
   deviation "ci_corpus" {
-    what  = "the corpus in ci"
-    paper = "STS-B train"
-    ours  = "STS-B train (the test data directory's)"
-    why   = "a fixture's profile deviation"
+    what   = "the corpus in ci"
+    paper  = "STS-B train"
+    ours   = "STS-B train (the test data directory's)"
+    why    = "a fixture's profile deviation"
+    tables = ["Table 3"]
   }
 }
