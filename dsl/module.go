@@ -23,8 +23,10 @@ import (
 //
 // A module file is an ordinary experiment file (so it can be run on its
 // own); when used as a module, only its variables, locals, stages, repeat
-// blocks, profiles and own modules count; its experiment, expect and
-// ablation blocks are checked but ignored. module.M.S.OUT[.key...] names
+// blocks, profiles, deviations and own modules count; its expect and
+// ablation blocks are checked but ignored; of its experiment block, the
+// seed seeds its stages and the title names the module's tables in the
+// including file's deviation list (below). module.M.S.OUT[.key...] names
 // output OUT of the module's top-level stage S, like stage.S.OUT. Every
 // stage is an output: a stage block is what there is to share, and naming
 // it is what keeps one declaration from being copied.
@@ -44,6 +46,27 @@ import (
 // local.), above the module profile's `variables`. -var sets the including
 // file's variables only; --set, ablation paths and --target reach a module's
 // stages as module.M.STAGE.ATTR (module_paths.go).
+//
+// A module's deviation blocks are about its stages, so they print in the
+// reports of the file that runs them: after the file's own, those of each
+// module instance whose stages the profile runs (in any variant), in
+// module block order, a module's before those of the modules it uses; a
+// module no stage reaches adds none. The profile filter is the file's: a
+// deviation's profiles list is matched against the report's profile name,
+// and a module's profile block adds its own when the module declares the
+// report's profile (a module without profile P runs its stage blocks as
+// written under P, yet its profiles = ["paper"] deviations do not print
+// there: declare P and list it where they hold). Each carries its
+// instances and file (a "from: module.chat (modules/syncse_chat.hcl)"
+// line), and its tables, which are the module's, get the module's short
+// name: its experiment title up to the first colon, "GenSE Table 2", "T5
+// pretraining: held-out span corruption"; a name that already says whose
+// ("DINO Table 1") is kept. A module file used twice prints a deviation
+// once, naming both instances, unless its text differs between them (it
+// reads the instance's variables): then one entry per instance, together.
+// A module deviation's stand_ins declare what that instance's stages (and
+// its submodules') read in the paper's place; the including file's cover
+// every stage. deviation.go (moduleDeviations) holds the rules.
 //
 // Diagnostics inside a module point into the module's file. A source that
 // cannot be read, a file that includes itself (directly or through other
