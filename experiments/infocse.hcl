@@ -202,6 +202,18 @@ stage "simcse" {
   pooling       = "cls"
 }
 
+# Every IDC annotation (InfoCSE's rounds, Table 3's, InfoCSE++'s) clusters
+# the unlabeled corpus and the Brown documents, top-1 edges, by the
+# objective's similarity.
+locals {
+  idc = {
+    documents  = stage.unlabeled.documents
+    extra      = stage.brown.documents
+    top_k      = 1
+    similarity = var.objective.similarity
+  }
+}
+
 # ---- InfoCSE: IDC rounds from the CONPONO initialisation ---------------------
 #
 # Algorithm 1: each round clusters every document's sentences with the
@@ -215,12 +227,9 @@ repeat "infocse" {
   until  = { metric = stage.infocse_val.metrics.r5, patience = 1 }
   start  = { model = stage.conpono.model }
   stage "infocse_pairs" {
-    uses       = "annotate.idc"
-    model      = previous.model
-    documents  = stage.unlabeled.documents
-    extra      = stage.brown.documents
-    top_k      = 1
-    similarity = var.objective.similarity
+    uses   = "annotate.idc"
+    model  = previous.model
+    params = local.idc
   }
   stage "infocse_train" {
     uses       = "train.infonce"
@@ -247,12 +256,9 @@ repeat "idc" {
   rounds   = each.key == "conpono" ? 3 : 2
   start    = { model = each.value }
   stage "idc_pairs" {
-    uses       = "annotate.idc"
-    model      = previous.model
-    documents  = stage.unlabeled.documents
-    extra      = stage.brown.documents
-    top_k      = 1
-    similarity = var.objective.similarity
+    uses   = "annotate.idc"
+    model  = previous.model
+    params = local.idc
   }
   stage "idc_train" {
     uses       = "train.infonce"
@@ -312,8 +318,12 @@ stage "eval" {
 # Each start fine-tuned on 1,000 labelled articles ("1k") and on all of them
 # ("all"), selected on the validation articles, R@5 on the test articles.
 # BERT is the encoder before any self-supervision (bert-base-uncased here).
+locals {
+  labels = { "1k" = stage.split.labeled, all = stage.split.labeled_all }
+}
+
 stage "ft_bert" {
-  for_each      = { bert_1k = stage.split.labeled, bert_all = stage.split.labeled_all }
+  for_each      = { for budget, data in local.labels : "bert_${budget}" => data }
   uses          = "train.headline"
   hf_checkpoint = var.bert
   from_scratch  = false
@@ -324,13 +334,13 @@ stage "ft_bert" {
 
 stage "ft" {
   # simcse_1k, simcse_all, ..., infocse_all
-  for_each = merge([for labels, data in { "1k" = stage.split.labeled, all = stage.split.labeled_all } : {
+  for_each = merge([for budget, data in local.labels : {
     for start, model in {
       simcse  = stage.simcse.model
       ict     = stage.ict.model
       conpono = stage.conpono.model
       infocse = repeat.infocse.last.model # the selected round
-    } : "${start}_${labels}" => { init = model, data = data }
+    } : "${start}_${budget}" => { init = model, data = data }
   }]...)
   uses       = "train.headline"
   init       = each.value.init
@@ -355,7 +365,7 @@ stage "test" {
 # candidates. Validation R@5, patience 1, at most 4 rounds; the last round's
 # two IDC rounds train a model no round fine-tunes.
 repeat "pp" {
-  for_each = { "1k" = stage.split.labeled, all = stage.split.labeled_all }
+  for_each = local.labels
   rounds   = 4
   until    = { metric = stage.pp_val.metrics.r5, patience = 1 }
   start    = { model = stage.ft["infocse_${each.key}"].model, pretrained = repeat.infocse.last.model }
@@ -379,12 +389,9 @@ repeat "pp" {
     similarity = var.objective.similarity
   }
   stage "pp_pairs_a" {
-    uses       = "annotate.idc"
-    model      = stage.pp_ft.model
-    documents  = stage.unlabeled.documents
-    extra      = stage.brown.documents
-    top_k      = 1
-    similarity = var.objective.similarity
+    uses   = "annotate.idc"
+    model  = stage.pp_ft.model
+    params = local.idc
   }
   stage "pp_train_a" {
     uses       = "train.infonce"
@@ -394,12 +401,9 @@ repeat "pp" {
     params     = [var.pretrain, var.objective]
   }
   stage "pp_pairs_b" {
-    uses       = "annotate.idc"
-    model      = stage.pp_train_a.model
-    documents  = stage.unlabeled.documents
-    extra      = stage.brown.documents
-    top_k      = 1
-    similarity = var.objective.similarity
+    uses   = "annotate.idc"
+    model  = stage.pp_train_a.model
+    params = local.idc
   }
   stage "pp_train_b" {
     uses       = "train.infonce"
