@@ -356,6 +356,7 @@ func finishVariants(cfg *Config, evals []*evaluator, profile string) hcl.Diagnos
 	}
 	for _, e := range evals {
 		e.finish(extra)
+		e.warnUnreached() // a --set or ablation path into a module stage nothing reads (module_paths.go)
 	}
 	// The deviations of the module instances the variants run (deviation.go).
 	cfg.Deviations = append(cfg.Deviations, moduleDeviations(cfg.File, evals, profile)...)

@@ -278,3 +278,38 @@ func (c *Config) TargetProblem(v *Variant, name string) string {
 	}
 	return ""
 }
+
+// warnUnreached warns, for each override of e's (the loaded file's) that
+// addresses a module stage no instance of which is part of the pipeline
+// (nothing here reads it), that it changes nothing.
+func (e *evaluator) warnUnreached() {
+	names := map[string]bool{}
+	for _, s := range e.stages {
+		names[s.Name] = true
+	}
+	for _, path := range sortedKeys(e.ovr) {
+		o := e.ovr[path]
+		if o.target.kind != targetModuleStage || o.target.inner == nil {
+			continue
+		}
+		prefix := ""
+		t := &o.target
+		for t.kind == targetModuleStage && t.inner != nil {
+			prefix += "module." + t.name + "."
+			t = t.inner
+		}
+		if t.stage == nil {
+			continue
+		}
+		inst := prefix + t.stage.name
+		found := names[inst]
+		for n := range names { // any instance of a for_each stage (a missing key is an error of its own)
+			found = found || strings.HasPrefix(n, inst+"[")
+		}
+		if !found {
+			r := o.rng
+			e.diags = append(e.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Module stage not in the pipeline",
+				Detail: fmt.Sprintf("%s: nothing this file runs reads %s, so this changes nothing.", path, inst), Subject: &r})
+		}
+	}
+}

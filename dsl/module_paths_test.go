@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
 )
 
 const pathsFile = "testdata/modules/paths/main.hcl"
@@ -163,5 +165,23 @@ func TestModuleTargets(t *testing.T) {
 		if got := cfg.TargetProblem(v, name); !strings.Contains(got, want) || (want == "") != (got == "") {
 			t.Errorf("TargetProblem(%s) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// A path into a module stage that nothing reads is a warning: it changes
+// nothing.
+func TestSetIntoUnreachedModuleStage(t *testing.T) {
+	t.Parallel()
+	sets := []string{"module.a.mask.input=stage.corpus.sentences", "module.a.wiki.limit=3"}
+	cfg, diags := NewLoader(testRegistry()).LoadSource(pathsFile, mustRead(t, pathsFile), Options{Sets: sets})
+	if cfg == nil || diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	if len(diags) != 1 || diags[0].Severity != hcl.DiagWarning || diags[0].Subject.Filename != "--set" ||
+		!strings.Contains(diags[0].Detail, "nothing this file runs reads module.a.wiki, so this changes nothing") {
+		t.Errorf("diagnostics %v, want one warning at the flag", diags)
+	}
+	if _, diags := NewLoader(testRegistry()).LoadSource(pathsFile, mustRead(t, pathsFile), Options{Sets: sets[1:]}); len(diags) != 0 {
+		t.Errorf("module.a.wiki is read: %v", diags)
 	}
 }

@@ -28,6 +28,11 @@ module "outer" {
   encoder = stage.base.model
 }
 
+stage "use" {
+  uses = "train.encoder"
+  data = module.outer.x
+}
+
 expect "a" {
   value = module.a.scores.avg
 }
