@@ -574,7 +574,8 @@ func (d *decoder) expect(b *hcl.Block) {
 }
 
 func (d *decoder) profile(b *hcl.Block) {
-	content, diags := b.Body.Content(profileSchema)
+	body, shared := sharedStageBlocks(b.Body) // stage "A" "B" { ... } (profile_shared.go)
+	content, diags := body.Content(profileSchema)
 	d.diags = append(d.diags, diags...)
 	if !d.label(b, "profile") {
 		return
@@ -603,35 +604,7 @@ func (d *decoder) profile(b *hcl.Block) {
 	for _, sb := range content.Blocks {
 		switch sb.Type {
 		case "stage":
-			s, key, ok := d.profileStage(name, sb) // NAME or NAME["KEY"] (foreach.go)
-			if !ok {
-				continue
-			}
-			attrs, blocks, diags := attrsBesideBlocks(sb.Body, stageSchema)
-			d.diags = append(d.diags, diags...)
-			d.spreadParams(attrs)
-			for _, a := range sortedAttrs(attrs) {
-				t, ok := d.stageTarget(s, a.Name, a.NameRange)
-				if ok && key != "" {
-					t, ok = d.onInstance(t, key, a.NameRange)
-				}
-				if ok {
-					p.overrides = append(p.overrides, override{target: t, expr: a.Expr, rng: a.NameRange})
-				}
-			}
-			var res map[string]*hcl.Attribute
-			for _, rb := range blocks {
-				res = d.resources(rb, res)
-			}
-			for _, a := range sortedAttrs(res) {
-				t, ok := d.resourceTarget(s, a.Name, a.NameRange)
-				if ok && key != "" {
-					t, ok = d.onInstance(t, key, a.NameRange)
-				}
-				if ok {
-					p.overrides = append(p.overrides, override{target: t, expr: a.Expr, rng: a.NameRange})
-				}
-			}
+			p.overrides = append(p.overrides, d.profileStageOverrides(name, sb)...)
 		case "resources":
 			if prof != nil {
 				d.errorf(sb.DefRange, "Duplicate resources block", "Only one resources block is allowed in a profile.")
@@ -667,6 +640,44 @@ func (d *decoder) profile(b *hcl.Block) {
 			}
 		}
 	}
+	// A stage's own block wins over a shared one: the shared go first.
+	p.overrides = append(d.sharedOverrides(name, shared), p.overrides...)
+}
+
+// profileStageOverrides decodes a profile's stage block (one label, NAME or
+// NAME["KEY"]) into its overrides.
+func (d *decoder) profileStageOverrides(profile string, sb *hcl.Block) []override {
+	s, key, ok := d.profileStage(profile, sb) // NAME or NAME["KEY"] (foreach.go)
+	if !ok {
+		return nil
+	}
+	var out []override
+	attrs, blocks, diags := attrsBesideBlocks(sb.Body, stageSchema)
+	d.diags = append(d.diags, diags...)
+	d.spreadParams(attrs)
+	for _, a := range sortedAttrs(attrs) {
+		t, ok := d.stageTarget(s, a.Name, a.NameRange)
+		if ok && key != "" {
+			t, ok = d.onInstance(t, key, a.NameRange)
+		}
+		if ok {
+			out = append(out, override{target: t, expr: a.Expr, rng: a.NameRange})
+		}
+	}
+	var res map[string]*hcl.Attribute
+	for _, rb := range blocks {
+		res = d.resources(rb, res)
+	}
+	for _, a := range sortedAttrs(res) {
+		t, ok := d.resourceTarget(s, a.Name, a.NameRange)
+		if ok && key != "" {
+			t, ok = d.onInstance(t, key, a.NameRange)
+		}
+		if ok {
+			out = append(out, override{target: t, expr: a.Expr, rng: a.NameRange})
+		}
+	}
+	return out
 }
 
 func (d *decoder) ablation(b *hcl.Block) {
