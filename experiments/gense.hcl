@@ -97,8 +97,8 @@ locals {
 
   sts              = { STS12 = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16", "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg" }
   paper_gense      = { STS12 = 80.72, STS13 = 87.43, STS14 = 83.96, STS15 = 88.63, STS16 = 85.19, "STS-B" = 87.65, "SICK-R" = 79.87, Avg = 84.78 }
-  models           = { gense = "GenSE", prompt_nli = "ST5-EncDec-Base + Prompt", st5_encdec = "ST5-EncDec-Base", st5_enc = "ST5-Enc-Base" }
   paper_gense_plus = { STS12 = 80.65, STS13 = 88.18, STS14 = 84.69, STS15 = 89.03, STS16 = 85.82, "STS-B" = 87.88, "SICK-R" = 80.10, Avg = 85.19 }
+  models           = { gense = "GenSE", prompt_nli = "ST5-EncDec-Base + Prompt", st5_encdec = "ST5-EncDec-Base", st5_enc = "ST5-Enc-Base" } # rows' titles
   quality = {
     candidates            = "candidates", kept = "kept", "pass rate" = "pass_rate", "pass rate at 0.9" = "pass_rate_at_0.9",
     "mean P(true) entail" = "mean_p_true_entail", "mean P(false) contra" = "mean_p_false_contra"
