@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,7 +156,7 @@ func (x *passedRef) StartRange() hcl.Range                               { retur
 // references resolved here.
 func (e *evaluator) overridesInto(name string) []override {
 	var out []override
-	for _, path := range sortedKeys(e.ovr) {
+	for _, path := range slices.Sorted(maps.Keys(e.ovr)) {
 		o := e.ovr[path]
 		if o.target.kind != targetModuleStage || o.target.name != name || o.target.inner == nil {
 			continue
@@ -218,15 +219,6 @@ func (e *evaluator) labelsFrom(name string, child *evaluator) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // ---- --target ----
 
 // TargetProblem explains why --target name selects nothing in v, for a
@@ -287,7 +279,7 @@ func (e *evaluator) warnUnreached() {
 	for _, s := range e.stages {
 		names[s.Name] = true
 	}
-	for _, path := range sortedKeys(e.ovr) {
+	for _, path := range slices.Sorted(maps.Keys(e.ovr)) {
 		o := e.ovr[path]
 		if o.target.kind != targetModuleStage || o.target.inner == nil {
 			continue
