@@ -25,6 +25,16 @@ type releasedModel struct {
 // t5Read is how the released GenSE encoders are read: as ours are.
 const t5Read = "t5"
 
+// releasedStage is the name of the stage that loads released model key:
+// one for_each block's instance, released["KEY"], or (gense.hcl) a block
+// per model, released_KEY["KEY"].
+func releasedStage(file, key string) string {
+	if file == "gense.hcl" {
+		return fmt.Sprintf("released_%s[%q]", key, key)
+	}
+	return fmt.Sprintf("released[%q]", key)
+}
+
 // releasedRows lists each experiment's released models.
 var releasedRows = map[string][]releasedModel{
 	"simcse.hcl": {
@@ -111,7 +121,7 @@ func TestReleasedRows(t *testing.T) {
 			}
 		}
 		for _, m := range models {
-			id := fmt.Sprintf("released_%s[%q]", m.key, m.key)
+			id := releasedStage(name, m.key)
 			n := node[id]
 			typ := "model.hf_encoder"
 			if m.pooling == t5Read {

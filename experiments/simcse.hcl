@@ -72,30 +72,34 @@ locals {
   }
 
   # The papers' rows (the table each is printed in), ours and, by -var, the
-  # authors' released model's, with the same paper values.
+  # authors' released model's (read with pooling), with the same paper values.
   models = {
     # PaSeR Table 1.
     unsup_bert = {
       title    = "unsup SimCSE-BERT-base"
       released = var.released_unsup_bert
+      pooling  = "cls_before_pooler"
       paper    = [68.40, 82.41, 74.38, 80.91, 78.56, 76.85, 72.23, 76.25]
     }
     # SynCSE Table 2 (marked there as reported by SimCSE).
     unsup_roberta = {
       title    = "unsup SimCSE-RoBERTa-base"
       released = var.released_unsup_roberta
+      pooling  = "cls_before_pooler"
       paper    = [70.16, 81.77, 73.24, 81.36, 80.65, 80.22, 68.56, 76.57]
     }
     # PaSeR Table 2.
     sup_bert = {
       title    = "sup SimCSE-BERT-base"
       released = var.released_sup_bert
+      pooling  = "cls"
       paper    = [75.30, 84.67, 80.19, 85.40, 80.82, 84.25, 80.39, 81.57]
     }
     # SynCSE Table 2 and GenSE Table 2.
     sup_roberta = {
       title    = "sup SimCSE-RoBERTa-base"
       released = var.released_sup_roberta
+      pooling  = "cls"
       paper    = [76.53, 85.21, 80.95, 86.03, 82.57, 85.83, 80.50, 82.52]
     }
   }
@@ -207,43 +211,19 @@ stage "eval" {
 }
 
 # ---- the authors' released models (paper profile, by -var) --------------------
-# Each loaded as it is and scored as ours are; unset, no instance. One block
-# each: checkpoint reads its variable directly, so that a relative -var path
-# resolves against the working directory. Pooling as SimCSE evaluates them:
-# the unsupervised models' [CLS] before the pooler, the supervised ones'
-# through it.
-
-stage "released_unsup_bert" {
-  for_each   = var.released_unsup_bert == "" ? [] : ["unsup_bert"]
+# Each loaded as it is and scored as ours are; unset, no instance. Pooling as
+# SimCSE evaluates them: the unsupervised models' [CLS] before the pooler, the
+# supervised ones' through it.
+stage "released" {
+  for_each   = { for k, m in local.models : k => m if m.released != "" }
   uses       = "model.hf_encoder"
-  checkpoint = var.released_unsup_bert
-  pooling    = "cls_before_pooler"
-}
-
-stage "released_unsup_roberta" {
-  for_each   = var.released_unsup_roberta == "" ? [] : ["unsup_roberta"]
-  uses       = "model.hf_encoder"
-  checkpoint = var.released_unsup_roberta
-  pooling    = "cls_before_pooler"
-}
-
-stage "released_sup_bert" {
-  for_each   = var.released_sup_bert == "" ? [] : ["sup_bert"]
-  uses       = "model.hf_encoder"
-  checkpoint = var.released_sup_bert
-  pooling    = "cls"
-}
-
-stage "released_sup_roberta" {
-  for_each   = var.released_sup_roberta == "" ? [] : ["sup_roberta"]
-  uses       = "model.hf_encoder"
-  checkpoint = var.released_sup_roberta
-  pooling    = "cls"
+  checkpoint = each.value.released
+  pooling    = each.value.pooling
 }
 
 # One evaluation per released model given, eval_released["sup_bert"] ...
 stage "eval_released" {
-  for_each = merge(stage.released_unsup_bert, stage.released_unsup_roberta, stage.released_sup_bert, stage.released_sup_roberta)
+  for_each = stage.released
   uses     = "evaluate.sts"
   encoder  = each.value.model
   data     = stage.sts.pairs
@@ -302,10 +282,8 @@ profile "mini" {
     params = local.mini_unsup
   }
   stage "sup" { params = local.mini_sup }
-  stage "unsup[\"bert\"]" { init = module.pretrained.bert_4.model }
-  stage "unsup[\"roberta\"]" { init = module.pretrained.roberta.model }
-  stage "sup[\"bert\"]" { init = module.pretrained.bert_4.model }
-  stage "sup[\"roberta\"]" { init = module.pretrained.roberta.model }
+  stage "unsup[\"bert\"]" "sup[\"bert\"]" { init = module.pretrained.bert_4.model }
+  stage "unsup[\"roberta\"]" "sup[\"roberta\"]" { init = module.pretrained.roberta.model }
 }
 
 # ---- ci: the same pipeline on the ci pretraining, in minutes -----------------
@@ -316,10 +294,8 @@ profile "ci" {
   stage "nli" { source = "nli" }
   stage "unsup" { params = local.ci_unsup }
   stage "sup" { params = local.ci_sup }
-  stage "unsup[\"bert\"]" { init = module.pretrained.bert.model }
-  stage "unsup[\"roberta\"]" { init = module.pretrained.roberta.model }
-  stage "sup[\"bert\"]" { init = module.pretrained.bert.model }
-  stage "sup[\"roberta\"]" { init = module.pretrained.roberta.model }
+  stage "unsup[\"bert\"]" "sup[\"bert\"]" { init = module.pretrained.bert.model }
+  stage "unsup[\"roberta\"]" "sup[\"roberta\"]" { init = module.pretrained.roberta.model }
 }
 
 # The temperature of the unsupervised loss (SimCSE Table D.1 of its appendix

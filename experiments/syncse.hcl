@@ -176,7 +176,7 @@ locals {
   # How the released models are read: SimCSE's supervised evaluation, [CLS]
   # through the pooler (the MLP head SimCSE's converter saves there; SynCSE
   # trains with SimCSE's supervised code). A reading, not stated by the
-  # paper: --set 'stage.released_partial["partial"].pooling=cls_before_pooler'
+  # paper: --set 'stage.released["partial"].pooling=cls_before_pooler'
   # scores one without the head.
   released_pooling = "cls"
   # Why Tables 2 and 3's RoBERTa-large cells have no result.
@@ -512,39 +512,16 @@ stage "eval_rerank" {
 
 # ---- the authors' released models (paper profile, by -var): each loaded as
 # it is and scored by the same evaluation as our rows; unset, no instance.
-# checkpoint reads the variable directly, so a relative path resolves
-# against the working directory.
 
-stage "released_partial" {
-  for_each   = var.released_partial == "" ? [] : ["partial"]
+stage "released" {
+  for_each   = { for k, m in local.released : k => m if m.dir != "" }
   uses       = "model.hf_encoder"
-  checkpoint = var.released_partial
-  pooling    = local.released_pooling
-}
-
-stage "released_scratch" {
-  for_each   = var.released_scratch == "" ? [] : ["scratch"]
-  uses       = "model.hf_encoder"
-  checkpoint = var.released_scratch
-  pooling    = local.released_pooling
-}
-
-stage "released_partial_large" {
-  for_each   = var.released_partial_large == "" ? [] : ["partial_large"]
-  uses       = "model.hf_encoder"
-  checkpoint = var.released_partial_large
-  pooling    = local.released_pooling
-}
-
-stage "released_scratch_large" {
-  for_each   = var.released_scratch_large == "" ? [] : ["scratch_large"]
-  uses       = "model.hf_encoder"
-  checkpoint = var.released_scratch_large
+  checkpoint = each.value.dir
   pooling    = local.released_pooling
 }
 
 stage "eval_released" {
-  for_each = merge(stage.released_partial, stage.released_scratch, stage.released_partial_large, stage.released_scratch_large)
+  for_each = stage.released
   uses     = "evaluate.sts"
   encoder  = each.value.model
   data     = stage.sts.pairs
@@ -742,9 +719,7 @@ profile "mini" {
 
   # The mixes as this profile's results were recorded: the first rows, and
   # every scratch triplet beside the NLI stand-in.
-  stage "scratch_eq" { params = local.first_rows }
-  stage "scratch_22k" { params = local.first_rows }
-  stage "gense_eq" { params = local.first_rows }
+  stage "scratch_eq" "scratch_22k" "gense_eq" { params = local.first_rows }
   stage "scratch_nli" { b = stage.scratch.triplets }
   deviation "first_rows" {
     what   = "the scratch sets' cut and Scratch + SimCSE_NLI's mixture, in this profile"
@@ -754,36 +729,26 @@ profile "mini" {
     tables = ["Table 2", "Table 4", "Table 8", "Table 14"]
   }
 
-  stage "partial" {
-    lm     = module.chat.chat_lm.model
-    params = local.offline
-  }
-  stage "scratch" {
-    lm     = module.chat.chat_lm.model
-    params = local.offline
-  }
-  stage "naive" {
+  # Every synth stage asks module.chat's GPT-2, in-process.
+  stage "partial" "scratch" "naive" "scratch_sentences" "naive_sentences" {
     lm     = module.chat.chat_lm.model
     params = local.offline
   }
   stage "scratch_sentences" {
-    lm              = module.chat.chat_lm.model
-    params          = [local.offline, local.offline_lists, local.offline_scratch]
+    params          = [local.offline_lists, local.offline_scratch]
     calls_per_genre = 64
   }
   stage "naive_sentences" {
-    lm              = module.chat.chat_lm.model
-    params          = [local.offline, local.offline_lists]
+    params          = local.offline_lists
     calls_per_genre = 600
   }
 
+  stage "unsup_simcse" "train" { params = local.mini }
   stage "unsup_simcse" {
-    params         = local.mini
     mlp_only_train = false
     learning_rate  = 2e-4
     eval_every     = 60
   }
-  stage "train" { params = local.mini }
 }
 
 # ---- ci: mini in minutes (module.chat's tiny GPT-2, 3 genres; pretrained.hcl's
@@ -800,18 +765,14 @@ profile "ci" {
   }
   stage "naive_sentences" { calls_per_genre = 120 }
 
-  stage "unsup_simcse" {
-    init           = module.pretrained.bert.model
-    params         = [local.ci_init, local.ci]
-    mlp_only_train = true
-    max_sentences  = 640
-  }
-  stage "train" {
+  stage "unsup_simcse" "train" {
     init   = module.pretrained.bert.model
     params = [local.ci_init, local.ci]
   }
+  stage "unsup_simcse" {
+    mlp_only_train = true
+    max_sentences  = 640
+  }
   # Batches of 8 on the small scratch and naive sets.
-  stage "train[\"scratch\"]" { batch_size = 8 }
-  stage "train[\"naive\"]" { batch_size = 8 }
-  stage "train[\"scratch_22k\"]" { batch_size = 8 }
+  stage "train[\"scratch\"]" "train[\"naive\"]" "train[\"scratch_22k\"]" { batch_size = 8 }
 }
