@@ -5,9 +5,8 @@
 # The paper pretrains on 1.5M MIND news bodies and retrieves each article's
 # headline among 180,000 candidates. The paper profile reads MIND's news.tsv
 # (-var mind=FILE) and a local bert-base-uncased (-var bert=DIR), and refuses
-# to start without them. The mini and ci profiles read BBC News instead,
-# without paper values: with about 1% of MIND's candidates only the order of
-# the rows compares. Not here: the Web Document and Web Browsing columns, the
+# to start without them; the mini and ci profiles' stand-ins and sizes are
+# their deviations. Not here: the Web Document and Web Browsing columns, the
 # ConSERT, Mirror-BERT, CPC and DeCLUTR rows, and Table 3's SBERT row (an
 # MPNet, which repro's checkpoint loader does not read). The split, the
 # pipeline, and the profiles' timings: docs/papers/infocse.md.
@@ -50,7 +49,8 @@ variable "objective" {
 
 locals {
   recall = { "R@5" = "r5", "R@10" = "r10", "R@20" = "r20" }
-  mind   = var.mind != "" # the paper's values hold for MIND only
+  mind   = var.mind != ""                    # the paper's values hold for MIND only
+  tables = ["Table 1", "Table 2", "Table 3"] # what most deviations touch
 }
 
 # The pretrained mini encoders: the mini and ci profiles start from its BERT.
@@ -66,7 +66,7 @@ deviation "idc_rounds" {
   ours     = "InfoCSE stops by that rule (validation R@5, patience 1, at most 5 rounds) among the IDC rounds: the CONPONO initialisation is no candidate (it is the CONPONO row); the K-means, SC and ICT rows run a fixed two rounds, Table 3's convergence rows a fixed three"
   why      = "an InfoCSE that returned its initialisation would be no InfoCSE; the paper finds its variants converge within 2 rounds"
   evidence = "infocse.md section 3.2: 'once the validation performance stops growing, the iteration will be terminated and the optimal representation model is returned'; section 4.1: 'InfoCSE is able to quickly converge within 2 rounds of IDC'"
-  tables   = ["Table 1", "Table 2", "Table 3"]
+  tables   = local.tables
   profiles = ["paper"]
 }
 
@@ -76,7 +76,7 @@ deviation "retrieval_similarity" {
   ours     = "each encoder ranks with the similarity it was trained with: the inner product for CONPONO, ICT, every IDC round and every fine-tuned model; the cosine for SimCSE, trained with the cosine / 0.05"
   why      = "the paper does not say; the inner product is what its method optimises and clusters with"
   evidence = "infocse.md section 3: 'and <.> is the inner-product operator' (eq. 1); eq. 2: w_ij <- <f(s_i), f(s_j)>"
-  tables   = ["Table 1", "Table 2", "Table 3"]
+  tables   = local.tables
   profiles = ["paper"]
 }
 
@@ -86,16 +86,16 @@ deviation "mind_bodies" {
   ours     = "MIND's news.tsv as published: the abstract's sentences are the body, the title the headline; articles without an abstract left out"
   why      = "MIND publishes bodies only as URLs to crawl; news.tsv holds titles and abstracts"
   evidence = "infocse.md section 4 and Table 4: 'Microsoft News articles released by MIND ... the unlabeled corpus only has news bodies'"
-  tables   = ["Table 1", "Table 2", "Table 3"]
+  tables   = local.tables
   profiles = ["paper"]
 }
 
 deviation "brown_extra" {
   what      = "extra unlabeled documents"
   paper     = "the news corpus alone"
-  ours      = "the Brown Corpus's 500 documents added to the self-supervised pairs (CONPONO, ICT, every IDC round)"
+  ours      = "the Brown Corpus's 500 documents (mini: 20, ci: 10) added to the self-supervised pairs (CONPONO, ICT, every IDC round)"
   why       = "kept as in the mini and ci profiles, so the paper profile's rows differ from theirs in the news data alone"
-  tables    = ["Table 1", "Table 2", "Table 3"]
+  tables    = local.tables
   stand_ins = ["brown"]
 }
 
@@ -104,8 +104,54 @@ deviation "split_sizes" {
   paper    = "10,000 training, 24,363 validation and 180,000 test pairs; 1,000 / 2,000 / 5,000 labels"
   ours     = "a seeded split of the articles: 200 validation, 500 test, 1,000 labels and the whole remaining pool; zero-shot rows on every article but the validation ones"
   why      = "the sizes fit the BBC stand-in of the mini profile, which shares this split (the ci profile's is smaller: its own deviation ci_split)"
-  tables   = ["Table 1", "Table 2", "Table 3"]
+  tables   = local.tables
   profiles = ["paper", "mini"]
+}
+
+# The mini and ci profiles' own.
+deviation "bbc_news" {
+  what     = "news documents"
+  paper    = "1.5M MIND news bodies, each paired with its headline; 180,000 test candidates"
+  ours     = "BBC News's 2,089 articles (duplicates dropped): the body's sentences, the headline; the cells carry no paper values (with about 1% of MIND's candidates only the order of the rows compares)"
+  why      = "MIND is not in the data directory; the paper profile reads it by -var mind"
+  tables   = local.tables
+  profiles = ["mini", "ci"]
+}
+
+deviation "cosine" {
+  what     = "similarity, temperature and pooling of every training, IDC clustering, model selection and retrieval"
+  paper    = "the inner product without a temperature (eq. 1 and 2); the paper profile pools [CLS] before the pooler"
+  ours     = "the cosine / 0.05 of mean-pooled tokens everywhere; SimCSE mean-pools too (no [CLS] MLP head)"
+  why      = "a small model's vectors are far from unit length; the recorded baselines were made so"
+  tables   = local.tables
+  profiles = ["mini", "ci"]
+}
+
+deviation "scale" {
+  what     = "the encoder, the training lengths and the data's size"
+  paper    = "BERT-base; batches of 3,200 for at most 200,000 updates at lr 2e-5, early stopping on R@5; fine-tuning batches of 64 for at most 20 epochs (patience 2); the whole corpus"
+  ours     = "pretrained.hcl's mini BERT after its fourth phase (its deviations follow); batches of 64 at lr 2e-4: 60 updates per InfoNCE and SimCSE stage (SimCSE at 1e-4), one validation, fine-tuning one epoch on each article's first 3 sentences; ICT positives of up to 64 tokens; a seeded 500 articles unlabeled, 800 zero-shot. ci: the 2-layer ci BERT, batches of 32 at lr 1e-3, 20 updates, ICT positives of 48 tokens, 300 articles (all unlabeled and zero-shot), SimCSE on 5,000 BBC sentences"
+  why      = "mini runs in about 20 minutes on a CPU, ci in minutes for the CI gate"
+  tables   = local.tables
+  profiles = ["mini", "ci"]
+}
+
+deviation "fixed_rounds" {
+  what     = "IDC's rounds"
+  paper    = "InfoCSE iterates until the validation performance stops growing and returns the optimal model; the K-means, SC and ICT rows converge within a few rounds"
+  ours     = "fixed rounds from CONPONO: Table 1, Table 2's InfoCSE rows and Table 3's Partition and CP rows read round 2 of Table 3's three Iter-k rounds; the K-means, SC and ICT rows two rounds (ci: SC and ICT one)"
+  why      = "the recorded baselines were made so; the paper profile follows the paper"
+  tables   = local.tables
+  profiles = ["mini", "ci"]
+}
+
+deviation "plus_rounds" {
+  what     = "InfoCSE++'s alternations and candidates"
+  paper    = "fine-tuning and IDC alternate until the fine-tuning performance stops growing; the best fine-tuned model is returned, the first one included"
+  ours     = "two IDC rounds on the fine-tuned InfoCSE come first, so it is no candidate; one alternation per label budget (ci: up to 2 with 100 labels, stopped by validation R@5, and 1 with all)"
+  why      = "the recorded baselines were made so; ci's second alternation lets `until` decide in CI"
+  tables   = ["Table 3"]
+  profiles = ["mini", "ci"]
 }
 
 # ---- data -------------------------------------------------------------------
@@ -503,14 +549,8 @@ table "Table 3" {
   }
 }
 
-# ---- mini: the pretrained mini BERT on this machine ------------------------
-# BBC News for MIND. Every start is pretrained.hcl's mini BERT after its
-# fourth phase (bert_4: 4 layers, width 128), not BERT-base; 60 updates at
-# batch 64 per training stage with one validation, fine-tuning one epoch on
-# each article's first 3 sentences; cosine / 0.05 instead of the raw inner
-# product (a small model's vectors are far from unit length). To fit 20
-# minutes: a seeded 500 articles and 20 Brown documents as the unlabeled
-# corpus, a seeded 800 for the zero-shot rows, one InfoCSE++ alternation.
+# ---- mini: the pretrained mini BERT on this machine --------------------------
+# Its deviations: bbc_news, cosine, scale, fixed_rounds, plus_rounds (above).
 profile "mini" {
   variables = {
     pretrain  = { learning_rate = 2e-4, batch_size = 64, max_steps = 60, eval_every = 60, patience = 0 }
@@ -536,9 +576,8 @@ profile "mini" {
   }
   stage "ft_bert" { init = module.pretrained.bert_4.model }
   repeat "pp" { rounds = 1 }
-  # InfoCSE as recorded (deviation fixed_rounds): Table 1 and the fine-tuning
-  # read IDC's fixed round 2, and InfoCSE++ trains IDC first. Repeat infocse
-  # runs one round of idc's own stages (cached with them); nothing reads it.
+  # Repeat infocse runs one round of idc's own stages (cached with them);
+  # nothing reads it.
   repeat "infocse" { rounds = 1 }
   stage "infocse_val" { data = stage.zero_shot.documents }
   stage "eval[\"infocse\"]" { encoder = repeat.idc["conpono"].round[2].model }
@@ -547,22 +586,11 @@ profile "mini" {
   stage "pp_pairs_a" { model = previous.model }
   stage "pp_train_a" { init = previous.model }
   stage "pp_ft" { init = stage.pp_train_b.model }
-  deviation "fixed_rounds" {
-    what   = "InfoCSE's rounds and InfoCSE++'s candidates in this profile"
-    paper  = "IDC rounds until validation stops improving, the best returned; InfoCSE++ returns the best fine-tuned model, the first one included"
-    ours   = "Table 1, Table 2's InfoCSE rows and Table 3's Partition and CP rows read round 2 of a fixed three; InfoCSE++ starts with IDC on the fine-tuned InfoCSE, which is no candidate"
-    why    = "the recorded baseline was made so; the paper profile follows the paper"
-    tables = ["Table 1", "Table 2", "Table 3"]
-  }
 }
 
 # ---- ci: the whole pipeline in about five minutes ----------------------------
-# The mini profile on a slice of the data and the ci pretraining: 300 BBC
-# articles, all of them unlabeled and zero-shot (50 validation, 100 test,
-# 100 labels), 10 Brown documents, the module's ci BERT (2 layers), 20
-# updates per training stage; the SC and ICT starts 1 IDC round, InfoCSE++
-# up to 2 alternations with 100 labels (so that `until` decides). It checks
-# that the pipeline runs and stays where results/infocse.ci.json puts it.
+# The mini profile on a slice of the data; it checks that the pipeline runs
+# and stays where results/infocse.ci.json puts it.
 profile "ci" {
   extends = "mini"
   variables = {
@@ -599,6 +627,6 @@ profile "ci" {
     paper  = "10,000 training, 24,363 validation and 180,000 test pairs; 1,000 / 2,000 / 5,000 labels"
     ours   = "a seeded split of 300 BBC articles: 50 validation, 100 test, 100 labels and the whole remaining pool; zero-shot rows on every article but the validation ones"
     why    = "a pipeline check in minutes"
-    tables = ["Table 1", "Table 2", "Table 3"]
+    tables = local.tables
   }
 }
