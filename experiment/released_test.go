@@ -26,12 +26,8 @@ type releasedModel struct {
 const t5Read = "t5"
 
 // releasedStage is the name of the stage that loads released model key:
-// one for_each block's instance, released["KEY"], or (gense.hcl) a block
-// per model, released_KEY["KEY"].
+// one for_each block's instance, released["KEY"].
 func releasedStage(file, key string) string {
-	if file == "gense.hcl" {
-		return fmt.Sprintf("released_%s[%q]", key, key)
-	}
 	return fmt.Sprintf("released[%q]", key)
 }
 

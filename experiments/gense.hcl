@@ -99,6 +99,10 @@ locals {
   paper_gense      = { STS12 = 80.72, STS13 = 87.43, STS14 = 83.96, STS15 = 88.63, STS16 = 85.19, "STS-B" = 87.65, "SICK-R" = 79.87, Avg = 84.78 }
   paper_gense_plus = { STS12 = 80.65, STS13 = 88.18, STS14 = 84.69, STS15 = 89.03, STS16 = 85.82, "STS-B" = 87.88, "SICK-R" = 80.10, Avg = 85.19 }
   models           = { gense = "GenSE", prompt_nli = "ST5-EncDec-Base + Prompt", st5_encdec = "ST5-EncDec-Base", st5_enc = "ST5-Enc-Base" } # rows' titles
+  released = {
+    gense      = { path = var.released_gense, title = "GenSE", paper = local.paper_gense }
+    gense_plus = { path = var.released_gense_plus, title = "GenSE+", paper = local.paper_gense_plus }
+  }
   quality = {
     candidates            = "candidates", kept = "kept", "pass rate" = "pass_rate", "pass rate at 0.9" = "pass_rate_at_0.9",
     "mean P(true) entail" = "mean_p_true_entail", "mean P(false) contra" = "mean_p_false_contra"
@@ -499,26 +503,17 @@ stage "embed_in_syn" {
 }
 
 # ---- the authors' released encoders (paper profile, by -var) ---------------------
-# Read as ours are; unset, a stage has no instance and its row no cells.
-# checkpoint reads the variable itself, so a relative path resolves against
-# the working directory.
+# Read as ours are; one given by its -var is an instance, and its row has cells.
 
-stage "released_gense" {
-  for_each   = var.released_gense == "" ? [] : ["gense"]
+stage "released" {
+  for_each   = { for k, r in local.released : k => r.path if r.path != "" }
   uses       = "model.hf_t5_encoder"
-  checkpoint = var.released_gense
-  params     = local.released_encoder
-}
-
-stage "released_gense_plus" {
-  for_each   = var.released_gense_plus == "" ? [] : ["gense_plus"]
-  uses       = "model.hf_t5_encoder"
-  checkpoint = var.released_gense_plus
+  checkpoint = each.value
   params     = local.released_encoder
 }
 
 stage "eval_released" {
-  for_each = merge(stage.released_gense, stage.released_gense_plus)
+  for_each = stage.released
   uses     = "evaluate.sts"
   encoder  = each.value.model
   data     = stage.sts.pairs
@@ -583,12 +578,12 @@ table "Table 2" {
   }
   # The released encoders, with our rows' paper values: present when their -var is set.
   row "released" {
-    for_each = { gense = [var.released_gense, "GenSE", local.paper_gense], gense_plus = [var.released_gense_plus, "GenSE+", local.paper_gense_plus] }
-    enabled  = each.value[0] != ""
+    for_each = local.released
+    enabled  = each.value.path != ""
     name     = "released_${each.key}"
-    title    = "${each.value[1]} (released; Table 2)"
+    title    = "${each.value.title} (released; Table 2)"
     stage    = stage.eval_released[each.key]
-    paper    = each.value[2]
+    paper    = each.value.paper
   }
 }
 
@@ -779,16 +774,9 @@ profile "mini" {
     params = local.mini_gen
   }
   module "open" { sentences = stage.unlabeled.test }
-  stage "embed_syn" {
-    init   = stage.gen.model
-    params = local.mini_synthetic
-  }
-  stage "embed_in_syn" { params = local.mini_synthetic }
-  stage "embed" { params = local.mini_nli }
-  stage "nli_only" {
-    init   = stage.gen.model
-    params = local.mini_nli
-  }
+  stage "embed_syn" "nli_only" { init = stage.gen.model }
+  stage "embed_syn" "embed_in_syn" { params = local.mini_synthetic }
+  stage "embed" "nli_only" { params = local.mini_nli }
   stage "ret_pairs" {
     data   = stage.unlabeled.test
     corpus = stage.unlabeled.sentences
@@ -809,12 +797,9 @@ profile "ci" {
   stage "nli_part" { max = 1000 }
   stage "unlabeled" { test_size = 300 }
   stage "gen" { params = local.ci_gen }
-  stage "embed_syn" { params = local.ci_synthetic }
-  stage "embed_in_syn" { params = local.ci_synthetic }
-  stage "embed" { params = local.ci_nli }
-  stage "embed[\"retrieval\"]" { params = local.ci_half }
-  stage "embed[\"in\"]" { params = local.ci_half }
-  stage "nli_only" { params = local.ci_nli }
+  stage "embed_syn" "embed_in_syn" { params = local.ci_synthetic }
+  stage "embed" "nli_only" { params = local.ci_nli }
+  stage "embed[\"retrieval\"]" "embed[\"in\"]" { params = local.ci_half }
   stage "ret_pairs" { top_k = 2 }
   stage "indomain" {
     max_words = 20
