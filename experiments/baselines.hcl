@@ -1,7 +1,3 @@
-# Non-neural baselines: the "Avg. GloVe embeddings" row that PaSeR (Table 1)
-# and DINO (Table 1) print, and a TF-IDF bag of words, evaluated with the
-# papers' protocols on the real STS, reranking and retrieval sets.
-
 experiment "baselines" {
   title = "Non-neural baselines: average GloVe embeddings and TF-IDF"
   table = "PaSeR Table 1 / DINO Table 1, row Avg. GloVe embeddings"
@@ -67,7 +63,6 @@ stage "tfidf" {
   max_features = 20000
 }
 
-# Each encoder on each set; TF-IDF's STS in batches of 256.
 stage "sts_eval" {
   for_each   = local.encoders
   uses       = "evaluate.sts"
@@ -90,8 +85,6 @@ stage "retrieval_eval" {
   data     = stage.news.documents
 }
 
-# The paper's GloVe row (PaSeR Table 1 = DINO Table 1: 840B 300d GloVe); no
-# paper prints a TF-IDF row.
 table "STS" {
   columns = {
     STS12   = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
