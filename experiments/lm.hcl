@@ -1,17 +1,9 @@
-# A causal language model (GPT-2 family) on the local unlabeled text: the
-# generator that the DINO and SynCSE mini profiles build on (used as a module:
-# module.lm.lm.model). No paper reports these numbers; the table is ours,
-# gated by the recorded baselines (results/lm.<profile>.json). The stage
-# blocks adapt a given GPT-2 (-var gpt2=DIR) with run_clm.py's recipe; the
-# mini and ci profiles train small GPT-2s from scratch (docs/papers/lm.md).
-
 experiment "lm" {
   title = "Causal language model: a small GPT-2 on Wikipedia + BBC News + Brown"
   table = "Perplexity on held-out sentences (lower is better); seeded samples below"
   paper = "none (the generator of DINO, SynCSE and GenSE's pipelines)"
 }
 
-# Not a paper's table: the generator DINO's and SynCSE's mini profiles build on.
 deviation "local_text" {
   what      = "language-model text"
   paper     = "GPT-2's WebText (no paper reports this table)"
@@ -21,7 +13,6 @@ deviation "local_text" {
   stand_ins = ["wiki", "bbc", "brown"]
 }
 
-# The mini and ci profiles' model, written once.
 deviation "from_scratch" {
   what     = "the model"
   paper    = "a pretrained GPT-2 (-var gpt2) adapted with run_clm.py's recipe: lr 5e-5, batches of 8 of 128 tokens, 3 epochs"
@@ -38,8 +29,6 @@ variable "gpt2" {
   default     = ""
 }
 
-# The three corpora, deduplicated, without fragments and without any STS
-# sentence; 2,000 drawn into dev and 2,000 into test, by a fixed seed.
 stage "lm_text" {
   uses        = "data.corpus"
   sources     = ["wiki", "bbc", "brown"]
@@ -71,7 +60,6 @@ stage "perplexity" {
   data  = stage.lm_text.test
 }
 
-# Seeded samples, unprompted and after a news prompt, shown in the report.
 stage "samples" {
   for_each = {
     free     = { template = "", samples = 6, top_k = null }
@@ -95,7 +83,6 @@ expect "perplexity" {
   lower_is_better = true
 }
 
-# ---- mini: 4 layers, width 256, vocabulary 8,192, 2,500 updates of 16 windows of 64 tokens
 profile "mini" {
   stage "lm" {
     from_scratch  = true
@@ -116,7 +103,6 @@ profile "mini" {
   }
 }
 
-# ---- ci: mini's recipe, tiny (2 layers, width 128, vocabulary 2,048, 500 updates)
 profile "ci" {
   extends = "mini"
   stage "lm" {
