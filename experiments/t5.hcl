@@ -1,18 +1,9 @@
-# The pretrained T5 the GenSE mini and ci profiles start from, used as a
-# module (`module.t5.pretrain.model`). GenSE starts from T5-base, which cannot
-# be had here: the stage blocks continue T5's own objective, span corruption,
-# from a given checkpoint (-var t5=DIR); the mini and ci profiles pretrain a
-# small T5 from scratch (docs/papers/t5.md). The table: the model's
-# span-corruption perplexity on 1,000 held-out sentences.
-
 experiment "t5" {
   title = "T5 pretraining: span corruption on the local Wikipedia sentences (the model GenSE's mini and ci profiles start from)"
   table = "held-out span-corruption perplexity and target-token accuracy (%) on 1,000 Wikipedia sentences the pretraining did not see"
   paper = "none (Raffel et al. 2020's pretraining objective; GenSE's tables are experiments/gense.hcl's)"
 }
 
-# Not a paper's table: the model GenSE's mini and ci profiles start from.
-# Its paper profile continues a given T5 on the same local text, to compare.
 deviation "local_text" {
   what      = "pretraining text"
   paper     = "T5's C4 (Raffel et al. 2020)"
@@ -31,7 +22,6 @@ deviation "continued" {
   profiles = ["paper"]
 }
 
-# The mini and ci profiles' model, written once.
 deviation "from_scratch" {
   what     = "the model"
   paper    = "a given T5 (-var t5) over its own vocabulary, its span corruption continued 2,000 updates of 128 sequences of 512 tokens at lr 1e-4"
@@ -50,8 +40,7 @@ variable "t5" {
 }
 
 locals {
-  # T5's objective (15% of the tokens, spans of mean length 3) on packed
-  # 512-token sequences: the pretraining and its held-out score alike.
+  # T5's own objective settings, for the pretraining and its held-out score alike.
   span_corruption = { noise_density = 0.15, mean_span_length = 3, max_length = 512 }
 }
 
@@ -73,7 +62,6 @@ stage "spm" {
   sentinels  = 100
 }
 
-# T5's objective continued from the checkpoint (deviation continued).
 stage "pretrain" {
   uses          = "train.span_corruption"
   data          = stage.corpus.sentences
@@ -88,7 +76,6 @@ stage "pretrain" {
   seed          = var.seed
 }
 
-# The same corruption settings as the pretraining, one seeded draw.
 stage "heldout" {
   uses   = "evaluate.span_corruption"
   model  = stage.pretrain.model
@@ -111,7 +98,6 @@ expect "heldout_accuracy" {
   value  = stage.heldout.metrics.token_accuracy
 }
 
-# ---- mini: a small T5 (3+3 layers, width 96), the shape of GenSE's mini models
 profile "mini" {
   stage "spm" {
     vocab_size = 4000
@@ -134,7 +120,6 @@ profile "mini" {
   stage "heldout" { max_length = 64 }
 }
 
-# ---- ci: mini's recipe, tiny (2+2 layers, width 64), minutes from an empty cache
 profile "ci" {
   extends = "mini"
   stage "spm" {
