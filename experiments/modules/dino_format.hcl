@@ -1,9 +1,3 @@
-# DINO's offline generator for the mini and ci profiles of ../dino.hcl (its
-# module "format"; a building block, not an experiment): lm.hcl's small
-# GPT-2 fine-tuned on NLI triplets rendered in DINO's instruction format. A
-# DEPARTURE FROM THE PAPER, whose GPT2-XL needs no such teaching; why, and
-# what it shows: docs/papers/dino.md.
-
 experiment "dino_format" {
   title = "DINO's offline generator: a small GPT-2 fine-tuned on DINO's instruction format"
   table = "none (a module of dino.hcl)"
@@ -48,7 +42,6 @@ stage "format" {
   seed          = 42
 }
 
-# ci: 150 updates on 3,000 rendered texts.
 profile "ci" {
   stage "render" { max_triplets = 1000 }
   stage "format" { max_steps = 150 }

@@ -1,7 +1,3 @@
-# GenSE's synthesis and quality check (section 2.1, steps 3 and 4), used
-# twice by ../gense.hcl: on the open-domain sentences (module "open") and on
-# the in-domain ones of domain adaptation (module "in", section 2.3).
-
 experiment "gense_synthesis" {
   title = "GenSE's synthesis: T_e(u) and T_c(u) sampled for unlabeled sentences u, quality-checked by the discriminator under T_d"
   table = "none (a module of gense.hcl)"
@@ -22,7 +18,6 @@ variable "settings" {
   description = "gense.hcl's local.synthesis: seed, Table 1's t_e and t_c (placeholder [X]) and t_d, alpha, max_new_tokens, keep_ids"
 }
 
-# T_e(u) and T_c(u): one nucleus sample (p = 0.9) each.
 stage "generate" {
   for_each       = { entail = var.settings.t_e, contra = var.settings.t_c }
   uses           = "generate.complete"

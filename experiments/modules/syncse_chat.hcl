@@ -1,9 +1,3 @@
-# SynCSE's offline generator, for the mini and ci profiles of ../syncse.hcl
-# (its `module "chat"`): a small GPT-2 of this project fine-tuned on the
-# chats SynCSE sends, rendered from local data (chat_text), since a GPT-2
-# pretrained from scratch has never seen a chat (deviation local_text).
-# docs/papers/syncse.md says what the chats are and what they cost.
-
 experiment "syncse_chat" {
   title = "SynCSE's offline generator: a small GPT-2 fine-tuned on SynCSE's chat format"
   table = "none (a module of syncse.hcl)"
@@ -53,19 +47,17 @@ variable "calls" {
 }
 
 locals {
-  # Both language models' training: weight decay 0.01, no dropout, no dev
-  # evaluation.
+  # Both language models' training (chat_lm, tiny_lm), without dev evaluation.
   causal = { weight_decay = 0.01, dropout = 0, eval_every = 0, seed = 42 }
 }
 
-# The mini generator: lm.hcl's model (its mini profile: 4 layers, width 256,
-# context 128).
+# The mini profile's generator: lm.hcl's mini GPT-2 (ci trains tiny_lm instead).
 module "lm" {
   source = "../lm.hcl"
 }
 
-# Labelling chats from 2,500 triplets, 3,000 scratch-call and 1,000
-# naive-call lists.
+# Labelling chats from the triplets; list chats: `lists` of the scratch calls,
+# `fixed_lists` of the naive calls.
 stage "chat_text" {
   uses           = "synth.chat_corpus"
   lm             = module.lm.lm.model
@@ -81,8 +73,8 @@ stage "chat_text" {
   seed           = 42
 }
 
-# Fine-tuning, each chat framed on its own (pack = false) so that the model
-# learns to end its answer: 300 updates of 16.
+# Each chat framed on its own (pack = false) so that the model learns to end
+# its answer.
 stage "chat_lm" {
   uses          = "train.causal_lm"
   init          = module.lm.lm.model
@@ -96,9 +88,8 @@ stage "chat_lm" {
   max_steps     = 300
 }
 
-# ---- ci: its own tiny generator (2 layers, width 128, vocabulary 2,048,
-# context 160: SynCSE's chats need more than lm.hcl's ci model's 96 tokens),
-# then 150 updates on fewer chats, without naive lists.
+# ---- ci's own tiny generator: SynCSE's chats need a longer context (160
+# tokens) than lm.hcl's ci model has (96).
 
 stage "tiny_text" {
   uses        = "data.corpus"
