@@ -1,16 +1,9 @@
-# The pretrained encoders every mini and ci profile starts from, used as a
-# module (`module.pretrained.bert_4.model`). The stage blocks carry BERT's and
-# RoBERTa's own recipes on their shapes (never run by the paper profiles,
-# which load the real checkpoints); the mini and ci profiles pretrain small
-# models of the same shape on the local text (docs/papers/pretrained.md).
-
 experiment "pretrained" {
   title = "Pretrained mini encoders: masked-LM on the local Wikipedia, BBC and Brown sentences"
   table = "held-out MLM perplexity and accuracy; STS test, Spearman x 100, without fine-tuning"
   paper = "paser.md Table 1 (BERT-base first-last avg.); dino.md Table 1 (Avg. BERT)"
 }
 
-# Not a paper's table: the encoders every mini profile starts from.
 deviation "local_text" {
   what      = "pretraining text"
   paper     = "BERT: BooksCorpus and English Wikipedia (3.3B words); RoBERTa: 160GB of text"
@@ -61,21 +54,19 @@ locals {
     roberta   = { mlm = "RoBERTa (masked-LM pretraining)", sts = "RoBERTa" }
   }
 
-  # BERT-base's shape and optimiser (Devlin et al. 2019, appendix A.2). Every
-  # phase states the shape: train.mlm builds the model from its parameters.
+  # BERT-base's shape and optimiser (Devlin et al. 2019, appendix A.2).
   bert_base = {
     layers  = 12, hidden = 768, heads = 12, intermediate = 3072, max_position = 512, vocab = "bert-base-uncased",
     pooling = "first_last_avg", learning_rate = 1e-4, batch_size = 256, weight_decay = 0.01, eval_every = 1000
   }
-  # BERT's second phase, 512-token sequences; the later phases continue it.
+  # BERT's second phase; the later phases continue it.
   bert_phase = { max_length = 512, epochs = 4, warmup = 1000 }
 
-  # mini: the shape of PaSeR's mini encoder, the same recipe every phase.
+  # The mini and ci profiles' recipes (deviations mini_models, ci_models, glove_init).
   mini = {
     layers = 4, hidden = 128, heads = 4, intermediate = 512, max_position = 128,
     epochs = 4, learning_rate = 1e-3, batch_size = 128, max_length = 64, warmup = 200, eval_every = 400
   }
-  # ci: a much smaller model; a first phase of 200 updates, later ones of 50.
   ci = {
     layers        = 2, hidden = 128, heads = 4, intermediate = 256, max_position = 128,
     learning_rate = 1e-3, batch_size = 64, max_length = 48
@@ -83,11 +74,9 @@ locals {
   ci_first = { max_steps = 200, warmup = 20, eval_every = 100 }
   ci_phase = { max_steps = 50, warmup = 5, eval_every = 50 }
 
-  # mini and ci first phases (deviation glove_init).
   glove = { glove_init = true, glove_scale = 0.2 }
 }
 
-# The unlabeled text, STS sentences removed (the evaluation text).
 stage "corpus" {
   uses        = "data.corpus"
   sources     = ["wiki", "bbc", "brown"]
@@ -120,8 +109,6 @@ stage "bert_long" {
   seed   = var.seed + 1
 }
 
-# Third and fourth phases: not BERT's; more passes of the same recipe, each
-# continuing the one before with a new masking seed, for the mini profile.
 stage "bert_3" {
   uses   = "train.mlm"
   init   = stage.bert_long.model
@@ -170,8 +157,6 @@ stage "roberta" {
   seed          = var.seed
 }
 
-# ---- the pretrained encoders as they are, on STS -----------------------------
-
 stage "sts" {
   uses  = "data.sts"
   tasks = ["sts12", "sts13", "sts14", "sts15", "sts16", "stsb", "sickr"]
@@ -216,7 +201,6 @@ table "STS without fine-tuning" {
   }
 }
 
-# ---- mini: 4 layers, hidden 128 (PaSeR's mini encoder), on this machine -------
 profile "mini" {
   deviation "mini_models" {
     what   = "model size and schedule"
@@ -240,7 +224,6 @@ profile "mini" {
   }
 }
 
-# ---- ci: a much smaller pretraining, so a cold CI run fits its budget ---------
 profile "ci" {
   deviation "ci_models" {
     what   = "pretraining text, model size and schedule"
