@@ -1,17 +1,9 @@
-# DINO (Schick and Schütze, 2021): Datasets from Instructions. A language
-# model writes a sentence-similarity dataset from three instructions with
-# self-debiasing; the pairs are post-processed, and Sentence-RoBERTa trained
-# on them is evaluated on STS12-16, STS-B and SICK-R. The paper profile reads
-# GPT2-XL, roberta-base and bert-base-uncased by -var; the mini and ci
-# profiles declare what they use instead. Notes: docs/papers/dino.md.
-
 experiment "dino" {
   title = "DINO: Generating Datasets with Pretrained Language Models"
   table = "STS test, Spearman x 100 (Table 1: all setting; Table 5: mean of subsets)"
   paper = "Schick and Schütze 2021, dino.md"
 }
 
-# The paper's formula read as its released code reads it.
 deviation "self_debiasing" {
   what     = "self-debiasing's penalty"
   paper    = "alpha = exp(lambda * delta_y), delta_y = min over counterlabels of (p_y - p_y'), applied where p_y is lower (section 3)"
@@ -29,8 +21,6 @@ deviation "glove_vectors" {
   tables = ["Table 1"]
 }
 
-# The mini and ci profiles' data and encoders (their generator:
-# modules/dino_format.hcl's deviation), written once.
 deviation "x1" {
   what     = "the X1 of each dataset"
   paper    = "the STSb training sentences (STS-L-x2); 15,000 generated x1 (STS-L-x1x2)"
@@ -72,7 +62,6 @@ module "format" { source = "./modules/dino_format.hcl" }
 module "pretrained" { source = "./pretrained.hcl" }
 
 locals {
-  # Top-k 5, top-p 0.9, 40 new tokens, two x2 per (x1, y) from up to five tries.
   self_debiasing = { lambda = 100, epsilon = 0.01, top_k = 5, top_p = 0.9, max_new_tokens = 40, x2_per_x1 = 2, max_tries = 5 }
   # The mini and ci profiles' generator, recorded without token ids, and
   # bi-encoder (deviation encoders).
@@ -99,10 +88,9 @@ stage "sts" {
 }
 
 # ---- generation (paper: GPT2-XL as it is) -------------------------------------
-# token_ids: every generated row keeps its token ids and its prompt's (the
-# mini and ci profiles, recorded without them, turn it off).
+# token_ids: every generated row keeps its token ids and its prompt's.
 
-# X1 of STS-L-x1x2: 15,000 generated sentences (top-p 0.9 only).
+# X1 of STS-L-x1x2: generated sentences (top-p sampling alone).
 stage "x1" {
   uses           = "generate.dino_x1"
   hf_checkpoint  = var.gpt2
@@ -159,8 +147,8 @@ stage "split" {
 
 # ---- Sentence-RoBERTa on each dataset, and the baselines -------------------------
 
-# Sentence-BERT's defaults as sentence-transformers' fit applies them
-# (warm-up: 10% of the updates of the one epoch), the best validation kept.
+# Sentence-BERT's defaults as sentence-transformers' fit applies them, the
+# best validation step kept.
 stage "sroberta" {
   for_each      = stage.split
   uses          = "train.cosine_mse"
@@ -276,7 +264,6 @@ ablation "table2" {
   }
 }
 
-# ---- mini: lm.hcl's mini GPT-2, format fine-tuned; pretrained.hcl's bert_long ------
 profile "mini" {
   stage "x1" {
     params = local.offline
@@ -291,7 +278,6 @@ profile "mini" {
   stage "sroberta" { params = local.mini_sbert }
 }
 
-# ---- ci: mini on lm.hcl's ci GPT-2 and pretrained.hcl's ci BERT, in minutes --------
 profile "ci" {
   extends = "mini"
   stage "x1" { count = 30 }
