@@ -28,6 +28,10 @@
 // encoded back, so `lr = 3e-5`, `lr = 0.00003` and an omitted default of
 // 3e-5 are the same value, and formatting, comments, attribute order and
 // other stages' names never change it (the runner's cache key hashes it).
+// A relative path resolves where its value is written, through locals,
+// each.value and conditionals: a -var's against the working directory, one
+// written in a file (a literal, a variable's default, a profile's or module
+// argument's value) against that file's directory (paths.go).
 //
 // # References
 //
@@ -75,7 +79,10 @@
 // fault. See module.go. A module file declares the artifacts it takes
 // (`input "NAME" { kind = "..." }`, read as input.NAME) and may name what it
 // gives (`output "NAME" { value = ... }`, read as module.M.NAME); each module
-// block is its own set of instances. See module_inputs.go.
+// block is its own set of instances. See module_inputs.go. Of a module's
+// experiment block, seed seeds its stages and title names its tables in the
+// including file's deviation list; its expect, table and ablation blocks
+// are ignored.
 //
 // # Deviations
 //
@@ -85,9 +92,10 @@
 // one), inside a profile block for that profile; the report prints
 // the selected profile's under the table (Config.Deviations), then those of
 // the modules whose stages it runs, each naming its module instances and
-// file. In the paper profile a stage that reads a dataset the catalogue
-// marks as a stand-in (registry.StageType.StandIns) must be named by a
-// top-level deviation's stand_ins (the file's, or for a module's stage its
+// file, the module's tables named with its title up to the first colon
+// ("GenSE Table 2"). In the paper profile a stage that reads a dataset the
+// catalogue marks as a stand-in (registry.StageType.StandIns) must be named
+// by a top-level deviation's stand_ins (the file's, or for a module's stage its
 // module's), or the file does not load. See deviation.go.
 //
 // # Expectations
@@ -109,7 +117,10 @@
 //
 // A `table "T" { columns = ..., row "NAME" { stage, paper, ... } }` block
 // states a paper table as rows x columns and lowers to exactly the Expects of
-// the equivalent expect blocks (cells ROW[COLUMN]). See table.go.
+// the equivalent expect blocks (cells ROW[COLUMN]). A row with for_each is
+// one row per key (named by `name`, else LABEL[KEY]); `enabled = false`
+// leaves a row out before the rest of it is evaluated (a row that reads an
+// instance present only with its -var). See table.go.
 //
 // # Ablation tables
 //
@@ -127,6 +138,9 @@
 // stage.S.ATTR (any input, parameter or seed), module.M.S.ATTR (a stage of a
 // module block, the value evaluated here: module_paths.go), repeat.R.rounds
 // and var.NAME.
+// A profile's stage block may name several stages or instances,
+// stage "A" "B" { ... }, as one block per label (a stage's own block wins;
+// profile_shared.go).
 // Precedence, lowest first: the file, the selected profile (stage blocks,
 // repeat blocks, `variables = {...}`), -var, the grid cell (ablation `vary`
 // axes, explicit `variant` blocks as one more axis, --set lists), then
