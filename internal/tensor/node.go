@@ -209,9 +209,49 @@ func accGrad(x mat.Tensor, g []float32) {
 		l.accGrad(b)
 		return
 	}
-	x.AccGrad(ownedGrad{mat.NewDense[float32](mat.WithShape(x.Shape()...), mat.WithBacking(g))})
-	if isLeafParam(x) {
-		free(g) // a parameter copies or adds its gradient
+	m := mat.NewDense[float32](mat.WithShape(x.Shape()...), mat.WithBacking(g))
+	if !isLeafParam(x) {
+		x.AccGrad(ownedGrad{m})
+		return
+	}
+	// A parameter (spago's Dense) clones its first contribution and adds
+	// later ones: handedGrad makes that clone the buffer itself, so a
+	// parameter's first gradient of a step costs no allocation and no copy.
+	x.AccGrad(handedGrad{m})
+	if gd := x.Grad(); gd == nil || !sameBuffer(mat.Data[float32](gd), g) {
+		free(g) // added in: its buffer is free again
+	}
+}
+
+// handedGrad is a gradient handed over to a leaf whose AccGrad clones the
+// first contribution (spago's Dense.AccGrad: grad.Clone() when it has no
+// gradient yet): its Clone returns the matrix itself, so the leaf keeps
+// the caller's buffer. The values are the same as with a copy. Only
+// accGrad makes one, for a buffer it gives up.
+type handedGrad struct{ *Matrix }
+
+// Clone returns the matrix itself (see handedGrad).
+func (h handedGrad) Clone() mat.Matrix { return h.Matrix }
+
+// sameBuffer reports whether a and b start at the same element.
+func sameBuffer(a, b []float32) bool {
+	return len(a) > 0 && len(b) > 0 && &a[0] == &b[0]
+}
+
+// ReleaseGrad drops t's gradient, as ZeroGrad does, and hands its buffer
+// back for reuse by later steps when it came from this package's free
+// lists (a parameter keeps the first gradient an operator gives it). Call
+// it only when nothing still reads the gradient: the optimiser, after its
+// update.
+func ReleaseGrad(t mat.Tensor) {
+	if !isLeafParam(t) || placedLeaf(t) != nil || !t.HasGrad() {
+		t.ZeroGrad()
+		return
+	}
+	g, ok := t.Grad().(*Matrix)
+	t.ZeroGrad()
+	if ok {
+		free(mat.Data[float32](g))
 	}
 }
 

@@ -76,7 +76,8 @@ func (o *Params) Step() {
 		o.grads[i] = tensor.GradData(p)
 	}
 	o.opt.Step(o.data, o.grads, o.lr, o.decay)
-	for _, p := range o.params {
-		p.ZeroGrad()
+	for i, p := range o.params {
+		o.grads[i] = nil
+		tensor.ReleaseGrad(p) // its buffer serves the next step's gradient
 	}
 }
