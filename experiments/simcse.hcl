@@ -1,12 +1,3 @@
-# SimCSE (Gao et al., 2021): the baseline rows every paper here compares to.
-#
-# The stage blocks carry the paper's settings and read its checkpoints and
-# data by -var (-var bert=DIR -var roberta=DIR -var wiki1m=FILE -var
-# simcse_nli=FILE; without them the run refuses before any stage starts). The
-# mini and ci profiles fine-tune the small BERT and RoBERTa pretrained by
-# experiments/pretrained.hcl on the data directory's stand-ins, gated by their
-# recorded baselines (results/simcse.<profile>.json; docs/papers/simcse.md).
-
 experiment "simcse" {
   title = "SimCSE: Simple Contrastive Learning of Sentence Embeddings"
   table = "STS test, Spearman x 100 (PaSeR Tables 1-2, SynCSE Table 2)"
@@ -35,10 +26,6 @@ variable "simcse_nli" {
   default     = ""
 }
 
-# The authors' released models (SimCSE released all four rows' encoders on
-# the Hugging Face hub), each a local copy by -var; every one given adds a
-# "(released)" row, scored by the same evaluation as ours beside the paper's
-# number. Unset (the default), the row is absent and nothing refuses.
 variable "released_unsup_bert" {
   description = "the authors' released unsup-SimCSE-BERT: a local princeton-nlp/unsup-simcse-bert-base-uncased directory (adds its row)"
   default     = ""
@@ -59,7 +46,7 @@ variable "released_sup_roberta" {
   default     = ""
 }
 
-# The mini BERT and RoBERTa, declared once for every experiment.
+# The mini and ci profiles' pretrained BERT and RoBERTa.
 module "pretrained" {
   source = "./pretrained.hcl"
 }
@@ -173,7 +160,7 @@ stage "sts" {
 
 # ---- training and evaluation (paper settings) -------------------------------
 
-# Unsupervised: dropout views of Wikipedia sentences; lr and batch per encoder.
+# Unsupervised: dropout views of Wikipedia sentences.
 stage "unsup" {
   for_each = {
     bert    = { checkpoint = var.bert, learning_rate = 3e-5, batch_size = 64 }
@@ -211,9 +198,8 @@ stage "eval" {
 }
 
 # ---- the authors' released models (paper profile, by -var) --------------------
-# Each loaded as it is and scored as ours are; unset, no instance. Pooling as
-# SimCSE evaluates them: the unsupervised models' [CLS] before the pooler, the
-# supervised ones' through it.
+# Each loaded as it is, pooled as SimCSE evaluates them: the unsupervised
+# models' [CLS] before the pooler, the supervised ones' through it.
 stage "released" {
   for_each   = { for k, m in local.models : k => m if m.released != "" }
   uses       = "model.hf_encoder"
@@ -221,7 +207,6 @@ stage "released" {
   pooling    = each.value.pooling
 }
 
-# One evaluation per released model given, eval_released["sup_bert"] ...
 stage "eval_released" {
   for_each = stage.released
   uses     = "evaluate.sts"
@@ -241,7 +226,6 @@ table "STS" {
     stage    = stage.eval[each.key]
     paper    = each.value.paper
   }
-  # The released model's row, beside ours, only when its -var is set.
   row "released" {
     for_each = local.models
     enabled  = each.value.released != ""
@@ -266,12 +250,9 @@ table "geometry" {
   }
 }
 
-# ---- mini: the pretrained mini encoders, fine-tuned as the paper does ---------
-# The BERT rows start from pretrained.hcl's BERT after its fourth phase, the
-# RoBERTa rows from its RoBERTa; the unsupervised rows read its corpus, which
-# stands in for the paper's 1M Wikipedia sentences. The recipe's deltas
-# (local.mini_unsup, local.mini_sup) suit a 4-layer, 128-wide model, each
-# selected on STS-B dev (docs/papers/simcse.md).
+# The unsupervised rows read pretrained.hcl's corpus, a stand-in for the
+# paper's 1M Wikipedia sentences; the recipe's deltas (local.mini_unsup,
+# local.mini_sup) suit a 4-layer, 128-wide model, each selected on STS-B dev.
 profile "mini" {
   # The data directory's stand-ins for SimCSE's data: the first 11,914
   # wiki1m lines and the 8,816 dev/test-derived NLI triplets.
@@ -286,9 +267,8 @@ profile "mini" {
   stage "unsup[\"roberta\"]" "sup[\"roberta\"]" { init = module.pretrained.roberta.model }
 }
 
-# ---- ci: the same pipeline on the ci pretraining, in minutes -----------------
-# The module's ci models, then 60 unsupervised updates on 3,840 sentences and
-# 60 supervised updates on 3,840 triplets of the data directory's stand-ins.
+# The same pipeline on pretrained.hcl's ci models and the data directory's
+# stand-ins, cut to minutes.
 profile "ci" {
   stage "wiki" { source = "wiki" }
   stage "nli" { source = "nli" }
@@ -298,8 +278,7 @@ profile "ci" {
   stage "unsup[\"roberta\"]" "sup[\"roberta\"]" { init = module.pretrained.roberta.model }
 }
 
-# The temperature of the unsupervised loss (SimCSE Table D.1 of its appendix
-# varies it); each cell is its own cached training run.
+# The temperature of the unsupervised loss, as SimCSE's appendix Table D.1 varies it.
 ablation "temperature" {
   title   = "unsup SimCSE-BERT: temperature"
   vary    = { "stage.unsup[\"bert\"].temperature" = [0.01, 0.05, 0.1, 1.0] }
