@@ -1,11 +1,3 @@
-# GenSE (Chen et al. 2022; ../shared/papers/gense.md), section 2 as stages:
-# Table 1's instances, one T5 as generator and discriminator, synthesis and
-# quality check (modules/gense_synthesis.hcl), contrastive learning on the
-# synthetic triplets then on NLI; Table 8's retrieval baseline, domain
-# adaptation and Figure 2 beside them. Stage blocks hold the paper's settings
-# and data (by -var), profiles their deltas, deviation blocks every difference
-# from the paper (docs/papers/gense.md: what each step does and what it cost).
-
 experiment "gense" {
   title = "GenSE: semi-supervised sentence embeddings from a T5 generator/discriminator and prompt-based contrastive learning"
   table = "STS test Spearman x 100 (Table 2); AskUbuntu MAP (Table 3; the CQA stand-in in the mini and ci profiles); STS-B dev and that MAP for the ablations"
@@ -86,9 +78,8 @@ locals {
     seed = var.seed, alpha = var.alpha, max_new_tokens = var.max_new_tokens, keep_ids = var.keep_ids
     t_e  = replace(local.t_e, "[X1]", "[X]"), t_c = replace(local.t_c, "[X1]", "[X]"), t_d = local.t_d
   }
-  # Step 5: T_s, eq. 2 with hard negatives, tau 0.05, lr 5e-5, selected on
-  # STS-B dev; first on the synthetic triplets, then on NLI. A synthetic set
-  # smaller than its batch is one batch (deviation small_sets).
+  # Step 5: eq. 2 under T_s, selected on STS-B dev; first on the synthetic
+  # triplets (on_synthetic), then on NLI (on_nli).
   contrastive      = { dev = stage.stsb_dev.pairs, mode = "encdec", template = local.t_s, temperature = 0.05, hard_negatives = true, learning_rate = 5e-5, eval_every = 250, max_length = 64 }
   from_t5          = { hf_checkpoint = var.t5, from_scratch = false }
   on_synthetic     = { batch_size = 1024, epochs = 1, small_data = "one_batch" }
@@ -188,8 +179,6 @@ deviation "transfer_tasks" {
   profiles = ["paper"]
 }
 
-# The mini and ci profiles, which the paper profile's readings above
-# (small_sets, c4_sentences, transfer_tasks) do not describe.
 deviation "stand_in_data" {
   what     = "the NLI, the unlabeled and in-domain sentences, and the Transfer task"
   paper    = "SimCSE's 275,601 NLI triplets; sentences sampled from C4 (about 61M synthetic triplets); AskUbuntu, CQADupStack, TwitterPara and BIOSSES, each adapted to from its unlabelled training set"
@@ -272,8 +261,7 @@ stage "rerank" {
 
 # ---- 1. instances (Table 1) ---------------------------------------------------
 
-# The generator/discriminator's training split and its development set, a
-# seeded 5% (deviation dev_split).
+# The generator/discriminator's training split and its development set.
 stage "nli_split" {
   for_each = { train = true, dev = false }
   uses     = "synth.sample"
@@ -503,7 +491,6 @@ stage "embed_in_syn" {
 }
 
 # ---- the authors' released encoders (paper profile, by -var) ---------------------
-# Read as ours are; one given by its -var is an instance, and its row has cells.
 
 stage "released" {
   for_each   = { for k, r in local.released : k => r.path if r.path != "" }
@@ -576,7 +563,6 @@ table "Table 2" {
     paper    = each.value
     pending  = "not reproducible here: needs the ELI5, GooAQ and Yahoo QA pairs (4M), not in the data directory"
   }
-  # The released encoders, with our rows' paper values: present when their -var is set.
   row "released" {
     for_each = local.released
     enabled  = each.value.path != ""
@@ -714,8 +700,8 @@ table "Figure 2" {
   }
 }
 
-# ---- ablations (--ablation NAME; the Transfer column is AskUbuntu's MAP, the
-# CQA stand-in's in the mini and ci profiles) -------------------------------------
+# ---- ablations (the Transfer column is AskUbuntu's MAP, the CQA stand-in's in
+# the mini and ci profiles) ------------------------------------------------------
 
 ablation "prompt" {
   title   = "Table 4: prompt T_s in the NLI-only model (ST5-EncDec-Base vs + Prompt)"
@@ -758,8 +744,6 @@ ablation "negatives" {
   paper = { "GenSE" = [88.9, null], "w/o synthetic negatives" = [88.6, null] }
 }
 
-# ---- mini: the whole pipeline on this machine (deviations stand_in_data and
-# scale); it shows every step running, nothing about T5-base -------------------------
 profile "mini" {
   variables = { alpha = 0.4, keep_ids = false, max_new_tokens = 24 }
   stage "nli" { source = "nli" }
@@ -788,8 +772,6 @@ profile "mini" {
   }
 }
 
-# ---- ci: the mini pipeline, tiny, from an empty cache in minutes; it checks that
-# the chain runs and stays where it was, nothing about GenSE ---------------------------
 profile "ci" {
   extends   = "mini"
   variables = { alpha = 0.45 }
