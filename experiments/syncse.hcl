@@ -1,13 +1,3 @@
-# SynCSE: Contrastive Learning of Sentence Embeddings from Scratch (Zhang,
-# Lan and He, 2023; ../shared/papers/syncse.md). A language model writes the
-# triplets supervised SimCSE (RoBERTa-base) trains on: positives and hard
-# negatives for the NLI premises (SynCSE-partial), or the sentences first,
-# over genres and topics, then their labels (SynCSE-scratch). The paper
-# profile asks any chat-completions server (the paper's gpt-3.5-turbo-0301
-# by default); the mini and ci profiles a small GPT-2 of this project,
-# in-process (module "chat"). How to run it, the request cache and what
-# stands in for what: docs/papers/syncse.md.
-
 experiment "syncse" {
   title = "SynCSE: Contrastive Learning of Sentence Embeddings from Scratch"
   table = "Table 2: STS; Table 3: reranking; Table 4: other synthetic data; Table 8: naive generation; Table 13: cost; Table 14: amount"
@@ -46,9 +36,6 @@ variable "c4" {
   default     = ""
 }
 
-# The authors' released models (hkust-nlp/SynCSE-{partial,scratch}-RoBERTa-{base,large}),
-# each a local copy by -var: every one given adds a "(released)" row beside
-# the paper's number. Unset (the default), the row is absent.
 variable "released_partial" {
   description = "the authors' released SynCSE-partial: a local hkust-nlp/SynCSE-partial-RoBERTa-base directory (adds its row)"
   default     = ""
@@ -99,9 +86,8 @@ variable "labelled" {
   default     = 0
 }
 
-# The mini and ci profiles' generator: a small GPT-2 fine-tuned on chats
-# like the synth stages' calls (local.offline*), rendered from the NLI
-# triplets whose premise partial does not label.
+# The mini and ci profiles' generator, fine-tuned on chats like the synth
+# stages' calls (local.offline*).
 module "chat" {
   source    = "./modules/syncse_chat.hcl"
   triplets  = stage.nli.triplets
@@ -119,9 +105,7 @@ module "chat" {
   }
 }
 
-# Table 4's GenSE row: this project's own GenSE (experiments/gense.hcl), its
-# quality-checked triplets, in the profile this file runs (deviation
-# gense_row).
+# Table 4's GenSE row (deviation gense_row), in the profile this file runs.
 module "gense" {
   source     = "./gense.hcl"
   t5         = var.t5
@@ -173,11 +157,9 @@ locals {
       paper = [75.45, 85.01, 80.28, 86.55, 83.95, 84.49, 80.61, 82.33]
     }
   }
-  # How the released models are read: SimCSE's supervised evaluation, [CLS]
-  # through the pooler (the MLP head SimCSE's converter saves there; SynCSE
-  # trains with SimCSE's supervised code). A reading, not stated by the
-  # paper: --set 'stage.released["partial"].pooling=cls_before_pooler'
-  # scores one without the head.
+  # How the released models are read, a reading the paper does not state:
+  # SimCSE's supervised evaluation, [CLS] through the pooler (the MLP head
+  # SimCSE's converter saves there; SynCSE trains with SimCSE's supervised code).
   released_pooling = "cls"
   # Why Tables 2 and 3's RoBERTa-large cells have no result.
   large_pending = "not run here: this file trains RoBERTa-base; the RoBERTa-large half needs roberta-large weights and SimCSE's large learning rates (deviation roberta_large)"
@@ -197,17 +179,16 @@ locals {
   }
   # The labelling calls' sampling (Appendix C), positives and hard negatives.
   sampling = { positive_temperature = 1.0, positive_top_p = 0.9, negative_temperature = 1.0, negative_top_p = 0.95 }
-  # Every SimCSE stage: RoBERTa-base, evaluated on dev every 125 updates.
+  # Every SimCSE stage's start: RoBERTa-base.
   roberta = { hf_checkpoint = var.roberta, from_scratch = false, eval_every = 125 }
 
-  # mini and ci: module.chat's GPT-2 answering in-process, labels of at most
-  # 24 tokens ...
+  # mini and ci: module.chat's GPT-2 answering in-process, short labels ...
   offline = { provider = "local", concurrency = 32, timeout_seconds = 1800, max_tokens = 24 }
-  # ... lists of two sentences with two example sentences, at most 64 tokens ...
+  # ... and short lists ...
   offline_lists = { sentences_per_call = 2, example_sentences = 2, max_tokens = 64 }
-  # ... and, for the scratch calls, three topics and the first sentence of
-  # each of Table 15's prompts (placeholders restored): the whole prompts
-  # do not fit a 128-token context with an answer.
+  # ... and, for the scratch calls, the first sentence of each of Table 15's
+  # prompts (placeholders restored): the whole prompts do not fit a 128-token
+  # context with an answer.
   offline_scratch = {
     topics_per_call = 3
     caption_prompts = []
@@ -218,11 +199,10 @@ locals {
       "Compose {count} assorted and diverse sentences that may appear in {genre}, touching upon various themes like {topic1}, {topic2}, {topic3} and so on.",
     ]
   }
-  # mini and ci: the mixes as their results were recorded (deviation
-  # first_rows): the first rows, unseeded.
+  # mini and ci: the mixes as their results were recorded (deviation first_rows).
   first_rows = { sample = "first", strata = null, seed = 0 }
-  # mini: the mini encoder of simcse.hcl's mini profile (2 layers, width 128,
-  # GloVe, mean pooling, from scratch) and its supervised recipe.
+  # mini: the encoder simcse.hcl's mini profile trained from scratch before
+  # its pretrained start (2 layers, GloVe), and that profile's supervised recipe.
   mini = {
     from_scratch  = true
     layers        = 2
@@ -236,8 +216,8 @@ locals {
     batch_size    = 64
     eval_every    = 30
   }
-  # ci: 20 updates of 32 from pretrained.hcl's ci BERT, which sets the shape;
-  # the from-scratch settings ci would take from mini at the types' defaults.
+  # ci: from pretrained.hcl's ci BERT, which sets the shape; ci_init puts the
+  # from-scratch settings ci would take from mini back at the types' defaults.
   ci      = { learning_rate = 1e-4, batch_size = 32, max_steps = 20, eval_every = 10 }
   ci_init = { from_scratch = false, layers = 12, hidden = 768, heads = 12, intermediate = 3072, max_position = 512, glove_init = false, pooling = "cls" }
 }
@@ -387,8 +367,7 @@ stage "scratch" {
   seed       = var.seed
 }
 
-# Table 2's scratch row: as many triplets as the partial set, a seeded
-# sample spread evenly over genre x topic (deviation scratch_cut).
+# Table 2's scratch row (deviation scratch_cut).
 stage "scratch_eq" {
   uses     = "synth.mix"
   a        = stage.scratch.triplets
@@ -436,7 +415,7 @@ stage "naive" {
   seed       = var.seed
 }
 
-# Scratch at the naive set's size (22k each), sampled as for Table 2.
+# Table 8's scratch row.
 stage "scratch_22k" {
   uses     = "synth.mix"
   a        = stage.scratch.triplets
@@ -446,7 +425,7 @@ stage "scratch_22k" {
   seed     = var.seed
 }
 
-# Table 4: GenSE's triplets, as many as SynCSE-partial's (deviation gense_row).
+# Table 4's GenSE row.
 stage "gense_eq" {
   uses     = "synth.mix"
   a        = module.gense.triplets
@@ -510,8 +489,7 @@ stage "eval_rerank" {
   data     = stage.rerank.queries
 }
 
-# ---- the authors' released models (paper profile, by -var): each loaded as
-# it is and scored by the same evaluation as our rows; unset, no instance.
+# ---- the authors' released models (paper profile, by -var) --------------------
 
 stage "released" {
   for_each   = { for k, m in local.released : k => m if m.dir != "" }
@@ -548,7 +526,6 @@ table "Table 2" {
     paper = each.value.paper
   }
 
-  # RoBERTa-large: declared, not run (deviation roberta_large).
   row "large" {
     for_each = {
       unsup_simcse = { method = "unsup-SimCSE", paper = [72.86, 83.99, 75.62, 84.77, 81.80, 81.98, 71.26, 78.90] }
@@ -565,8 +542,6 @@ table "Table 2" {
     pending = local.large_pending
   }
 
-  # The authors' released models, beside ours with the same paper values,
-  # each only when its -var is set.
   row "released" {
     for_each = local.released
     enabled  = each.value.dir != ""
@@ -591,7 +566,6 @@ table "Table 3" {
     paper    = local.askubuntu ? each.value : null
   }
 
-  # RoBERTa-large: declared, not run (deviation roberta_large).
   row "t3_large" {
     for_each = {
       "unsup-SimCSE, RoBERTa-large (Table 3)"                = 55.10
@@ -703,9 +677,6 @@ ablation "amount" {
   paper   = { "0" = [82.04], "1" = [82.61] }
 }
 
-# ---- mini: the offline generator on this machine (module.chat's GPT-2 on
-# lm.hcl's mini model; the mini encoder of simcse.hcl's mini profile) ----------
-
 profile "mini" {
   variables = { labelled = 1200 }
 
@@ -717,8 +688,6 @@ profile "mini" {
     split  = "dev"
   }
 
-  # The mixes as this profile's results were recorded: the first rows, and
-  # every scratch triplet beside the NLI stand-in.
   stage "scratch_eq" "scratch_22k" "gense_eq" { params = local.first_rows }
   stage "scratch_nli" { b = stage.scratch.triplets }
   deviation "first_rows" {
@@ -729,7 +698,6 @@ profile "mini" {
     tables = ["Table 2", "Table 4", "Table 8", "Table 14"]
   }
 
-  # Every synth stage asks module.chat's GPT-2, in-process.
   stage "partial" "scratch" "naive" "scratch_sentences" "naive_sentences" {
     lm     = module.chat.chat_lm.model
     params = local.offline
@@ -750,10 +718,6 @@ profile "mini" {
     eval_every     = 60
   }
 }
-
-# ---- ci: mini in minutes (module.chat's tiny GPT-2, 3 genres; pretrained.hcl's
-# ci BERT, 20 updates a set, for mini's from-scratch encoder): a gate, not a
-# finding -----------------------------------------------------------------------
 
 profile "ci" {
   extends   = "mini"
