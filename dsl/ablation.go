@@ -3,7 +3,10 @@ package dsl
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+
+	"repro/registry"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
@@ -33,24 +36,24 @@ import (
 // normalised to the Variant.Name form in Ablation.Paper, so the CLI looks
 // rows up by v.Name.
 
-func (e *evaluator) ablationExtras(ab *ablationBlock, out *Ablation) {
-	out.Columns = e.columns(ab, out.Report)
-	if ab.paper != nil {
+func (e *evaluator) ablationExtras(ab *ablationBlock, out *Ablation, n int) {
+	out.Columns = e.columns(ab, out.Report, n)
+	if ab.hasPaper() {
 		names, alias := e.declaredNames(ab)
-		out.Paper = e.ablationPaper(ab, names, alias)
+		out.Paper = e.ablationPaper(ab, names, alias, n)
 	}
 	if ab.figure != nil {
 		out.Figure = e.figure(ab, out.Columns)
 	}
 	switch {
 	case ab.resolution != nil:
-		if ab.paper == nil {
+		if !ab.hasPaper() {
 			e.errorf(ab.resolution.NameRange, "paper_resolution without paper values",
 				"Ablation %q declares no `paper` values; add them or remove paper_resolution.", ab.name)
 			return
 		}
 		out.PaperResolution = e.paperResolution(ab.resolution, ab.name, len(out.Columns))
-	case ab.paper != nil && e.m.experiment != nil && e.m.experiment.attrs["paper_resolution"] != nil:
+	case ab.hasPaper() && e.m.experiment != nil && e.m.experiment.attrs["paper_resolution"] != nil:
 		// The experiment's, like min_agreement: for every ablation with
 		// paper values that declares none of its own.
 		out.PaperResolution = e.paperResolution(e.m.experiment.attrs["paper_resolution"], ab.name, len(out.Columns))
@@ -167,7 +170,7 @@ func (e *evaluator) declaredNames(ab *ablationBlock) ([]string, map[string]strin
 	}
 	if len(ab.variants) > 0 {
 		var parts []string
-		for _, v := range ab.variants {
+		for _, v := range ab.variantList() {
 			parts = append(parts, v.name)
 		}
 		axes = append(axes, parts)
@@ -211,12 +214,16 @@ func (e *evaluator) keyString(key hcl.Expression) (string, bool) {
 	return "", false
 }
 
-func (e *evaluator) ablationPaper(ab *ablationBlock, names []string, alias map[string]string) map[string][]float64 {
-	pairs, diags := hcl.ExprMap(ab.paper.Expr)
-	if diags.HasErrors() {
-		e.errorf(ab.paper.Expr.Range(), "Invalid paper",
-			"`paper` must be an object mapping variant names to lists of numbers aligned with report, such as { \"mask.top_k=1\" = [77.7, 79.3, 65.4] }.")
-		return nil
+func (e *evaluator) ablationPaper(ab *ablationBlock, names []string, alias map[string]string, n int) map[string][]float64 {
+	var pairs []hcl.KeyValuePair
+	if ab.paper != nil {
+		var diags hcl.Diagnostics
+		pairs, diags = hcl.ExprMap(ab.paper.Expr)
+		if diags.HasErrors() {
+			e.errorf(ab.paper.Expr.Range(), "Invalid paper",
+				"`paper` must be an object mapping variant names to lists of numbers aligned with report, such as { \"mask.top_k=1\" = [77.7, 79.3, 65.4] }.")
+			return nil
+		}
 	}
 	valid := map[string]bool{}
 	for _, n := range names {
@@ -249,15 +256,50 @@ func (e *evaluator) ablationPaper(ab *ablationBlock, names []string, alias map[s
 		if !ok {
 			continue
 		}
-		if len(vals) != len(ab.report) {
+		if n >= 0 && len(vals) != n {
 			e.errorf(p.Value.Range(), "Wrong number of paper values",
 				"paper[%q] has %d values but report has %d columns; give one per report column, null where the paper has none.",
-				key, len(vals), len(ab.report))
+				key, len(vals), n)
 			continue
 		}
 		out[name] = vals
 	}
+	e.variantPapers(ab, n, out, where)
 	return out
+}
+
+// hasPaper reports whether the ablation gives paper values: its `paper`,
+// or a variant block's.
+func (ab *ablationBlock) hasPaper() bool {
+	return ab.paper != nil || slices.ContainsFunc(ab.variants, func(v variantDecl) bool { return v.paper != nil })
+}
+
+// variantPapers adds the paper values variant blocks give (paper = [...]
+// in the block, or each.value.paper beside the element's settings) to
+// out; where records the ablation's `paper` keys, for duplicates.
+func (e *evaluator) variantPapers(ab *ablationBlock, n int, out map[string][]float64, where map[string]hcl.Range) {
+	for _, v := range ab.variantList() {
+		if v.paper == nil {
+			continue
+		}
+		if prev, dup := where[v.name]; dup {
+			e.errorf(v.paper.Range(), "Duplicate paper values",
+				"Variant %q is given paper values here and at %s; give them once.", v.name, prev.String())
+			continue
+		}
+		where[v.name] = v.paper.Range()
+		what := fmt.Sprintf("The paper values of variant %q", v.name)
+		vals, ok := e.numbers(v.paper, what)
+		if !ok {
+			continue
+		}
+		if n >= 0 && len(vals) != n {
+			e.errorf(v.paper.Range(), "Wrong number of paper values",
+				"%s are %d but report has %d columns; give one per report column, null where the paper has none.", what, len(vals), n)
+			continue
+		}
+		out[v.name] = vals
+	}
 }
 
 // numbers evaluates a list of numbers; null elements are NaN.
@@ -299,7 +341,7 @@ func (e *evaluator) numbers(expr hcl.Expression, what string) ([]float64, bool) 
 // columns evaluates `columns`, or derives labels from the report
 // references: the metric key path, with the stage name in front when two
 // paths would read the same.
-func (e *evaluator) columns(ab *ablationBlock, report []Ref) []string {
+func (e *evaluator) columns(ab *ablationBlock, report []Ref, n int) []string {
 	if a := ab.columns; a != nil {
 		if !e.checkVars(a.Expr, "columns") {
 			return nil
@@ -323,9 +365,9 @@ func (e *evaluator) columns(ab *ablationBlock, report []Ref) []string {
 			}
 			out = append(out, x.AsString())
 		}
-		if len(out) != len(ab.report) {
+		if n >= 0 && len(out) != n {
 			e.errorf(a.Expr.Range(), "Wrong number of columns",
-				"columns has %d labels but report has %d columns.", len(out), len(ab.report))
+				"columns has %d labels but report has %d columns.", len(out), n)
 			return nil
 		}
 		return out
@@ -453,8 +495,278 @@ func (e *evaluator) minAgreement(ab *ablationBlock, out *Ablation, experiment fl
 		return
 	}
 	out.MinAgreement = e.share(ab.minAgreement)
-	if out.MinAgreement > 0 && ab.paper == nil {
+	if out.MinAgreement > 0 && !ab.hasPaper() {
 		e.errorf(ab.minAgreement.NameRange, "min_agreement without paper values",
 			"Ablation %q declares no `paper` values to agree with; add them or remove min_agreement.", ab.name)
 	}
+}
+
+// ---- variant blocks with for_each ----
+//
+//	variant "rake" {
+//	  for_each = {
+//	    "RAKE (top1)" = { top_k = 1, paper = [73.5, 73.9, 62.4] }
+//	    "RAKE (top2)" = { top_k = 2, paper = [76.8, 77.6, 63.6] }
+//	  }
+//	  set   = { stage.mask.method = "rake", stage.mask.top_k = each.value.top_k }
+//	  paper = each.value.paper
+//	}
+//
+// is one variant per element, named by its key ("RAKE (top1)", ...), in
+// the order for_each writes them (as for stages, foreach.go), in the place
+// of the block among the other variants; the block's label names the block
+// only (in messages). each.key and each.value are in scope in `set`'s
+// values, which are otherwise evaluated as written in each cell (as a
+// variant's set always is), and in `paper`: a variant block's own paper
+// values (with or without for_each), one per report column, as the
+// ablation's `paper` map gives them by name (a variant given values by
+// both is an error). The for_each itself is evaluated once, before
+// the grid is built, with the profile's, -var's and single --set values:
+// values only (var., local., functions), not stage outputs. Errors at the
+// line: a key that is not a string, a key given twice (or a variant's name
+// taken already), each in a variant without for_each, each in the value of
+// an input (an input is set to a reference written out), an ablation whose
+// variants are all empty for_each blocks, paper values given twice.
+
+// eachExpr is a variant's set value with its for_each element bound to
+// each; it shadows a for_each stage's own each where it is evaluated.
+type eachExpr struct {
+	hcl.Expression
+	each cty.Value
+}
+
+func (x *eachExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+	vars := map[string]cty.Value{"each": x.each}
+	if ctx == nil {
+		return x.Expression.Value(&hcl.EvalContext{Variables: vars, Functions: functions()})
+	}
+	child := ctx.NewChild()
+	child.Variables = vars
+	return x.Expression.Value(child)
+}
+
+// Variables leaves out each.*, which the element binds.
+func (x *eachExpr) Variables() []hcl.Traversal {
+	var out []hcl.Traversal
+	for _, t := range x.Expression.Variables() {
+		if t.RootName() != "each" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func readsEach(expr hcl.Expression) (hcl.Traversal, bool) {
+	if expr == nil {
+		return nil, false
+	}
+	for _, t := range expr.Variables() {
+		if t.RootName() == "each" {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// variantEach checks a variant block's use of each: only a block with
+// for_each has it, and it gives values, not the references an input takes.
+func (d *decoder) variantEach(v variantDecl) {
+	if t, reads := readsEach(v.paper); reads && v.forEach == nil {
+		d.errorf(t.SourceRange(), "each outside for_each",
+			"each.key and each.value are defined in a variant block with for_each (variant %q has none); write the paper values.", v.name)
+	}
+	for _, o := range v.sets {
+		t, reads := readsEach(o.expr)
+		switch {
+		case !reads:
+		case v.forEach == nil:
+			d.errorf(t.SourceRange(), "each outside for_each",
+				"each.key and each.value are defined in a variant block with for_each (variant %q has none); write the value, or give the block for_each = { NAME = VALUE, ... }.", v.name)
+		case o.target.isInput():
+			d.errorf(t.SourceRange(), "each in an input",
+				"%s is an input: it is set to a reference written out (stage.NAME.OUTPUT, or a local holding one); each.key and each.value in variant %q give values, for parameters.", o.target.path, v.name)
+		}
+	}
+}
+
+// expandVariants fills the explicit axis (explicit, ab's variant blocks)
+// with one choice per variant, each for_each block expanded in its place,
+// and records the names in ab.expanded for the paper and figure checks.
+// ovrs are the overrides every cell starts from (profile, -var, single
+// --set values): a for_each is evaluated under them.
+func (l *Loader) expandVariants(dec *decoder, ab *ablationBlock, axes []axis, ovrs []override, profile string) []axis {
+	if ab == nil || len(ab.variants) == 0 {
+		return axes
+	}
+	var e *evaluator // only a for_each needs one
+	var list []variantDecl
+	seen := map[string]int{}
+	add := func(v variantDecl, at hcl.Range, from *variantDecl) {
+		if j, dup := seen[v.name]; dup {
+			prev := list[j]
+			if from == nil && prev.forEach == nil { // two plain blocks: reported by decode, both kept
+				list = append(list, v)
+				return
+			}
+			d := prev.rng
+			if prev.forEach != nil {
+				d = prev.forEach.Expr.Range()
+			}
+			dec.errorf(at, "Duplicate variant "+fmt.Sprintf("%q", v.name),
+				"Ablation %q has two variants named %q (the other at %s); a variant's name names its cell.", ab.name, v.name, d.String())
+			return
+		}
+		if from != nil {
+			v.forEach = from.forEach // where it came from, for messages
+		}
+		seen[v.name] = len(list)
+		list = append(list, v)
+	}
+	empty := 0
+	for _, v := range ab.variants {
+		if v.forEach == nil {
+			add(v, v.rng, nil)
+			continue
+		}
+		if e == nil {
+			e = evaluate(dec.m, ovrs, profile, "")
+		}
+		n := len(e.diags)
+		insts := e.variantInstances(ab, v)
+		dec.diags = append(dec.diags, e.diags[n:]...)
+		if len(insts) == 0 {
+			empty++
+		}
+		for _, inst := range insts {
+			add(inst, v.forEach.Expr.Range(), &v)
+		}
+	}
+	i := slices.IndexFunc(axes, func(a axis) bool { return a.explicit })
+	if i < 0 {
+		return axes
+	}
+	if len(list) == 0 {
+		if empty > 0 && len(ab.axes) == 0 {
+			dec.errorf(ab.rng, "Empty ablation",
+				"Ablation %q has no variant: its variant blocks' for_each give no element.", ab.name)
+		}
+		return slices.Delete(axes, i, i+1) // an empty axis would leave no cell
+	}
+	ab.expanded = list
+	for _, v := range list {
+		c := choice{name: v.name}
+		for _, o := range v.sets {
+			o.label = true
+			c.overrides = append(c.overrides, o)
+		}
+		axes[i].choices = append(axes[i].choices, c)
+	}
+	return axes
+}
+
+// variantInstances evaluates variant block v's for_each into one variant
+// per element, named by its key, each set value with the element bound.
+func (e *evaluator) variantInstances(ab *ablationBlock, v variantDecl) []variantDecl {
+	fe := v.forEach.Expr
+	val, ok := e.forEachValue(fe)
+	if !ok {
+		return nil
+	}
+	if holdsOutput(val) {
+		e.errorf(fe.Range(), "Stage output in a variant's for_each",
+			"The for_each of variant %q in ablation %q holds stage outputs; a variant's for_each gives values for its set (a list or set of strings, a map), known when the grid is built.", v.name, ab.name)
+		return nil
+	}
+	keys, vals, ok := e.forEachKeys(fe, val)
+	if !ok {
+		return nil
+	}
+	var out []variantDecl
+	for _, k := range keys {
+		each := cty.ObjectVal(map[string]cty.Value{"key": cty.StringVal(k), "value": vals[k]})
+		inst := variantDecl{name: k, rng: v.rng}
+		for _, o := range v.sets {
+			if _, reads := readsEach(o.expr); reads {
+				if o.target.isInput() {
+					continue // reported by decode (variantEach)
+				}
+				o.expr = &eachExpr{Expression: o.expr, each: each}
+			}
+			inst.sets = append(inst.sets, o)
+		}
+		if v.paper != nil {
+			inst.paper = &eachExpr{Expression: v.paper, each: each}
+		}
+		out = append(out, inst)
+	}
+	return out
+}
+
+// variantList is the ablation's variants as the grid has them: the
+// for_each blocks expanded once the ablation is loaded.
+func (ab *ablationBlock) variantList() []variantDecl {
+	if ab.expanded != nil {
+		return ab.expanded
+	}
+	return ab.variants
+}
+
+// ---- report read from a local ----
+//
+//	locals { table4 = [stage.eval.metrics.sts12_16, stage.eval.metrics.stsb] }
+//	ablation "a" { report = local.table4 ... }
+//
+// A `report` that is not a list literal is evaluated as an expression over
+// locals that hold metric references (local_refs.go), var. and functions
+// (concat(local.table4, [stage.eval.metrics.sickr])): a list whose every
+// element is a key of a metrics output, the same references as writing
+// them out. A list literal's elements are metric references each, as
+// before (local.NAME.metrics.KEY among them).
+
+// ablationReport resolves the ablation's report references; n is the
+// number of columns report declares (-1 when that is unknown: reported).
+func (e *evaluator) ablationReport(ab *ablationBlock) ([]Ref, int) {
+	if ab.reportExpr == nil {
+		var out []Ref
+		for _, r := range ab.report {
+			if ref, ok := e.metric(r); ok {
+				out = append(out, ref)
+			}
+		}
+		return out, len(ab.report)
+	}
+	const want = "`report` is a list of metric references, such as [stage.eval.metrics.avg], or a local holding one (report = local.columns with locals { columns = [stage.eval.metrics.avg] })"
+	expr := ab.reportExpr
+	v, ok := e.refExprValue(expr)
+	if !ok {
+		return nil, -1
+	}
+	ty := v.Type()
+	if v.IsNull() || !(ty.IsListType() || ty.IsTupleType()) {
+		e.errorf(expr.Range(), "Invalid report", "%s; %s is %s.", want, exprText(e.m, expr), friendly(v))
+		return nil, -1
+	}
+	var out []Ref
+	i := 0
+	for it := v.ElementIterator(); it.Next(); i++ {
+		_, x := it.Element()
+		if x.IsNull() || !x.Type().Equals(outputType) {
+			e.errorf(expr.Range(), "Invalid report", "%s; element %d of %s is %s.", want, i, exprText(e.m, expr), friendly(x))
+			continue
+		}
+		o := x.EncapsulatedValue().(*instOutput)
+		ref := o.ref
+		ref.Range = expr.Range()
+		switch {
+		case o.kind != registry.KindMetrics:
+			e.errorf(expr.Range(), "Not a metric",
+				"Element %d of %s is an output of kind %s; a report column reads a key of a metrics output, such as stage.eval.metrics.avg.", i, exprText(e.m, expr), o.kind)
+		case len(ref.Path) == 0:
+			e.errorf(expr.Range(), "Missing metric key",
+				"Element %d of %s is a whole metrics object (of stage %s); name a key after it, such as .avg.", i, exprText(e.m, expr), ref.Stage)
+		default:
+			out = append(out, ref)
+		}
+	}
+	return out, i
 }

@@ -87,7 +87,7 @@ var ablationSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{{Type: "variant", LabelNames: []string{"name"}}},
 }
 
-var variantSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "set", Required: true}}}
+var variantSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "set", Required: true}, {Name: "for_each"}, {Name: "paper"}}}
 
 // module is the static model of one file.
 type module struct {
@@ -188,6 +188,12 @@ type ablationBlock struct {
 	axes     []axisDecl
 	variants []variantDecl
 	report   []hcl.Expression
+	// reportExpr is a `report` that is not a list literal (a local holding
+	// metric references, ablation.go); report is then nil.
+	reportExpr hcl.Expression
+	// expanded is variants with each for_each block's elements in its
+	// place, set by the Loader for the ablation being loaded (ablation.go).
+	expanded []variantDecl
 	// Evaluated only when the ablation is expanded (ablation.go): their
 	// checks need the grid's evaluated values.
 	paper, figure, columns, minAgreement, resolution *hcl.Attribute
@@ -201,9 +207,11 @@ type axisDecl struct {
 }
 
 type variantDecl struct {
-	name string
-	sets []override
-	rng  hcl.Range
+	name    string
+	sets    []override
+	rng     hcl.Range
+	forEach *hcl.Attribute // one variant per element, named by its key (ablation.go)
+	paper   hcl.Expression // its paper values, beside the ablation's `paper` (ablation.go)
 }
 
 type decoder struct {
@@ -729,7 +737,10 @@ func (d *decoder) ablation(b *hcl.Block) {
 	for _, vb := range content.Blocks {
 		vc, diags := vb.Body.Content(variantSchema)
 		d.diags = append(d.diags, diags...)
-		v := variantDecl{name: vb.Labels[0], rng: vb.DefRange}
+		v := variantDecl{name: vb.Labels[0], rng: vb.DefRange, forEach: vc.Attributes["for_each"]}
+		if a, ok := vc.Attributes["paper"]; ok {
+			v.paper = a.Expr
+		}
 		for _, prev := range ab.variants {
 			if prev.name == v.name {
 				d.duplicate("variant", v.name, vb.LabelRanges[0], prev.rng)
@@ -750,17 +761,18 @@ func (d *decoder) ablation(b *hcl.Block) {
 				}
 			}
 		}
+		d.variantEach(v)
 		ab.variants = append(ab.variants, v)
 	}
 	if len(ab.axes) == 0 && len(ab.variants) == 0 {
 		d.errorf(b.DefRange, "Empty ablation", "Ablation %q needs `vary` or at least one `variant` block.", name)
 	}
 	if a, ok := content.Attributes["report"]; ok {
-		exprs, diags := hcl.ExprList(a.Expr)
-		if diags.HasErrors() {
-			d.errorf(a.Expr.Range(), "Invalid report", "`report` must be a list of metric references, such as [stage.eval.metrics.avg].")
+		if exprs, diags := hcl.ExprList(a.Expr); !diags.HasErrors() {
+			ab.report = exprs
+		} else {
+			ab.reportExpr = a.Expr // evaluated when the ablation is expanded (ablation.go)
 		}
-		ab.report = exprs
 	}
 	ab.paper = content.Attributes["paper"]
 	ab.figure = content.Attributes["figure"]

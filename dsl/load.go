@@ -92,6 +92,7 @@ func (l *Loader) LoadSource(filename string, src []byte, opts Options) (*Config,
 	base := l.baseOverrides(dec, filename, opts)
 	axes, ablation := l.ablationAxes(dec, filename, opts)
 	axes, fixed := l.setOverrides(dec, opts, axes)
+	axes = l.expandVariants(dec, ablation, axes, append(append([]override(nil), base...), fixed...), opts.Profile)
 	diags = append(diags, dec.diags...)
 	if !gridFits(dec, filename, axes, ablation) {
 		diags = append(diags, dec.diags[len(dec.diags)-1])
@@ -199,16 +200,7 @@ func (l *Loader) ablationAxes(dec *decoder, filename string, opts Options) ([]ax
 		axes = append(axes, a)
 	}
 	if len(ab.variants) > 0 {
-		a := axis{explicit: true}
-		for _, v := range ab.variants {
-			c := choice{name: v.name}
-			for _, o := range v.sets {
-				o.label = true
-				c.overrides = append(c.overrides, o)
-			}
-			a.choices = append(a.choices, c)
-		}
-		axes = append(axes, a)
+		axes = append(axes, axis{explicit: true}) // its choices: expandVariants (ablation.go)
 	}
 	return axes, ab
 }
@@ -316,11 +308,8 @@ func describeAblation(ablation *ablationBlock, axes []axis, evals []*evaluator, 
 	if ablation.title != nil {
 		out.Title = e0.str(hcl.Attributes{"title": {Name: "title", Expr: ablation.title}}, "title")
 	}
-	for _, r := range ablation.report {
-		if ref, ok := e0.metric(r); ok {
-			out.Report = append(out.Report, ref)
-		}
-	}
+	var n int // report's columns, whether or not each resolved
+	out.Report, n = e0.ablationReport(ablation)
 	for i, a := range axes {
 		if a.explicit {
 			continue
@@ -336,7 +325,7 @@ func describeAblation(ablation *ablationBlock, axes []axis, evals []*evaluator, 
 		}
 		out.Vary = append(out.Vary, ax)
 	}
-	e0.ablationExtras(ablation, out)
+	e0.ablationExtras(ablation, out, n)
 	e0.minAgreement(ablation, out, minAgreement)
 	return out
 }
