@@ -38,8 +38,9 @@ locals {
     STS12   = "sts12", STS13 = "sts13", STS14 = "sts14", STS15 = "sts15", STS16 = "sts16",
     "STS-B" = "stsb", "SICK-R" = "sickr", Avg = "avg"
   }
-  # Tables 4, 5, 8 and 9 print these three columns.
+  # Tables 4, 5, 8 and 9 print these three columns of the unsupervised model.
   ablation_columns = ["STS12-16", "STS-B", "SICK-R"]
+  ablation_report  = [stage.eval["unsup"].metrics.sts12_16, stage.eval["unsup"].metrics.stsb, stage.eval["unsup"].metrics.sickr]
   # What both training stages share (section 4.2).
   training = { pooling = var.cls_pooling, learning_rate = 3e-5, batch_size = 64, max_length = 32, eval_every = 250 }
   # Every table trains PaSeR (a deviation of the training touches them all).
@@ -325,68 +326,80 @@ table "geometry" {
 
 ablation "augmentation" {
   title   = "Table 4: data augmentation"
-  report  = [stage.eval["unsup"].metrics.sts12_16, stage.eval["unsup"].metrics.stsb, stage.eval["unsup"].metrics.sickr]
+  report  = local.ablation_report
   columns = local.ablation_columns
-  variant "no aug" { set = { stage.eda.synonym_replacement = 0, stage.eda.random_deletion = 0, stage.eda.random_swap = 0 } }
-  variant "+ RS" { set = { stage.eda.synonym_replacement = 0, stage.eda.random_deletion = 0, stage.eda.random_swap = 0.1 } }
-  variant "+ RD" { set = { stage.eda.synonym_replacement = 0, stage.eda.random_deletion = 0.1, stage.eda.random_swap = 0 } }
-  variant "+ SR" { set = { stage.eda.synonym_replacement = 0.1, stage.eda.random_deletion = 0, stage.eda.random_swap = 0 } }
-  variant "+ SR + RD" { set = { stage.eda.synonym_replacement = 0.1, stage.eda.random_deletion = 0.1, stage.eda.random_swap = 0 } }
-  variant "+ SR + RS" { set = { stage.eda.synonym_replacement = 0.1, stage.eda.random_deletion = 0, stage.eda.random_swap = 0.1 } }
-  paper = {
-    "no aug" = [73.8, 74.5, 62.5], "+ RS" = [74.2, 75.0, 63.5], "+ RD" = [74.2, 75.5, 63.8],
-    "+ SR"   = [77.7, 79.3, 65.4], "+ SR + RD" = [77.2, 77.5, 64.5], "+ SR + RS" = [77.3, 77.6, 63.1]
+  variant "eda" {
+    for_each = { # synonym replacement, random deletion, random swap
+      "no aug"    = { eda = [0, 0, 0], paper = [73.8, 74.5, 62.5] }
+      "+ RS"      = { eda = [0, 0, 0.1], paper = [74.2, 75.0, 63.5] }
+      "+ RD"      = { eda = [0, 0.1, 0], paper = [74.2, 75.5, 63.8] }
+      "+ SR"      = { eda = [0.1, 0, 0], paper = [77.7, 79.3, 65.4] }
+      "+ SR + RD" = { eda = [0.1, 0.1, 0], paper = [77.2, 77.5, 64.5] }
+      "+ SR + RS" = { eda = [0.1, 0, 0.1], paper = [77.3, 77.6, 63.1] }
+    }
+    set   = { stage.eda.synonym_replacement = each.value.eda[0], stage.eda.random_deletion = each.value.eda[1], stage.eda.random_swap = each.value.eda[2] }
+    paper = each.value.paper
   }
   min_agreement = 0.65 # the mini profile's regression gate (docs/papers/paser.md)
 }
 
 ablation "phrases" {
   title   = "Table 5: phrases to mask (NP/VP from a Brown-trained tagger and chunker, not NLTK's parser)"
-  report  = [stage.eval["unsup"].metrics.sts12_16, stage.eval["unsup"].metrics.stsb, stage.eval["unsup"].metrics.sickr]
+  report  = local.ablation_report
   columns = local.ablation_columns
-  variant "NP only" { set = { stage.mask.method = "np" } }
-  variant "VP only" { set = { stage.mask.method = "vp" } }
-  variant "NP+VP" { set = { stage.mask.method = "np+vp" } }
-  variant "RAKE (top1)" { set = { stage.mask.method = "rake", stage.mask.top_k = 1 } }
-  variant "RAKE (top2)" { set = { stage.mask.method = "rake", stage.mask.top_k = 2 } }
-  variant "RAKE (top3)" { set = { stage.mask.method = "rake", stage.mask.top_k = 3 } }
-  variant "RAKE (top4)" { set = { stage.mask.method = "rake", stage.mask.top_k = 4 } }
-  variant "RAKE (top5)" { set = { stage.mask.method = "rake", stage.mask.top_k = 5 } }
-  paper = {
-    "NP only"     = [68.5, 68.2, 62.0], "VP only" = [63.8, 64.1, 58.3], "NP+VP" = [69.5, 70.4, 64.3],
-    "RAKE (top1)" = [73.5, 73.9, 62.4], "RAKE (top2)" = [76.8, 77.6, 63.6], "RAKE (top3)" = [77.8, 79.4, 64.4],
-    "RAKE (top4)" = [77.6, 79.3, 64.6], "RAKE (top5)" = [77.7, 79.3, 65.4]
+  variant "chunks" {
+    for_each = {
+      "NP only" = { method = "np", paper = [68.5, 68.2, 62.0] }
+      "VP only" = { method = "vp", paper = [63.8, 64.1, 58.3] }
+      "NP+VP"   = { method = "np+vp", paper = [69.5, 70.4, 64.3] }
+    }
+    set   = { stage.mask.method = each.value.method }
+    paper = each.value.paper
+  }
+  variant "rake" {
+    for_each = {
+      "RAKE (top1)" = { top_k = 1, paper = [73.5, 73.9, 62.4] }
+      "RAKE (top2)" = { top_k = 2, paper = [76.8, 77.6, 63.6] }
+      "RAKE (top3)" = { top_k = 3, paper = [77.8, 79.4, 64.4] }
+      "RAKE (top4)" = { top_k = 4, paper = [77.6, 79.3, 64.6] }
+      "RAKE (top5)" = { top_k = 5, paper = [77.7, 79.3, 65.4] }
+    }
+    set   = { stage.mask.method = "rake", stage.mask.top_k = each.value.top_k }
+    paper = each.value.paper
   }
   min_agreement = 0.60 # the mini profile's regression gate (docs/papers/paser.md)
 }
 
 ablation "signal" {
   title   = "Table 8 (Appendix A): m and n of the decoding signal"
-  report  = [stage.eval["unsup"].metrics.sts12_16, stage.eval["unsup"].metrics.stsb, stage.eval["unsup"].metrics.sickr]
+  report  = local.ablation_report
   columns = local.ablation_columns
-  variant "m = 0.1, n = 1.0" { set = { stage.train.m = 0.1, stage.train.n = 1.0 } }
-  variant "m = 1.0, n = 1.0" { set = { stage.train.m = 1.0, stage.train.n = 1.0 } }
-  variant "m = 10, n = 1.0" { set = { stage.train.m = 10, stage.train.n = 1.0 } }
-  variant "m = 10, n = 0.1" { set = { stage.train.m = 10, stage.train.n = 0.1 } }
-  variant "m = 10, n = 10" { set = { stage.train.m = 10, stage.train.n = 10 } }
-  paper = {
-    "m = 0.1, n = 1.0" = [77.2, 78.5, 64.6], "m = 1.0, n = 1.0" = [77.6, 78.7, 64.8],
-    "m = 10, n = 1.0"  = [77.7, 79.0, 65.1], "m = 10, n = 0.1" = [77.6, 79.0, 65.1],
-    "m = 10, n = 10"   = [77.7, 79.3, 65.4]
+  variant "m, n" {
+    for_each = {
+      "m = 0.1, n = 1.0" = { m = 0.1, n = 1.0, paper = [77.2, 78.5, 64.6] }
+      "m = 1.0, n = 1.0" = { m = 1.0, n = 1.0, paper = [77.6, 78.7, 64.8] }
+      "m = 10, n = 1.0"  = { m = 10, n = 1.0, paper = [77.7, 79.0, 65.1] }
+      "m = 10, n = 0.1"  = { m = 10, n = 0.1, paper = [77.6, 79.0, 65.1] }
+      "m = 10, n = 10"   = { m = 10, n = 10, paper = [77.7, 79.3, 65.4] }
+    }
+    set   = { stage.train.m = each.value.m, stage.train.n = each.value.n }
+    paper = each.value.paper
   }
 }
 
 ablation "pooling" {
   title   = "Table 9 (Appendix B): pooling"
-  report  = [stage.eval["unsup"].metrics.sts12_16, stage.eval["unsup"].metrics.stsb, stage.eval["unsup"].metrics.sickr]
+  report  = local.ablation_report
   columns = local.ablation_columns
-  variant "Top1 avg." { set = { stage.train.pooling = "mean" } }
-  variant "Top2 avg." { set = { stage.train.pooling = "top2_avg" } }
-  variant "First-last avg." { set = { stage.train.pooling = "first_last_avg" } }
-  variant "[CLS]" { set = { stage.train.pooling = var.cls_pooling } }
-  paper = {
-    "Top1 avg."       = [76.2, 78.3, 65.7], "Top2 avg." = [75.6, 78.0, 66.1],
-    "First-last avg." = [76.2, 78.4, 65.8], "[CLS]" = [77.7, 79.3, 65.4]
+  variant "pooling" {
+    for_each = {
+      "Top1 avg."       = { pooling = "mean", paper = [76.2, 78.3, 65.7] }
+      "Top2 avg."       = { pooling = "top2_avg", paper = [75.6, 78.0, 66.1] }
+      "First-last avg." = { pooling = "first_last_avg", paper = [76.2, 78.4, 65.8] }
+      "[CLS]"           = { pooling = var.cls_pooling, paper = [77.7, 79.3, 65.4] }
+    }
+    set   = { stage.train.pooling = each.value.pooling }
+    paper = each.value.paper
   }
 }
 
