@@ -129,7 +129,10 @@
 // first report column over its single numeric axis (`figure`). They are
 // checked only when the ablation is expanded, against the declared grid
 // (not --set lists), because variant names come from evaluated values. The
-// exact key forms are in ablation.go.
+// exact key forms are in ablation.go. A `variant` block with `for_each` is
+// one variant per key (named by the key; `each` in its `set` and `paper`),
+// evaluated once before the grid is built; `report` may be any expression
+// giving metric keys (a local shared by several ablations).
 //
 // # Overrides and variants
 //
