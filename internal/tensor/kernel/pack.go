@@ -1,5 +1,14 @@
 package kernel
 
+// Packing helpers in assembly (pack_amd64.go), nil where there is none:
+// they copy values only, so a packed panel is the same with or without
+// them.
+var (
+	copyRows16  func(dst, src *float32, lds, rows int)
+	copyRows6   func(dst, src *float32, lds, rows int)
+	interleave6 func(dst, src *float32, lds, blocks int)
+)
+
 // packA copies op(A)[i0:i0+mb, p0:p0+kb] into dst as ceil(mb/mr) micro-panels,
 // each kb columns of mr consecutive values (row index fastest), zero-padding
 // rows past mb so the micro-kernel never needs a partial-height variant.
@@ -9,6 +18,12 @@ func packA(trans bool, a []float32, lda, i0, mb, p0, kb int, dst []float32) {
 		mm := min(mr, mb-ir)
 		if trans {
 			// op(A)[i, p] = a[p*lda+i]: each k step is a contiguous run.
+			if mm == mr && copyRows6 != nil && kb > 0 {
+				_ = a[(p0+kb-1)*lda+i0+ir+mr-1]
+				_ = panel[kb*mr-1]
+				copyRows6(&panel[0], &a[p0*lda+i0+ir], lda, kb)
+				continue
+			}
 			for p := 0; p < kb; p++ {
 				src := a[(p0+p)*lda+i0+ir:]
 				d := panel[p*mr : p*mr+mr : p*mr+mr]
@@ -32,7 +47,13 @@ func packA(trans bool, a []float32, lda, i0, mb, p0, kb int, dst []float32) {
 			r4 := a[base+4*lda : base+4*lda+kb]
 			r5 := a[base+5*lda : base+5*lda+kb]
 			panel = panel[:kb*mr]
-			for p := range r0 {
+			q0 := 0 // columns left to the loop below
+			if interleave6 != nil && kb >= 8 {
+				_ = r5[kb-1]
+				interleave6(&panel[0], &r0[0], lda, kb/8)
+				q0 = kb / 8 * 8
+			}
+			for p := q0; p < kb; p++ {
 				d := (*[mr]float32)(panel[p*mr:])
 				d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 			}
@@ -61,8 +82,14 @@ func packB(trans bool, b []float32, ldb, p0, kb, j0, nb int, dst []float32) {
 		nn := min(nr, nb-jr)
 		if !trans {
 			// op(B)[p, j] = b[p*ldb+j]: each k step is a contiguous run.
+			if nn == nr && copyRows16 != nil && kb > 0 {
+				_ = b[(p0+kb-1)*ldb+j0+jr+nr-1]
+				_ = panel[kb*nr-1]
+				copyRows16(&panel[0], &b[p0*ldb+j0+jr], ldb, kb)
+				continue
+			}
 			if nn == nr {
-				// A fixed-size array copy: no memmove call per 64 bytes.
+				// A fixed-size array copy (a memmove call per 64 bytes).
 				for p := 0; p < kb; p++ {
 					off := (p0+p)*ldb + j0 + jr
 					*(*[nr]float32)(panel[p*nr:]) = *(*[nr]float32)(b[off:])
@@ -90,7 +117,14 @@ func packB(trans bool, b []float32, ldb, p0, kb, j0, nb int, dst []float32) {
 				r5 := b[base+5*ldb : base+5*ldb+kb]
 				r6 := b[base+6*ldb : base+6*ldb+kb]
 				r7 := b[base+7*ldb : base+7*ldb+kb]
-				for p := range r0 {
+				q0 := 0 // k steps left to the loop below
+				if transpose8 != nil && kb >= 8 {
+					_ = r7[kb-1]
+					_ = panel[(kb-1)*nr+j+7]
+					transpose8(&r0[0], ldb, &panel[j], nr, kb/8)
+					q0 = kb / 8 * 8
+				}
+				for p := q0; p < kb; p++ {
 					d := (*[8]float32)(panel[p*nr+j:])
 					d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
 					d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]

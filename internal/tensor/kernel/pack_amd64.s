@@ -1,0 +1,113 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func copyRows16AVX(dst, src *float32, lds, rows int)
+TEXT ·copyRows16AVX(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lds+16(FP), DX
+	SHLQ $2, DX
+	MOVQ rows+24(FP), CX
+
+c16loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ DX, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE c16loop
+	VZEROUPPER
+	RET
+
+// func copyRows6SSE(dst, src *float32, lds, rows int)
+TEXT ·copyRows6SSE(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lds+16(FP), DX
+	SHLQ $2, DX
+	MOVQ rows+24(FP), CX
+
+c6loop:
+	MOVUPS (SI), X0
+	MOVQ 16(SI), X1
+	MOVUPS X0, (DI)
+	MOVQ X1, 16(DI)
+	ADDQ DX, SI
+	ADDQ $24, DI
+	DECQ CX
+	JNE c6loop
+	RET
+
+// Store the first six floats of one transposed column (low lane: four,
+// high lane: two) at off(DI).
+#define STORE6(y, x, off) \
+	VMOVUPS x, off(DI); \
+	VEXTRACTF128 $1, y, X6; \
+	VMOVQ X6, off+16(DI)
+
+// func interleave6AVX(dst, src *float32, lds, blocks int)
+TEXT ·interleave6AVX(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lds+16(FP), R8
+	SHLQ $2, R8
+	MOVQ blocks+24(FP), CX
+	LEAQ (R8)(R8*2), R10 // 3 rows
+
+iblock:
+	MOVQ SI, AX
+	VMOVUPS (AX), Y0
+	VMOVUPS (AX)(R8*1), Y1
+	VMOVUPS (AX)(R8*2), Y2
+	VMOVUPS (AX)(R10*1), Y3
+	LEAQ (AX)(R8*4), AX
+	VMOVUPS (AX), Y4
+	VMOVUPS (AX)(R8*1), Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+
+	STORE6(Y8, X8, 0)
+	STORE6(Y9, X9, 24)
+	STORE6(Y10, X10, 48)
+	STORE6(Y11, X11, 72)
+	STORE6(Y12, X12, 96)
+	STORE6(Y13, X13, 120)
+	STORE6(Y14, X14, 144)
+	STORE6(Y15, X15, 168)
+
+	ADDQ $32, SI
+	ADDQ $192, DI
+	DECQ CX
+	JNE iblock
+	VZEROUPPER
+	RET
