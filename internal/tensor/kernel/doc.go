@@ -26,7 +26,11 @@
 // same instruction sequence whatever the number of goroutines or their
 // scheduling: results are bit-identical run after run, and also across
 // thread counts. (They can differ between the assembly and the portable
-// micro-kernel, i.e. between machines.)
+// micro-kernel, i.e. between machines.) When the bands are row bands, the
+// goroutines pack each op(B) panel once between them (rowBands) instead of
+// each packing all of it: packing copies values, so the tiles' arithmetic
+// is the same. On amd64 the packing loops copy through small assembly
+// helpers (pack_amd64.s), which also copy only.
 //
 // Direct (direct.go) computes a product, or any band of its rows and
 // columns, without packing and with the bits Sgemm gives it (ArithOf names

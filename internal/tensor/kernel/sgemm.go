@@ -98,7 +98,110 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		return
 	}
 	g := gemm{transA: transA, transB: transB, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
+	if t := Threads(); t > 1 && m*n*k >= parallelWork {
+		if mt, nt := (m+mr-1)/mr, (n+nr-1)/nr; mt >= nt {
+			g.rowBands(m, n, min(t, mt))
+			return
+		}
+	}
 	partition(m, n, k, g.run)
+}
+
+// rowBands is partition's split into row bands with B packed once for all
+// of them: run on each band would pack the whole of op(B) per band, and
+// with few rows per band or a long k (the dX product of a large output
+// layer) that packing is a sizeable share of the call. For each (column
+// block, k slice) the t goroutines pack their share of the panel's
+// micro-panels into a shared buffer, wait for one another, and run their
+// bands' row blocks against it as run does; the buffers alternate, so one
+// wait per slice suffices (a goroutine packing slice s+1 has passed the
+// wait of slice s, which every goroutine reaches only after finishing
+// slice s-1, the last reader of the buffer it overwrites). The tiles, the
+// packed values and each tile's kernel calls are run's, so are the bits.
+func (g *gemm) rowBands(m, n, t int) {
+	mt := (m + mr - 1) / mr
+	kcap := min(kc, g.k)
+	size := roundUp(min(nc, n), nr) * kcap
+	sh := sharedPanels.Get().(*[2][]float32)
+	defer sharedPanels.Put(sh)
+	for i := range sh {
+		if cap(sh[i]) < size {
+			sh[i] = make([]float32, size)
+		}
+	}
+	bar := newBarrier(t)
+	var wg sync.WaitGroup
+	for w := 0; w < t; w++ {
+		r0, r1 := min(m, (mt*w/t)*mr), min(m, (mt*(w+1)/t)*mr)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws := workspaces.Get().(*workspace)
+			defer workspaces.Put(ws)
+			mcap := min(mc, roundUp(r1-r0, mr))
+			if cap(ws.pa) < mcap*kcap {
+				ws.pa = make([]float32, mcap*kcap)
+			}
+			pa := ws.pa[:mcap*kcap]
+			slice := 0
+			for jc := 0; jc < n; jc += nc {
+				nb := min(nc, n-jc)
+				pt := (nb + nr - 1) / nr // micro-panels in this column block
+				for pc := 0; pc < g.k; pc += kc {
+					kb := min(kc, g.k-pc)
+					beta := g.beta
+					if pc > 0 {
+						beta = 1
+					}
+					pb := sh[slice%2][:roundUp(nb, nr)*kb]
+					slice++
+					if j0, j1 := min(nb, pt*w/t*nr), min(nb, pt*(w+1)/t*nr); j0 < j1 {
+						packB(g.transB, g.b, g.ldb, pc, kb, jc+j0, j1-j0, pb[j0*kb:])
+					}
+					bar.wait()
+					for ic := r0; ic < r1; ic += mc {
+						mb := min(mc, r1-ic)
+						packA(g.transA, g.a, g.lda, ic, mb, pc, kb, pa)
+						g.macro(ic, mb, jc, nb, kb, pa, pb, beta, &ws.tile)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// sharedPanels holds rowBands' two packed-B buffers, pooled across calls.
+var sharedPanels = sync.Pool{New: func() any { return new([2][]float32) }}
+
+// barrier is a reusable rendezvous of n goroutines.
+type barrier struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	n, left int
+	round   int
+}
+
+func newBarrier(n int) *barrier {
+	b := &barrier{n: n, left: n}
+	b.cond.L = &b.mu
+	return b
+}
+
+// wait returns once all n goroutines have called it (in this round).
+func (b *barrier) wait() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.left--
+	if b.left == 0 {
+		b.left = b.n
+		b.round++
+		b.cond.Broadcast()
+		return
+	}
+	for r := b.round; r == b.round; {
+		b.cond.Wait()
+	}
 }
 
 // partition runs f over C (m x n) in bands: on the calling goroutine below

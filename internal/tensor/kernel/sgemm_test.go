@@ -273,3 +273,29 @@ func FuzzSgemm(f *testing.F) {
 		checkAgainstReference(t, o, 1.5, beta)
 	})
 }
+
+// TestRowBandsBits runs products split into row bands (B packed once for
+// all bands) over two column blocks and two k slices, every transpose, with
+// 2 and 3 goroutines: every bit must match the single-goroutine run.
+func TestRowBandsBits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a large product")
+	}
+	defer SetThreads(0)
+	r := rand.New(rand.NewPCG(11, 12))
+	m, n, k := 1600, nc+29, kc+44
+	for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+		o := newOperands(r, tr[0], tr[1], m, n, k, 0, false)
+		SetThreads(1)
+		ref := o.run(1, 0.5)
+		for _, th := range []int{2, 3} {
+			SetThreads(th)
+			got := o.run(1, 0.5)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(ref[i]) {
+					t.Fatalf("trans %v with %d goroutines: element %d = %x, single-goroutine %x", tr, th, i, math.Float32bits(got[i]), math.Float32bits(ref[i]))
+				}
+			}
+		}
+	}
+}
