@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 
 	"github.com/nlpodyssey/spago/mat"
 
@@ -44,7 +45,7 @@ func (u *unaryFn) Forward() (mat.Tensor, error) {
 		return u.forwardDevice()
 	}
 	r, c := Dims(u.x)
-	out := zeroMatrix(r, c)
+	out := rawMatrix(r, c) // every element written below
 	X, Y := Data(u.x), Data(out)
 	ParallelFor(len(X), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -63,7 +64,7 @@ func (u *unaryFn) Backward(gy mat.Tensor) error {
 		return nil
 	}
 	X, G := Data(u.x), Data(gy)
-	gx := alloc(len(X))
+	gx := allocRaw(len(X)) // every element written below
 	ParallelFor(len(X), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			gx[i] = G[i] * u.deriv(X[i], u.y[i])
@@ -197,10 +198,8 @@ func (f *rowSoftmaxFn) Forward() (mat.Tensor, error) {
 		for i := lo; i < hi; i++ {
 			logSoftmaxRow(X[i*c:(i+1)*c], Y[i*c:(i+1)*c])
 			if !f.log {
-				row := Y[i*c : (i+1)*c]
-				for j, v := range row {
-					row[j] = expf(v)
-				}
+				// expf of each value (v - 0 is v), eight lanes at a time.
+				expSub(Y[i*c:(i+1)*c], 0)
 			}
 		}
 	})
@@ -210,10 +209,7 @@ func (f *rowSoftmaxFn) Forward() (mat.Tensor, error) {
 
 // logSoftmaxRow writes log softmax(x) into y (float64 sum for accuracy).
 func logSoftmaxRow(x, y []float32) {
-	mx := x[0]
-	for _, v := range x[1:] {
-		mx = max(mx, v)
-	}
+	mx := maxOf(x)
 	var sum float64
 	for _, v := range x {
 		sum += math.Exp(float64(v - mx))
@@ -222,6 +218,39 @@ func logSoftmaxRow(x, y []float32) {
 	for j, v := range x {
 		y[j] = v - lse
 	}
+}
+
+// maxOf is the fold max(...max(max(x[0], x[1]), x[2])..., x[n-1]) of a
+// non-empty x. Without a NaN Go's max is commutative and associative (the
+// larger value, +0 over -0), so four running maxima, combined at the end,
+// give the fold's bits while running four dependency chains at once; with
+// a NaN, whose payload depends on the order, the fold itself runs.
+func maxOf(x []float32) float32 {
+	if len(x) < 8 {
+		return maxFold(x)
+	}
+	m0, m1, m2, m3 := x[0], x[1], x[2], x[3]
+	i := 4
+	for ; i+4 <= len(x); i += 4 {
+		v := x[i : i+4 : i+4]
+		m0, m1, m2, m3 = max(m0, v[0]), max(m1, v[1]), max(m2, v[2]), max(m3, v[3])
+	}
+	for ; i < len(x); i++ {
+		m0 = max(m0, x[i])
+	}
+	if m := max(max(m0, m1), max(m2, m3)); m == m {
+		return m
+	}
+	return maxFold(x)
+}
+
+// maxFold is maxOf's fold, in order.
+func maxFold(x []float32) float32 {
+	mx := x[0]
+	for _, v := range x[1:] {
+		mx = max(mx, v)
+	}
+	return mx
 }
 
 func (f *rowSoftmaxFn) Backward(gy mat.Tensor) error {
@@ -261,23 +290,54 @@ func (f *rowSoftmaxFn) Backward(gy mat.Tensor) error {
 }
 
 // dropoutMask draws n multipliers, each 0 with probability p and 1/(1-p)
-// otherwise, sequentially from rng.
+// otherwise, sequentially from rng: element 2d and 2d+1 come from the
+// generator's draw d. With a PCG (math/rand/v2's, read as the device path
+// reads it) and enough elements the draws are split among goroutines, each
+// starting from the generator's state jumped ahead to its first draw, and
+// rng is then moved past all of them: the same numbers, and the same state
+// afterwards, as the sequential loop.
 func dropoutMask(rng *rand.Rand, n int, p float32) []float32 {
-	m := alloc(n)
+	m := allocRaw(n) // every element written below
 	keep := 1 / (1 - p)
+	kb := math.Float32bits(keep)
 	// One 64-bit draw gives two 32-bit uniforms: half the generator calls.
 	thr := uint32(float64(p) * (1 << 32))
-	for i := 0; i < n; i += 2 {
-		u := rng.Uint64()
-		if uint32(u) >= thr {
-			m[i] = keep
-		}
-		if i+1 < n && uint32(u>>32) >= thr {
-			m[i+1] = keep
+	draws := (n + 1) / 2
+	fill := func(next func() uint64, d0, d1 int) {
+		for d := d0; d < d1; d++ {
+			u := next()
+			i := 2 * d
+			m[i] = math.Float32frombits(kb & atLeast(uint32(u), thr))
+			if i+1 < n {
+				m[i+1] = math.Float32frombits(kb & atLeast(uint32(u>>32), thr))
+			}
 		}
 	}
+	pcg := pcgOf(rng)
+	if pcg == nil || draws < parallelDraws || runtime.GOMAXPROCS(0) < 2 {
+		fill(rng.Uint64, 0, draws)
+		return m
+	}
+	hi, lo := pcgState(pcg)
+	ParallelFor(draws, parallelDraws/2, func(d0, d1 int) {
+		var g rand.PCG
+		g.Seed(pcgAdvance(hi, lo, uint64(d0)))
+		fill(g.Uint64, d0, d1)
+	})
+	pcg.Seed(pcgAdvance(hi, lo, uint64(draws)))
 	return m
 }
+
+// atLeast is all ones when u >= thr and zero otherwise, without a branch
+// (the sign of the 64-bit difference): keep's bits masked by it are keep
+// or +0, the multiplier the comparison picks.
+func atLeast(u, thr uint32) uint32 {
+	return ^uint32((int64(u) - int64(thr)) >> 63)
+}
+
+// parallelDraws is the number of generator draws from which dropoutMask
+// splits them among goroutines.
+const parallelDraws = 1 << 15
 
 type dropoutFn struct {
 	x    mat.Tensor
@@ -313,11 +373,13 @@ func (f *dropoutFn) Forward() (mat.Tensor, error) {
 		return f.forwardDevice()
 	}
 	r, c := Dims(f.x)
-	out := zeroMatrix(r, c)
+	out := rawMatrix(r, c) // every element written below
 	X, Y := Data(f.x), Data(out)
-	for i, m := range f.mask {
-		Y[i] = X[i] * m
-	}
+	ParallelFor(len(Y), 8192, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			Y[i] = X[i] * f.mask[i]
+		}
+	})
 	return wrap(out, f), nil
 }
 
@@ -329,10 +391,12 @@ func (f *dropoutFn) Backward(gy mat.Tensor) error {
 		return nil
 	}
 	G := Data(gy)
-	gx := alloc(len(G))
-	for i, m := range f.mask {
-		gx[i] = G[i] * m
-	}
+	gx := allocRaw(len(G)) // every element written below
+	ParallelFor(len(gx), 8192, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			gx[i] = G[i] * f.mask[i]
+		}
+	})
 	accGrad(f.x, gx)
 	return nil
 }
@@ -424,17 +488,16 @@ func (f *reluFn) Forward() (mat.Tensor, error) {
 		return f.forwardDevice()
 	}
 	r, c := Dims(f.x)
-	out := zeroMatrix(r, c)
-	X, Y := Data(f.x), Data(out)
 	if k, ok := kernels(); ok {
-		k.ReLUForward(X, Y)
+		out := zeroMatrix(r, c)
+		k.ReLUForward(Data(f.x), Data(out))
 		return wrap(out, f), nil
 	}
+	out := rawMatrix(r, c) // every element written below
+	X, Y := Data(f.x), Data(out)
 	ParallelFor(len(X), 8192, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if X[i] > 0 {
-				Y[i] = X[i]
-			}
+			Y[i] = math.Float32frombits(math.Float32bits(X[i]) & positiveMask(X[i]))
 		}
 	})
 	return wrap(out, f), nil
@@ -448,19 +511,31 @@ func (f *reluFn) Backward(gy mat.Tensor) error {
 		return nil
 	}
 	X, G := Data(f.x), Data(gy)
-	gx := alloc(len(X))
 	if k, ok := kernels(); ok {
+		gx := alloc(len(X))
 		k.ReLUBackward(X, G, gx)
 		accGrad(f.x, gx)
 		return nil
 	}
+	gx := allocRaw(len(X)) // every element written below
 	ParallelFor(len(X), 8192, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if X[i] > 0 {
-				gx[i] = G[i]
-			}
+			gx[i] = math.Float32frombits(math.Float32bits(G[i]) & positiveMask(X[i]))
 		}
 	})
 	accGrad(f.x, gx)
 	return nil
+}
+
+// positiveMask is all ones when v > 0 (NaN is not) and zero otherwise,
+// without a branch: ReLU's inputs are positive or not at random, and a
+// branch on the sign mispredicts half the time. x&mask is then x where
+// v > 0 and +0 elsewhere, what the comparison and a branch give.
+func positiveMask(v float32) uint32 {
+	// v > 0 exactly when its bits, as an unsigned number, are in
+	// [1, 0x7f800000] (the positive finite values and +Inf): b-1 below
+	// 0x7f800000, the sign of the 64-bit difference.
+	// (b-1 wraps in 32 bits, so +0 maps above the range.)
+	t := uint64(math.Float32bits(v) - 1)
+	return uint32((int64(t) - 0x7f800000) >> 63)
 }

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"math"
 	"math/bits"
 	"sync"
 	"unsafe"
@@ -51,6 +52,20 @@ func poolOf(c int) *sync.Pool {
 // allocRaw returns n float32s whose contents are unspecified: for callers
 // that write every element before reading any.
 func allocRaw(n int) []float32 {
+	b := allocClass(n)
+	if poisonRaw {
+		for i := range b {
+			b[i] = float32(math.NaN())
+		}
+	}
+	return b
+}
+
+// poisonRaw, set by tests, makes allocRaw fill what it returns with NaNs,
+// so an operator that reads an element it did not write shows it.
+var poisonRaw bool
+
+func allocClass(n int) []float32 {
 	if n < minPooledLen {
 		return make([]float32, n)
 	}
@@ -63,7 +78,7 @@ func allocRaw(n int) []float32 {
 
 // alloc returns n zeros.
 func alloc(n int) []float32 {
-	b := allocRaw(n)
+	b := allocClass(n)
 	clear(b)
 	return b
 }

@@ -48,7 +48,7 @@ func (f *binaryFn) Forward() (mat.Tensor, error) {
 		return f.forwardDevice()
 	}
 	r, c := Dims(f.a)
-	out := zeroMatrix(r, c)
+	out := rawMatrix(r, c) // every element written below
 	A, B, Y := Data(f.a), Data(f.b), Data(out)
 	ParallelFor(len(Y), 8192, func(lo, hi int) {
 		switch f.kind {
@@ -75,7 +75,7 @@ func (f *binaryFn) Backward(gy mat.Tensor) error {
 	}
 	G := Data(gy)
 	if f.a.RequiresGrad() {
-		ga := alloc(len(G))
+		ga := allocRaw(len(G)) // every element written below
 		if f.kind == opMul {
 			B := Data(f.b)
 			for i, g := range G {
@@ -87,7 +87,7 @@ func (f *binaryFn) Backward(gy mat.Tensor) error {
 		accGrad(f.a, ga)
 	}
 	if f.b.RequiresGrad() {
-		gb := alloc(len(G))
+		gb := allocRaw(len(G)) // every element written below
 		switch f.kind {
 		case opMul:
 			A := Data(f.a)

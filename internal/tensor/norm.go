@@ -234,14 +234,17 @@ func (f *rmsNormFn) Forward() (mat.Tensor, error) {
 		return f.forwardDevice()
 	}
 	r, c := Dims(f.x)
-	out := zeroMatrix(r, c)
-	X, Y, G := Data(f.x), Data(out), Data(f.g)
-	f.xhat = alloc(r * c)
-	f.rstd = alloc(r)
 	if k, ok := kernels(); ok {
-		k.RMSNormForward(X, G, r, c, f.eps, Y, f.xhat, f.rstd)
+		out := zeroMatrix(r, c)
+		f.xhat, f.rstd = alloc(r*c), alloc(r)
+		k.RMSNormForward(Data(f.x), Data(f.g), r, c, f.eps, Data(out), f.xhat, f.rstd)
 		return wrap(out, f), nil
 	}
+	// Every element of out, xhat and rstd is written below.
+	out := rawMatrix(r, c)
+	X, Y, G := Data(f.x), Data(out), Data(f.g)
+	f.xhat = allocRaw(r * c)
+	f.rstd = allocRaw(r)
 	ParallelFor(r, 8, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := X[i*c : (i+1)*c]
@@ -269,10 +272,12 @@ func (f *rmsNormFn) Backward(gy mat.Tensor) error {
 	r, c := Dims(f.x)
 	Gy, G := Data(gy), Data(f.g)
 	if f.x.RequiresGrad() {
-		gx := alloc(r * c)
+		var gx []float32
 		if k, ok := kernels(); ok {
+			gx = alloc(r * c)
 			k.RMSNormBackward(Gy, G, f.xhat, f.rstd, r, c, gx)
 		} else {
+			gx = allocRaw(r * c) // every element written
 			rmsNormGradX(Gy, G, f.xhat, f.rstd, r, c, gx)
 		}
 		accGrad(f.x, gx)

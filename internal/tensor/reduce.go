@@ -98,19 +98,18 @@ func (f *crossEntropyFn) Forward() (mat.Tensor, error) {
 	}
 	r, c := Dims(f.x)
 	X := Data(f.x)
-	f.probs = alloc(r * c)
+	f.probs = allocRaw(r * c) // every row written below
 	losses := make([]float64, r)
 	ParallelFor(r, 4, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
+			lp := f.probs[i*c : (i+1)*c]
 			if f.targets[i] == IgnoreIndex {
+				clear(lp)
 				continue
 			}
-			lp := f.probs[i*c : (i+1)*c]
 			logSoftmaxRow(X[i*c:(i+1)*c], lp)
 			losses[i] = -float64(lp[f.targets[i]])
-			for j, v := range lp {
-				lp[j] = expf(v)
-			}
+			expSub(lp, 0) // lp[j] = expf(lp[j]) (v - 0 is v), vectorised
 		}
 	})
 	var s float64
@@ -135,14 +134,15 @@ func (f *crossEntropyFn) Backward(gy mat.Tensor) error {
 	}
 	r, c := Dims(f.x)
 	g := Data(gy)[0] / float32(f.count)
-	gx := alloc(r * c)
+	gx := allocRaw(r * c) // every row written below
 	ParallelFor(r, 4, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			t := f.targets[i]
+			d, p := gx[i*c:(i+1)*c], f.probs[i*c:(i+1)*c]
 			if t == IgnoreIndex {
+				clear(d)
 				continue
 			}
-			d, p := gx[i*c:(i+1)*c], f.probs[i*c:(i+1)*c]
 			for j, v := range p {
 				d[j] = g * v
 			}
