@@ -1,16 +1,3 @@
-# InfoCSE: A Mutually Reinforced Framework for Pretrained Sentence Embeddings
-# (Yang et al.; ../shared/papers/infocse.md), the News column of Tables 1-3,
-# recall x 100 (the paper prints fractions: its 0.6345 is 63.45 here).
-#
-# The paper pretrains on 1.5M MIND news bodies and retrieves each article's
-# headline among 180,000 candidates. The paper profile reads MIND's news.tsv
-# (-var mind=FILE) and a local bert-base-uncased (-var bert=DIR), and refuses
-# to start without them; the mini and ci profiles' stand-ins and sizes are
-# their deviations. Not here: the Web Document and Web Browsing columns, the
-# ConSERT, Mirror-BERT, CPC and DeCLUTR rows, and Table 3's SBERT row (an
-# MPNet, which repro's checkpoint loader does not read). The split, the
-# pipeline, and the profiles' timings: docs/papers/infocse.md.
-
 experiment "infocse" {
   title = "InfoCSE: A Mutually Reinforced Framework for Pretrained Sentence Embeddings"
   table = "News column (MIND; BBC News in the mini and ci profiles, without paper values), recall x 100: Table 1 zero-shot, Table 2 few-shot R@5, Table 3"
@@ -108,7 +95,6 @@ deviation "split_sizes" {
   profiles = ["paper", "mini"]
 }
 
-# The mini and ci profiles' own.
 deviation "bbc_news" {
   what     = "news documents"
   paper    = "1.5M MIND news bodies, each paired with its headline; 180,000 test candidates"
@@ -173,8 +159,8 @@ stage "news_sentences" {
   path   = var.mind
 }
 
-# 200 validation articles (model selection, never tested on), 500 few-shot
-# test articles, 1,000 labels and the rest of the pool (deviation split_sizes).
+# The validation articles select models and are never tested on (deviation
+# split_sizes).
 stage "split" {
   uses       = "data.fewshot_split"
   documents  = stage.news.documents
@@ -183,9 +169,8 @@ stage "split" {
   labels     = 1000
 }
 
-# The unlabeled corpus of every self-supervised stage and the zero-shot test
-# set (every article outside the validation set): whole here (size = 0), a
-# seeded sample across categories in a small profile.
+# The unlabeled corpus of every self-supervised stage, and the zero-shot test
+# set (every article outside the validation set); a small profile samples them.
 stage "unlabeled" {
   uses      = "data.sample"
   documents = stage.news.documents
@@ -248,9 +233,7 @@ stage "simcse" {
   pooling       = "cls"
 }
 
-# Every IDC annotation (InfoCSE's rounds, Table 3's, InfoCSE++'s) clusters
-# the unlabeled corpus and the Brown documents, top-1 edges, by the
-# objective's similarity.
+# What every IDC annotation (InfoCSE's rounds, Table 3's, InfoCSE++'s) reads.
 locals {
   idc = {
     documents  = stage.unlabeled.documents
@@ -265,9 +248,7 @@ locals {
 # Algorithm 1: each round clusters every document's sentences with the
 # current encoder (top-1 edges both ways, connected components) and trains
 # the next encoder on the pairs inside a cluster, until the validation
-# articles' R@5 stops improving (patience 1, at most 5 rounds);
-# repeat.infocse.last is the best round. The CONPONO initialisation is no
-# candidate (deviation idc_rounds).
+# articles' R@5 stops improving; repeat.infocse.last is the best round.
 repeat "infocse" {
   rounds = 5
   until  = { metric = stage.infocse_val.metrics.r5, patience = 1 }
@@ -294,9 +275,8 @@ repeat "infocse" {
 }
 
 # ---- Table 3: IDC from each initialisation, fixed rounds ---------------------
-# CONPONO three rounds (convergence: Iter-1..3, the same stages as infocse's
-# first three, so the same cache keys), SimCSE and ICT two (the SC and ICT
-# rows).
+# CONPONO's rounds are the Iter-1..3 rows (the same stages as infocse's first
+# three), SimCSE's and ICT's the SC and ICT rows.
 repeat "idc" {
   for_each = { conpono = stage.conpono.model, simcse = stage.simcse.model, ict = stage.ict.model }
   rounds   = each.key == "conpono" ? 3 : 2
@@ -408,8 +388,8 @@ stage "test" {
 # rounds), fine-tuned again, "until the fine-tuning performance stops
 # growing"; "the best fine-tuned model will be returned", the first one (the
 # fine-tuned InfoCSE: round 1's pp_ft is ft["infocse_*"]'s stage) among the
-# candidates. Validation R@5, patience 1, at most 4 rounds; the last round's
-# two IDC rounds train a model no round fine-tunes.
+# candidates. The last round's two IDC rounds train a model no round
+# fine-tunes.
 repeat "pp" {
   for_each = local.labels
   rounds   = 4
@@ -480,9 +460,8 @@ table "Table 1" {
   }
 }
 
-# Few-shot R@5 on the test articles. Our label budgets are 1,000 and all
-# 1,389; the paper's second column is 2,000 labels (its 5,000 column has no
-# counterpart here). One cell per row, named as the recorded baselines name
+# Few-shot R@5 on the test articles; the paper's 5,000-label column has no
+# counterpart here. One cell per row, named as the recorded baselines name
 # them (t2_bert_1k, ...).
 table "Table 2" {
   columns = { "1,000" = "r5", "all 1,389 (paper: 2,000)" = "r5" }
@@ -549,8 +528,8 @@ table "Table 3" {
   }
 }
 
-# ---- mini: the pretrained mini BERT on this machine --------------------------
-# Its deviations: bbc_news, cosine, scale, fixed_rounds, plus_rounds (above).
+# The mini profile's deviations: bbc_news, cosine, scale, fixed_rounds,
+# plus_rounds (above).
 profile "mini" {
   variables = {
     pretrain  = { learning_rate = 2e-4, batch_size = 64, max_steps = 60, eval_every = 60, patience = 0 }
@@ -588,9 +567,7 @@ profile "mini" {
   stage "pp_ft" { init = stage.pp_train_b.model }
 }
 
-# ---- ci: the whole pipeline in about five minutes ----------------------------
-# The mini profile on a slice of the data; it checks that the pipeline runs
-# and stays where results/infocse.ci.json puts it.
+# The ci profile's deviations: the mini profile's and ci_split (below).
 profile "ci" {
   extends = "mini"
   variables = {
