@@ -595,8 +595,13 @@ func (r *run) update(ctx context.Context) (lr, norm float64, err error) {
 		r.dev.endUpdate()
 	} else {
 		r.opt.Step(r.params, r.grads, lr, r.decay)
-		for _, p := range r.t.Params {
-			p.Param.ZeroGrad()
+		// Nothing reads the gradients after AdamW (clipping and the
+		// micro-batch average ran above on r.grads, which aliases them):
+		// their buffers go back to the free lists for the next update's
+		// backward instead of to the garbage collector.
+		for i, p := range r.t.Params {
+			r.grads[i] = nil
+			tensor.ReleaseGrad(p.Param)
 		}
 	}
 	st.Step++
