@@ -717,21 +717,32 @@ func (e *evaluator) instanceByKey(insts []*stageBlock, key string) *stageBlock {
 	return nil
 }
 
-func instanceKeys(insts []*stageBlock) []string {
+// keyedInstance is a for_each instance of a stage or of a repeat block.
+type keyedInstance interface {
+	instanceName() string
+	instanceKey() string
+}
+
+func (s *stageBlock) instanceKey() string  { return s.inst.key }
+func (r *repeatBlock) instanceKey() string { return r.inst.key }
+
+// instanceKeys lists the keys of insts, in order.
+func instanceKeys[T keyedInstance](insts []T) []string {
 	out := make([]string, len(insts))
 	for i, c := range insts {
-		out[i] = c.inst.key
+		out[i] = c.instanceKey()
 	}
 	return out
 }
 
-func instanceList(insts []*stageBlock) string {
+// instanceList names insts for a message: NAME["KEY"], ..., or "none".
+func instanceList[T keyedInstance](insts []T) string {
 	if len(insts) == 0 {
 		return "none"
 	}
-	var out []string
-	for _, c := range insts {
-		out = append(out, c.inst.name)
+	out := make([]string, len(insts))
+	for i, c := range insts {
+		out[i] = c.instanceName()
 	}
 	return strings.Join(out, ", ")
 }

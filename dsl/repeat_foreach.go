@@ -299,27 +299,8 @@ func (e *evaluator) expandRepeats() {
 			continue
 		}
 		e.errorf(o.rng, "No such instance", "%s: %s has no instance %q; its instances: %s.%s",
-			o.target.path, what, o.target.key, repeatNames(insts), Suggest(o.target.key, repeatKeys(insts)))
+			o.target.path, what, o.target.key, instanceList(insts), Suggest(o.target.key, instanceKeys(insts)))
 	}
-}
-
-func repeatKeys(insts []*repeatBlock) []string {
-	out := make([]string, len(insts))
-	for i, c := range insts {
-		out[i] = c.inst.key
-	}
-	return out
-}
-
-func repeatNames(insts []*repeatBlock) string {
-	if len(insts) == 0 {
-		return "none"
-	}
-	var out []string
-	for _, c := range insts {
-		out = append(out, c.inst.name)
-	}
-	return strings.Join(out, ", ")
 }
 
 // instantiateRepeat instantiates every round of every instance of r, with
@@ -368,7 +349,7 @@ func (e *evaluator) pickRepeat(r *repeatBlock, parts []step, rng hcl.Range) (*re
 		}
 		e.errorf(rng, "Missing instance key",
 			"Repeat %q has for_each: name one instance, such as repeat.%s.last.NAME; its instances: %s.",
-			r.name, instName(r.name, example), repeatNames(insts))
+			r.name, instName(r.name, example), instanceList(insts))
 		return nil, nil, false
 	}
 	for _, c := range insts {
@@ -377,8 +358,8 @@ func (e *evaluator) pickRepeat(r *repeatBlock, parts []step, rng hcl.Range) (*re
 		}
 	}
 	e.errorf(parts[1].rng, "No such instance",
-		"Repeat %q has no instance %q; its instances: %s.%s", r.name, parts[1].name, repeatNames(insts),
-		Suggest(parts[1].name, repeatKeys(insts)))
+		"Repeat %q has no instance %q; its instances: %s.%s", r.name, parts[1].name, instanceList(insts),
+		Suggest(parts[1].name, instanceKeys(insts)))
 	return nil, nil, false
 }
 
