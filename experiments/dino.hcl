@@ -56,6 +56,16 @@ variable "roberta" {
   default     = ""
 }
 
+variable "released_x2" {
+  description = "the authors' released STS-🦕-x2 (raw), timoschick/dino's sts-dino-x2.jsonl: JSON lines {\"text_a\", \"text_b\", \"label\"}, post-processed and trained on as our STS-L-x2 (adds its rows; not the (pp) file, which is post-processed already)"
+  default     = ""
+}
+
+variable "released_x1x2" {
+  description = "the authors' released STS-🦕-x1x2 (raw), timoschick/dino's sts-dino-x1x2.jsonl: JSON lines {\"text_a\", \"text_b\", \"label\"}, post-processed and trained on as our STS-L-x1x2 (adds its rows; not the (pp) file, which is post-processed already)"
+  default     = ""
+}
+
 # The generator and the bi-encoder of the mini and ci profiles; the paper
 # profile references neither, so it never builds them.
 module "format" { source = "./modules/dino_format.hcl" }
@@ -70,6 +80,23 @@ locals {
     init   = module.pretrained.bert_long.model, hf_checkpoint = "", learning_rate = 1e-4,
     warmup = 10, warmup_ratio = 0, weight_decay = 0, eval_every = 20
   }
+  # The two datasets: the authors' released file of each (by -var) and the
+  # paper's rows of Tables 1 and 5, which ours and the released data's share.
+  datasets = {
+    x2 = {
+      title    = "STS-L-x2"
+      released = var.released_x2
+      table1   = [70.27, 81.26, 71.25, 80.49, 77.18, 77.82, 68.09, 75.20]
+      table5   = [65.3, 71.8, 72.7, 75.9, 76.9, 72.5]
+    }
+    x1x2 = {
+      title    = "STS-L-x1x2"
+      released = var.released_x1x2
+      table1   = [64.87, 78.30, 66.38, 79.60, 76.47, 76.51, 74.26, 73.77]
+      table5   = [65.1, 69.9, 68.6, 76.3, 76.6, 71.3]
+    }
+  }
+  released = { for k, d in local.datasets : k => d if d.released != "" }
 }
 
 # ---- data ---------------------------------------------------------------------
@@ -113,10 +140,26 @@ stage "pairs" {
   seed          = var.seed
 }
 
+# The authors' released datasets (by -var): raw generated pairs like ours,
+# so each goes through the same post-processing, training and evaluation
+# below, as NAME["released_KEY"].
+stage "released" {
+  for_each = local.released
+  uses     = "data.released_dino"
+  path     = each.value.released
+}
+
+# The released datasets beside ours in distinct's and eval's for_each; the
+# conditionals keep the instances in the order written while none is given.
+locals {
+  released_pairs  = { for k, r in stage.released : "released_${k}" => r }
+  released_models = { for k, r in stage.released : "released_${k}" => stage.sroberta["released_${k}"].model }
+}
+
 # ---- post-processing of each dataset, each step its own artifact --------------
 
 stage "distinct" {
-  for_each = stage.pairs
+  for_each = length(keys(local.released)) == 0 ? stage.pairs : merge(stage.pairs, local.released_pairs)
   uses     = "pairs.drop_identical"
   data     = each.value.pairs
 }
@@ -180,11 +223,16 @@ stage "bert" {
   pooling       = each.value
 }
 
-stage "eval" {
-  for_each = {
+# Table 1's encoders.
+locals {
+  encoders = {
     x2       = stage.sroberta["x2"].model, x1x2 = stage.sroberta["x1x2"].model, glove = stage.glove.encoder,
     bert_cls = stage.bert["cls"].encoder, bert_avg = stage.bert["avg"].encoder
   }
+}
+
+stage "eval" {
+  for_each      = length(keys(local.released)) == 0 ? local.encoders : merge(local.encoders, local.released_models)
   uses          = "evaluate.sts"
   encoder       = each.value
   data          = stage.sts.pairs
@@ -202,12 +250,20 @@ table "Table 1" {
   row "dino_x2" {
     title = "DINO (STS-L-x2)"
     stage = stage.eval["x2"]
-    paper = [70.27, 81.26, 71.25, 80.49, 77.18, 77.82, 68.09, 75.20]
+    paper = local.datasets.x2.table1
   }
   row "dino_x1x2" {
     title = "DINO (STS-L-x1x2)"
     stage = stage.eval["x1x2"]
-    paper = [64.87, 78.30, 66.38, 79.60, 76.47, 76.51, 74.26, 73.77]
+    paper = local.datasets.x1x2.table1
+  }
+  row "released" {
+    for_each = local.datasets
+    enabled  = each.value.released != ""
+    name     = "released_${each.key}"
+    title    = "DINO (${each.value.title}) (authors' released data)"
+    stage    = stage.eval["released_${each.key}"]
+    paper    = each.value.table1
   }
   row "glove" {
     title = "Avg. GloVe"
@@ -233,12 +289,20 @@ table "Table 5" {
   row "mean_x2" {
     title = "STS-L-x2 (mean setting)"
     stage = stage.eval["x2"].metrics.mean
-    paper = [65.3, 71.8, 72.7, 75.9, 76.9, 72.5]
+    paper = local.datasets.x2.table5
   }
   row "mean_x1x2" {
     title = "STS-L-x1x2 (mean setting)"
     stage = stage.eval["x1x2"].metrics.mean
-    paper = [65.1, 69.9, 68.6, 76.3, 76.6, 71.3]
+    paper = local.datasets.x1x2.table5
+  }
+  row "mean_released" {
+    for_each = local.datasets
+    enabled  = each.value.released != ""
+    name     = "mean_released_${each.key}"
+    title    = "${each.value.title} (mean setting) (authors' released data)"
+    stage    = stage.eval["released_${each.key}"].metrics.mean
+    paper    = each.value.table5
   }
 }
 
