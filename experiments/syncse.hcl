@@ -337,6 +337,16 @@ deviation "senteval_transfer" {
   profiles = ["paper"]
 }
 
+deviation "human_evaluation" {
+  what     = "Table 9: the fraction of ethically unsafe sentences"
+  paper    = "100 sentences drawn from SynCSE-scratch's, each judged by five annotators (a psychological counselor and four postgraduate students)"
+  ours     = "not run: the row is declared with the paper's value and no result"
+  why      = "a human judgement; no stage stands in for the five annotators"
+  evidence = "syncse.md, Ethical considerations: 'we ask five annotators ... to annotate whether the generated sentences have ethical problems'"
+  tables   = ["Table 9"]
+  profiles = ["paper"]
+}
+
 # ---- data -------------------------------------------------------------------
 
 stage "nli" {

@@ -96,11 +96,16 @@ var paperProfiles = map[string]paperProfile{
 		},
 	},
 	"dino": {
-		// X1 is STS-B train, in the data directory: no dataset by -var.
+		// X1 is STS-B train, in the data directory: no dataset by -var
+		// beyond the authors' released ones.
 		weights: map[string]string{
 			"gpt2":    ckGPT2,    // GPT2-XL, the generator
 			"bert":    ckBERT,    // bert-base-uncased, Table 1's [CLS]/avg rows
 			"roberta": ckRoBERTa, // roberta-base, Sentence-RoBERTa
+		},
+		released: map[string]string{
+			"released_x2":   fxReleasedDINO, // timoschick/dino's sts-dino-x2.jsonl
+			"released_x1x2": fxReleasedDINO, // sts-dino-x1x2.jsonl: the same layout
 		},
 	},
 	"infocse": {
@@ -122,8 +127,9 @@ var paperProfiles = map[string]paperProfile{
 			"t5": ckT5, // T5-base: generator, discriminator and encoders
 		},
 		released: map[string]string{
-			"released_gense":      ckT5, // mattymchen/gense-base
-			"released_gense_plus": ckT5, // mattymchen/gense-base-plus
+			"released_gense":      ckT5,    // mattymchen/gense-base
+			"released_gense_plus": ckT5,    // mattymchen/gense-base-plus
+			"released_synli":      fxSyNLI, // mattymchen/synli, exported to TSV
 		},
 		noted: []string{"t5_small"}, // Table 5: the file run again with -var t5=<t5-small>
 	},
@@ -139,10 +145,12 @@ var paperProfiles = map[string]paperProfile{
 			"t5":      ckT5,      // T5-base, Table 4's GenSE row
 		},
 		released: map[string]string{
-			"released_partial":       ckBERT, // hkust-nlp/SynCSE-partial-RoBERTa-base
-			"released_scratch":       ckBERT, // hkust-nlp/SynCSE-scratch-RoBERTa-base
-			"released_partial_large": ckBERT, // hkust-nlp/SynCSE-partial-RoBERTa-large
-			"released_scratch_large": ckBERT, // hkust-nlp/SynCSE-scratch-RoBERTa-large
+			"released_partial":       ckBERT,           // hkust-nlp/SynCSE-partial-RoBERTa-base
+			"released_scratch":       ckBERT,           // hkust-nlp/SynCSE-scratch-RoBERTa-base
+			"released_partial_large": ckBERT,           // hkust-nlp/SynCSE-partial-RoBERTa-large
+			"released_scratch_large": ckBERT,           // hkust-nlp/SynCSE-scratch-RoBERTa-large
+			"released_partial_data":  fxSynCSEReleased, // hkust-nlp/SynCSE-partial-NLI's train.csv
+			"released_scratch_data":  fxSynCSEReleased, // hkust-nlp/SynCSE-scratch-NLI's train.csv
 		},
 	},
 }

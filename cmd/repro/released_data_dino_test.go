@@ -23,20 +23,6 @@ import (
 // has the same layout, so the test gives it to both variables.
 const fxReleasedDINO = "registry/builtin/testdata/released/sts-dino-x2.jsonl"
 
-// dino.hcl's -var released_x2 and released_x1x2 are released artifacts:
-// given, they add stages and rows; unset, nothing refuses. Registered here
-// so that TestPaperProfilesNeedTheirData plans the paper profile with them
-// and finds their stages (paperdata_test.go is another helper's file).
-func init() {
-	p := paperProfiles["dino"]
-	if p.released == nil {
-		p.released = map[string]string{}
-	}
-	p.released["released_x2"] = fxReleasedDINO   // timoschick/dino's sts-dino-x2.jsonl
-	p.released["released_x1x2"] = fxReleasedDINO // sts-dino-x1x2.jsonl: the same layout
-	paperProfiles["dino"] = p
-}
-
 // dinoReleasedChain is what experiments/dino.hcl does to each dataset after
 // it is generated (or read): post-processing, training, evaluation.
 var dinoReleasedChain = []string{"distinct", "smooth", "augment", "split", "sroberta", "eval"}

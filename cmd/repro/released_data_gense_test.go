@@ -24,14 +24,6 @@ import (
 // premise<TAB>entailment<TAB>contradiction.
 const fxSyNLI = "registry/builtin/testdata/released/synli.tsv"
 
-// gense.hcl's -var released_synli is a released artifact: given, it adds
-// stages and rows; unset, nothing refuses. Registered here so that
-// TestPaperProfilesNeedTheirData plans the paper profile with it and finds
-// its stage (paperdata_test.go's table is another helper's file).
-func init() {
-	paperProfiles["gense"].released["released_synli"] = fxSyNLI
-}
-
 // TestReleasedDataGenSE: gense.hcl's paper profile, given -var
 // released_synli (the SyNLI fixture) beside its data and weights, plans
 // the authors' triplets read by data.released_gense and trained exactly as
