@@ -121,3 +121,32 @@ func planLine(out, stage, want string) bool {
 	}
 	return false
 }
+
+// TestPublishedMirror: the repository's own mirror/ is whole -- every
+// archive unpacks to what its digest says, within the budget index.json
+// records -- so a damaged or half-committed object fails CI here instead of
+// being refused, with a warning, on a newcomer's first `make mini`.
+func TestPublishedMirror(t *testing.T) {
+	dir := filepath.Join("..", "..", "mirror")
+	code, out, errs := repro(t, "mirror", "verify", dir)
+	if code != 0 || !strings.HasPrefix(out, "ok:") {
+		t.Fatalf("mirror verify %s: exit %d\n%s\n%s", dir, code, out, errs)
+	}
+	code, out, errs = repro(t, "mirror", "ls", dir)
+	if code != 0 || !strings.Contains(out, "budget") {
+		t.Fatalf("mirror ls %s: exit %d\n%s\n%s", dir, code, out, errs)
+	}
+	m, err := store.OpenMirror(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, r := range m.Index().Runs {
+		for _, o := range r.Outputs {
+			total += o.Compressed
+		}
+	}
+	if total > m.Index().Budget {
+		t.Errorf("mirror/: %d compressed bytes over its budget of %d", total, m.Index().Budget)
+	}
+}
