@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -165,6 +165,50 @@ func repoPath(t *testing.T, rel string) string {
 	return p
 }
 
+// vars are p's -var values as absolute paths to their fixtures: its data
+// and weights, and its released artifacts too when released is true.
+func (p paperProfile) vars(t *testing.T, released bool) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	ms := []map[string]string{p.data, p.weights}
+	if released {
+		ms = append(ms, p.released)
+	}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = repoPath(t, v)
+		}
+	}
+	return out
+}
+
+// varArgs are vars as -var flags, in name order (a plan's output does not
+// depend on it; a failure message reads the same run after run).
+func varArgs(vars map[string]string) []string {
+	var args []string
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		args = append(args, "-var", k+"="+vars[k])
+	}
+	return args
+}
+
+// planJSON is `repro plan FILE --json` with vars and the extra flags; a
+// plan that fails, prints no plan or says the run would refuse fails the
+// test.
+func planJSON(t *testing.T, file string, vars map[string]string, extra ...string) view.Plan {
+	t.Helper()
+	args := append(append([]string{"plan", file, "--json"}, varArgs(vars)...), extra...)
+	code, out, errs := repro(t, args...)
+	var plan view.Plan
+	if err := json.Unmarshal([]byte(out), &plan); code != 0 || err != nil {
+		t.Fatalf("%s: plan: exit %d (%v)\n%s%s", file, code, err, out, errs)
+	}
+	if plan.Refused != nil {
+		t.Fatalf("%s: plan says run would refuse: %+v", file, plan.Refused)
+	}
+	return plan
+}
+
 // paperVars are the -var values of every paper profile's data and weights
 // (not the released models), as absolute paths to their fixtures.
 func paperVars(t *testing.T) map[string]string {
@@ -259,21 +303,8 @@ func checkPaperProfile(t *testing.T, file string, p paperProfile) {
 	}
 
 	// With the fixtures: the whole paper profile plans, and each ablation.
-	vars := map[string]string{}
-	var args []string
-	for _, m := range []map[string]string{p.data, p.weights, p.released} {
-		for k, v := range m {
-			vars[k] = repoPath(t, v)
-		}
-	}
-	names := make([]string, 0, len(vars))
-	for k := range vars {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		args = append(args, "-var", k+"="+vars[k])
-	}
+	vars := p.vars(t, true)
+	args := varArgs(vars)
 	for _, ablation := range append([]string{""}, x.Config.Ablations...) {
 		x, _, _, err := experiment.Load(builtin.Default(), file, experiment.Options{Vars: vars, Ablation: ablation})
 		if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"repro/cmd/repro/view"
 	"repro/experiment"
 	"repro/graph"
 	"repro/internal/datadir"
@@ -135,23 +133,7 @@ func TestReleasedDataDINO(t *testing.T) {
 // and returns the planned stage IDs; every stage must be planned to run.
 func planDINO(t *testing.T, vars map[string]string) []string {
 	t.Helper()
-	args := []string{"plan", "../../experiments/dino.hcl", "--json"}
-	names := make([]string, 0, len(vars))
-	for k := range vars {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		args = append(args, "-var", k+"="+vars[k])
-	}
-	code, out, errs := repro(t, args...)
-	var plan view.Plan
-	if err := json.Unmarshal([]byte(out), &plan); code != 0 || err != nil {
-		t.Fatalf("plan: exit %d (%v)\n%s%s", code, err, out, errs)
-	}
-	if plan.Refused != nil {
-		t.Errorf("plan says run would refuse: %+v", plan.Refused)
-	}
+	plan := planJSON(t, "../../experiments/dino.hcl", vars)
 	var ids []string
 	for _, s := range plan.Stages {
 		if s.Action != "run" && s.Action != "cached" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"repro/cmd/repro/view"
 	"repro/experiment"
 	"repro/graph"
 	"repro/internal/datadir"
@@ -36,13 +34,7 @@ func TestReleasedDataGenSE(t *testing.T) {
 	t.Setenv(datadir.Env, datadirtest.Dir(t))
 	t.Setenv("REPRO_CACHE", filepath.Join(t.TempDir(), "cache"))
 	file := "../../experiments/gense.hcl"
-	p := paperProfiles["gense"]
-	base := map[string]string{}
-	for _, m := range []map[string]string{p.data, p.weights} {
-		for k, v := range m {
-			base[k] = repoPath(t, v)
-		}
-	}
+	base := paperProfiles["gense"].vars(t, false)
 	synli := repoPath(t, fxSyNLI)
 	with := map[string]string{"released_synli": synli}
 	for k, v := range base {
@@ -63,15 +55,7 @@ func TestReleasedDataGenSE(t *testing.T) {
 		if set {
 			vars = with
 		}
-		args := []string{"plan", file, "--json"}
-		for k, v := range vars {
-			args = append(args, "-var", k+"="+v)
-		}
-		code, out, errs := repro(t, args...)
-		var plan view.Plan
-		if err := json.Unmarshal([]byte(out), &plan); code != 0 || err != nil || plan.Refused != nil {
-			t.Fatalf("released_synli set %v: plan: exit %d (%v), refused %+v\n%s%s", set, code, err, plan.Refused, out, errs)
-		}
+		plan := planJSON(t, file, vars)
 		got := map[string]string{}
 		for _, s := range plan.Stages {
 			if strings.Contains(s.ID, "synli") {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -38,33 +36,11 @@ var syncseReleasedData = map[string]string{
 func syncseReleasedPlan(t *testing.T, extra map[string]string) (map[string]view.PlanStage, *experiment.Experiment) {
 	t.Helper()
 	file := "../../experiments/syncse.hcl"
-	p := paperProfiles["syncse"]
-	vars := map[string]string{}
-	for _, m := range []map[string]string{p.data, p.weights} {
-		for k, v := range m {
-			vars[k] = repoPath(t, v)
-		}
-	}
+	vars := paperProfiles["syncse"].vars(t, false)
 	for k, v := range extra {
 		vars[k] = v
 	}
-	names := make([]string, 0, len(vars))
-	for k := range vars {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	args := []string{"plan", file, "--json"}
-	for _, k := range names {
-		args = append(args, "-var", k+"="+vars[k])
-	}
-	code, out, errs := repro(t, args...)
-	var plan view.Plan
-	if err := json.Unmarshal([]byte(out), &plan); code != 0 || err != nil {
-		t.Fatalf("plan: exit %d (%v)\n%s%s", code, err, out, errs)
-	}
-	if plan.Refused != nil {
-		t.Fatalf("plan says run would refuse: %+v", plan.Refused)
-	}
+	plan := planJSON(t, file, vars)
 	stages := map[string]view.PlanStage{}
 	for _, s := range plan.Stages {
 		stages[s.ID] = s
