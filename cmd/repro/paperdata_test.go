@@ -214,11 +214,7 @@ func planJSON(t *testing.T, file string, vars map[string]string, extra ...string
 func paperVars(t *testing.T) map[string]string {
 	out := map[string]string{}
 	for _, p := range paperProfiles {
-		for _, m := range []map[string]string{p.data, p.weights} {
-			for k, v := range m {
-				out[k] = repoPath(t, v)
-			}
-		}
+		maps.Copy(out, p.vars(t, false))
 	}
 	return out
 }
