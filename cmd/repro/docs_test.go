@@ -52,21 +52,7 @@ func TestPaperPagesListDeviations(t *testing.T) {
 	}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".hcl")
-		x, _, _, err := experiment.Load(builtin.Default(), file, experiment.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		want := "none"
-		var names []string
-		for _, d := range x.Deviations() {
-			if len(d.Modules) == 0 { // a module's is on the module's own page
-				names = append(names, "`"+d.Name+"`")
-			}
-		}
-		if len(names) > 0 {
-			want = strings.Join(names, ", ")
-		}
-		want = "Declared deviations: " + want + " ([generated list](../results/" + name + ".md#" + anchor(paperDeviationsHeading) + "))."
+		want := "Declared deviations: " + paperDeviationNames(t, file) + " ([generated list](../results/" + name + ".md#" + anchor(paperDeviationsHeading) + "))."
 		page := filepath.Join("..", "..", "docs", "papers", name+".md")
 		src, err := os.ReadFile(page)
 		if err != nil {
@@ -90,4 +76,25 @@ func TestPaperPagesListDeviations(t *testing.T) {
 			t.Errorf("%s: the paper profile's deviations paragraph ends\n  %s\nwant\n  %s", page, got, want)
 		}
 	}
+}
+
+// paperDeviationNames are the deviations file's paper profile declares
+// itself, "`name`, ..." in the file's order, or "none"; a module's are on
+// the module's own page.
+func paperDeviationNames(t *testing.T, file string) string {
+	t.Helper()
+	x, _, _, err := experiment.Load(builtin.Default(), file, experiment.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	var names []string
+	for _, d := range x.Deviations() {
+		if len(d.Modules) == 0 {
+			names = append(names, "`"+d.Name+"`")
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }

@@ -6,10 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"repro/experiment"
 	"repro/internal/datadir"
 	"repro/internal/datadir/datadirtest"
-	"repro/registry/builtin"
 )
 
 // TestReadmeListsPaperDeviations: README's "The papers" table has one row
@@ -45,20 +43,7 @@ func TestReadmeListsPaperDeviations(t *testing.T) {
 			continue
 		}
 		file := filepath.Join("..", "..", "experiments", paper+".hcl")
-		x, _, _, err := experiment.Load(builtin.Default(), file, experiment.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", paper, err)
-		}
-		var names []string
-		for _, d := range x.Deviations() {
-			if len(d.Modules) == 0 {
-				names = append(names, "`"+d.Name+"`")
-			}
-		}
-		want := "none"
-		if len(names) > 0 {
-			want = strings.Join(names, ", ")
-		}
+		want := paperDeviationNames(t, file)
 		if cells[3] != want {
 			t.Errorf("README.md, %s's row: deviations cell\n  %s\nwant (the paper profile's declared deviations)\n  %s", paper, cells[3], want)
 		}
