@@ -69,7 +69,7 @@
 // recorded digest (through tmp/ and PutObject, as any output); a damaged
 // archive is a *MirrorError and changes nothing. RefreshMirror publishes
 // runs of a cache within a budget of compressed bytes (DefaultMirrorBudget,
-// 100 MiB), refusing with a *BudgetError and changing nothing when over it.
+// 128 MiB), refusing with a *BudgetError and changing nothing when over it.
 //
 // # Garbage collection
 //

@@ -114,7 +114,7 @@ source, archived (tar + gzip) and checked back; an entry of the same experiment 
 stage under an older key is replaced and its archive removed. Data stages are left out:
 their output is the data set itself, which the repository does not carry, and they run
 in seconds from the data directory. The refresh is refused, changing nothing, when the
-mirror's compressed objects would exceed --budget (default 100MiB).`,
+mirror's compressed objects would exceed --budget (default 128MiB).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
@@ -224,7 +224,7 @@ mirror's compressed objects would exceed --budget (default 100MiB).`,
 	refresh.Flags().StringArrayVar(&stages, "stage", nil, "publish this stage's run: a node ID or a pattern ('module.t5.*'; repeatable)")
 	refresh.Flags().StringVar(&from, "from", "", "the cache `DIR` holding the runs to publish")
 	refresh.Flags().StringVar(&dir, "mirror", "", "the mirror `DIR` to refresh (default: mirror/ at the experiment file's repository root)")
-	refresh.Flags().StringVar(&budget, "budget", "100MiB", "the most compressed bytes the mirror may hold, a `SIZE` such as 30MiB")
+	refresh.Flags().StringVar(&budget, "budget", "128MiB", "the most compressed bytes the mirror may hold, a `SIZE` such as 30MiB")
 	return refresh
 }
 

@@ -43,7 +43,7 @@ func TestMirrorCommands(t *testing.T) {
 	// Within it; the data stage is left out.
 	code, out, errs = repro(t, "mirror", "refresh", file, "--stage", "tfidf", "--stage", "corpus", "--from", src)
 	if code != 0 || !strings.Contains(out, "left out  corpus (data.sts_sentences)") || !strings.Contains(out, "added") ||
-		!strings.Contains(out, "of its 100.0M budget") {
+		!strings.Contains(out, "of its 128.0M budget") {
 		t.Fatalf("refresh: exit %d\n%s\n%s", code, out, errs)
 	}
 	if code, out, _ := repro(t, "mirror", "ls", mirror); code != 0 || !strings.Contains(out, "tfidf") || !strings.Contains(out, "1 run(s)") {
