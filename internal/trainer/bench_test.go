@@ -5,11 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/nlpodyssey/spago/mat"
-
 	"repro/internal/model/transformer"
-	"repro/internal/tensor"
-	"repro/internal/tensor/loss"
 )
 
 // BenchmarkTrainerSimCSEStep is one update of unsupervised SimCSE through
@@ -33,28 +29,7 @@ func BenchmarkTrainerSimCSEStep(b *testing.B) {
 		}
 		seqs[i] = append(s, 3)
 	}
-	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
-		in := make([][]int, 0, 2*len(batch))
-		for _, i := range batch {
-			in = append(in, seqs[i])
-		}
-		for _, i := range batch {
-			in = append(in, seqs[i])
-		}
-		bt, err := transformer.NewBatch(in, 0)
-		if err != nil {
-			return nil, err
-		}
-		o, err := enc.Forward(bt, rng)
-		if err != nil {
-			return nil, err
-		}
-		z, err := enc.Pool(o, transformer.PoolMean)
-		if err != nil {
-			return nil, err
-		}
-		return loss.SimCSEUnsup(tensor.SliceRows(z, 0, len(batch)), tensor.SliceRows(z, len(batch), 2*len(batch)), 0.05)
-	}
+	step := simcseStep(enc, seqs)
 	tr := &Trainer{Params: FromNamed(enc.NamedParams()), N: len(seqs), Step: step,
 		Config: Config{MaxSteps: b.N, BatchSize: B, LR: 3e-5, MaxGradNorm: 1, Seed: 1}}
 	b.ReportAllocs()

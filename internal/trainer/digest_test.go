@@ -35,28 +35,7 @@ func simcseRun(t *testing.T) (losses, norms []float64, weights [][]float32) {
 		}
 		seqs[i] = append(s, 3) // lengths differ: padding and masks
 	}
-	step := func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
-		in := make([][]int, 0, 2*len(batch))
-		for _, i := range batch {
-			in = append(in, seqs[i])
-		}
-		for _, i := range batch {
-			in = append(in, seqs[i])
-		}
-		bt, err := transformer.NewBatch(in, 0)
-		if err != nil {
-			return nil, err
-		}
-		o, err := enc.Forward(bt, rng)
-		if err != nil {
-			return nil, err
-		}
-		z, err := enc.Pool(o, transformer.PoolMean)
-		if err != nil {
-			return nil, err
-		}
-		return loss.SimCSEUnsup(tensor.SliceRows(z, 0, len(batch)), tensor.SliceRows(z, len(batch), 2*len(batch)), 0.05)
-	}
+	step := simcseStep(enc, seqs)
 	tr := &Trainer{Params: FromNamed(enc.NamedParams()), N: len(seqs), Step: step,
 		OnStep: func(p Progress) { losses, norms = append(losses, p.Loss), append(norms, p.GradNorm) },
 		Config: Config{MaxSteps: 6, BatchSize: B, Accumulate: 2, LR: 1e-3, Warmup: 2, MaxGradNorm: 0.5, WeightDecay: 0.01, Seed: 3}}
@@ -109,4 +88,32 @@ func TestTrainerStepDigest(t *testing.T) {
 		return out
 	}
 	t.Logf("losses %v norms %v digest %s", losses, norms, tensortest.Digest(append([][]float32{f(losses), f(norms)}, weights...)...))
+}
+
+// simcseStep is unsupervised SimCSE's step on seqs (each sequence twice,
+// two dropout masks, mean pooling, temperature 0.05), shared by the digest
+// test and the benchmark.
+func simcseStep(enc *transformer.Encoder, seqs [][]int) func(context.Context, []int, *rand.Rand) (mat.Tensor, error) {
+	return func(_ context.Context, batch []int, rng *rand.Rand) (mat.Tensor, error) {
+		in := make([][]int, 0, 2*len(batch))
+		for _, i := range batch {
+			in = append(in, seqs[i])
+		}
+		for _, i := range batch {
+			in = append(in, seqs[i])
+		}
+		bt, err := transformer.NewBatch(in, 0)
+		if err != nil {
+			return nil, err
+		}
+		o, err := enc.Forward(bt, rng)
+		if err != nil {
+			return nil, err
+		}
+		z, err := enc.Pool(o, transformer.PoolMean)
+		if err != nil {
+			return nil, err
+		}
+		return loss.SimCSEUnsup(tensor.SliceRows(z, 0, len(batch)), tensor.SliceRows(z, len(batch), 2*len(batch)), 0.05)
+	}
 }
