@@ -376,9 +376,7 @@ func (f *dropoutFn) Forward() (mat.Tensor, error) {
 	out := rawMatrix(r, c) // every element written below
 	X, Y := Data(f.x), Data(out)
 	ParallelFor(len(Y), 8192, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			Y[i] = X[i] * f.mask[i]
-		}
+		mulInto(Y[lo:hi], X[lo:hi], f.mask[lo:hi])
 	})
 	return wrap(out, f), nil
 }
@@ -393,9 +391,7 @@ func (f *dropoutFn) Backward(gy mat.Tensor) error {
 	G := Data(gy)
 	gx := allocRaw(len(G)) // every element written below
 	ParallelFor(len(gx), 8192, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			gx[i] = G[i] * f.mask[i]
-		}
+		mulInto(gx[lo:hi], G[lo:hi], f.mask[lo:hi])
 	})
 	accGrad(f.x, gx)
 	return nil
@@ -496,9 +492,7 @@ func (f *reluFn) Forward() (mat.Tensor, error) {
 	out := rawMatrix(r, c) // every element written below
 	X, Y := Data(f.x), Data(out)
 	ParallelFor(len(X), 8192, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			Y[i] = math.Float32frombits(math.Float32bits(X[i]) & positiveMask(X[i]))
-		}
+		reluMaskInto(Y[lo:hi], X[lo:hi], X[lo:hi])
 	})
 	return wrap(out, f), nil
 }
@@ -519,9 +513,7 @@ func (f *reluFn) Backward(gy mat.Tensor) error {
 	}
 	gx := allocRaw(len(X)) // every element written below
 	ParallelFor(len(X), 8192, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			gx[i] = math.Float32frombits(math.Float32bits(G[i]) & positiveMask(X[i]))
-		}
+		reluMaskInto(gx[lo:hi], X[lo:hi], G[lo:hi])
 	})
 	accGrad(f.x, gx)
 	return nil
