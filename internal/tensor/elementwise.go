@@ -74,33 +74,33 @@ func (f *binaryFn) Backward(gy mat.Tensor) error {
 		return f.backwardDevice(gy)
 	}
 	G := Data(gy)
+	// On both cores, as Forward: the residual additions' gradients are
+	// whole activations, copied on one core before.
 	if f.a.RequiresGrad() {
 		ga := allocRaw(len(G)) // every element written below
-		if f.kind == opMul {
-			B := Data(f.b)
-			for i, g := range G {
-				ga[i] = g * B[i]
+		ParallelFor(len(G), 8192, func(lo, hi int) {
+			if f.kind == opMul {
+				mulInto(ga[lo:hi], G[lo:hi], Data(f.b)[lo:hi])
+			} else {
+				copy(ga[lo:hi], G[lo:hi])
 			}
-		} else {
-			copy(ga, G)
-		}
+		})
 		accGrad(f.a, ga)
 	}
 	if f.b.RequiresGrad() {
 		gb := allocRaw(len(G)) // every element written below
-		switch f.kind {
-		case opMul:
-			A := Data(f.a)
-			for i, g := range G {
-				gb[i] = g * A[i]
+		ParallelFor(len(G), 8192, func(lo, hi int) {
+			switch f.kind {
+			case opMul:
+				mulInto(gb[lo:hi], G[lo:hi], Data(f.a)[lo:hi])
+			case opSub:
+				for i := lo; i < hi; i++ {
+					gb[i] = -G[i]
+				}
+			default:
+				copy(gb[lo:hi], G[lo:hi])
 			}
-		case opSub:
-			for i, g := range G {
-				gb[i] = -g
-			}
-		default:
-			copy(gb, G)
-		}
+		})
 		accGrad(f.b, gb)
 	}
 	return nil

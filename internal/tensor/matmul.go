@@ -164,9 +164,13 @@ func (f *linearFn) Forward() (mat.Tensor, error) {
 	var beta float32
 	if f.b != nil {
 		bd := Data(f.b)
-		for i := 0; i < f.n; i++ {
-			copy(yd[i*f.out:(i+1)*f.out], bd)
-		}
+		// On both cores: a 4096 x 1024 output is 16 MB of copying, which
+		// on one core left the other idle for a few milliseconds a call.
+		ParallelFor(f.n, max(1, 16384/max(1, f.out)), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				copy(yd[i*f.out:(i+1)*f.out], bd)
+			}
+		})
 		beta = 1
 	}
 	if f.io {
