@@ -227,11 +227,13 @@ func (f *sliceColsFn) Forward() (mat.Tensor, error) {
 	}
 	r, c := Dims(f.x)
 	w := f.hi - f.lo
-	out := zeroMatrix(r, w)
+	out := rawMatrix(r, w) // every row written below
 	X, Y := Data(f.x), Data(out)
-	for i := 0; i < r; i++ {
-		copy(Y[i*w:(i+1)*w], X[i*c+f.lo:i*c+f.hi])
-	}
+	ParallelFor(r, max(1, 16384/max(1, w)), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			copy(Y[i*w:(i+1)*w], X[i*c+f.lo:i*c+f.hi])
+		}
+	})
 	return wrap(out, f), nil
 }
 
@@ -245,10 +247,14 @@ func (f *sliceColsFn) Backward(gy mat.Tensor) error {
 	r, c := Dims(f.x)
 	w := f.hi - f.lo
 	G := Data(gy)
-	gx := alloc(r * c)
-	for i := 0; i < r; i++ {
-		copy(gx[i*c+f.lo:i*c+f.hi], G[i*w:(i+1)*w])
-	}
+	gx := allocRaw(r * c) // every element written below
+	ParallelFor(r, max(1, 16384/max(1, c)), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			clear(gx[i*c : i*c+f.lo])
+			copy(gx[i*c+f.lo:i*c+f.hi], G[i*w:(i+1)*w])
+			clear(gx[i*c+f.hi : (i+1)*c])
+		}
+	})
 	accGrad(f.x, gx)
 	return nil
 }
@@ -291,11 +297,14 @@ func (f *gatherFn) Forward() (mat.Tensor, error) {
 		return f.forwardDevice()
 	}
 	_, c := Dims(f.x)
-	out := zeroMatrix(len(f.idx), c)
+	out := rawMatrix(len(f.idx), c) // every row written below
 	X, Y := Data(f.x), Data(out)
-	for p, i := range f.idx {
-		copy(Y[p*c:(p+1)*c], X[i*c:(i+1)*c])
-	}
+	ParallelFor(len(f.idx), max(1, 16384/max(1, c)), func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			i := f.idx[p]
+			copy(Y[p*c:(p+1)*c], X[i*c:(i+1)*c])
+		}
+	})
 	return wrap(out, f), nil
 }
 
@@ -308,13 +317,22 @@ func (f *gatherFn) Backward(gy mat.Tensor) error {
 	}
 	r, c := Dims(f.x)
 	G := Data(gy)
-	gx := alloc(r * c)
-	for p, i := range f.idx {
-		dst, src := gx[i*c:(i+1)*c], G[p*c:(p+1)*c]
-		for j, v := range src {
-			dst[j] += v
+	gx := allocRaw(r * c)
+	// Split by columns, so every element still sums its rows in f.idx's
+	// order whatever the split (a row split would race on repeated
+	// indexes); the zeroing too, a large vocabulary's gradient being tens
+	// of megabytes.
+	ParallelFor(c, 16, func(lo, hi int) {
+		for i := 0; i < r; i++ {
+			clear(gx[i*c+lo : i*c+hi])
 		}
-	}
+		for p, i := range f.idx {
+			dst, src := gx[i*c+lo:i*c+hi], G[p*c+lo:p*c+hi]
+			for j, v := range src {
+				dst[j] += v
+			}
+		}
+	})
 	accGrad(f.x, gx)
 	return nil
 }

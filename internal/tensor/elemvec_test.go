@@ -48,3 +48,36 @@ func TestElemVecBits(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherSliceBackwardBits: Gather's backward, split by columns over
+// the cores, sums every element's rows in index order (repeated indexes
+// included), and SliceCols' backward zero-fills around the slice: both
+// against the serial loops, bit for bit, on shapes large enough to split.
+func TestGatherSliceBackwardBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 13))
+	rows, cols := 300, 96
+	x := param(rng, rows, cols, 1)
+	idx := make([]int, 2000)
+	for i := range idx {
+		idx[i] = rng.IntN(rows / 10) // many repeats
+	}
+	g := Gather(x, idx)
+	s := SliceCols(g, 17, 80)
+	w := param(rng, len(idx), 80-17, 1e3)
+	if err := Backward(Sum(Mul(s, w))); err != nil {
+		t.Fatal(err)
+	}
+	W := Data(w)
+	want := make([]float32, rows*cols)
+	for p, i := range idx {
+		for j := 17; j < 80; j++ {
+			want[i*cols+j] += W[p*(80-17)+j-17] // d Sum(s*w)/ds = w, in index order
+		}
+	}
+	got := GradData(x)
+	for k := range want {
+		if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+			t.Fatalf("gradient element %d (row %d col %d) = %v, serial sum %v", k, k/cols, k%cols, got[k], want[k])
+		}
+	}
+}
