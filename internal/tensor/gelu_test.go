@@ -126,11 +126,20 @@ func TestGELUBits(t *testing.T) {
 			}
 		}
 	}
+	// poison marks [lo, hi) of the outputs, so that an element left
+	// unwritten fails the check.
+	poison := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			y[i], aux[i], gx[i] = math.Float32frombits(0xdeadbeef), math.Float32frombits(0xdeadbeef), math.Float32frombits(0xdeadbeef)
+		}
+	}
 	run := func(what string, lo, hi int) {
 		t.Helper()
+		poison(lo, hi)
 		geluForward(xs[lo:hi], y[lo:hi], aux[lo:hi])
 		geluBackward(xs[lo:hi], wantCdf[lo:hi], gs[lo:hi], gx[lo:hi])
 		check("gelu "+what, lo, hi, [3][]float32{y, aux, gx}, [3][]float32{wantY, wantCdf, wantGx})
+		poison(lo, hi)
 		geluTanhForward(xs[lo:hi], y[lo:hi], aux[lo:hi])
 		geluTanhBackward(xs[lo:hi], wantT[lo:hi], gs[lo:hi], gx[lo:hi])
 		check("gelu_tanh "+what, lo, hi, [3][]float32{y, aux, gx}, [3][]float32{wantTY, wantT, wantTGx})
