@@ -107,11 +107,7 @@ func (f *geluFn) Forward() (mat.Tensor, error) {
 		return wrap(out, f), nil
 	}
 	ParallelFor(len(X), 4096, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			cdf := 0.5 * (1 + erff(X[i]*invSqrt2))
-			f.cdf[i] = cdf
-			Y[i] = X[i] * cdf
-		}
+		geluForward(X[lo:hi], Y[lo:hi], f.cdf[lo:hi])
 	})
 	return wrap(out, f), nil
 }
@@ -131,10 +127,7 @@ func (f *geluFn) Backward(gy mat.Tensor) error {
 		return nil
 	}
 	ParallelFor(len(X), 4096, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			x := X[i]
-			gx[i] = G[i] * (f.cdf[i] + x*invSqrt2Pi*expf(-0.5*x*x))
-		}
+		geluBackward(X[lo:hi], f.cdf[lo:hi], G[lo:hi], gx[lo:hi])
 	})
 	accGrad(f.x, gx)
 	return nil
@@ -433,12 +426,7 @@ func (f *geluTanhFn) Forward() (mat.Tensor, error) {
 		return wrap(out, f), nil
 	}
 	ParallelFor(len(X), 4096, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			x := X[i]
-			t := tanhf(geluTanhC * (x + geluTanhA*x*x*x))
-			f.t[i] = t
-			Y[i] = 0.5 * x * (1 + t)
-		}
+		geluTanhForward(X[lo:hi], Y[lo:hi], f.t[lo:hi])
 	})
 	return wrap(out, f), nil
 }
@@ -458,10 +446,7 @@ func (f *geluTanhFn) Backward(gy mat.Tensor) error {
 		return nil
 	}
 	ParallelFor(len(X), 4096, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			x, t := X[i], f.t[i]
-			gx[i] = G[i] * (0.5*(1+t) + 0.5*x*(1-t*t)*geluTanhC*(1+3*geluTanhA*x*x))
-		}
+		geluTanhBackward(X[lo:hi], f.t[lo:hi], G[lo:hi], gx[lo:hi])
 	})
 	accGrad(f.x, gx)
 	return nil
