@@ -73,18 +73,60 @@ func (a *AdamW) Step(params, grads [][]float32, lr float64, weightDecay []float6
 			k.AdamW(p, g, m, v, decay, b1, b2, stepSize, sqrtBC2, eps)
 			continue
 		}
+		c := adamwCoef{decay, b1, 1 - b1, b2, 1 - b2, stepSize, sqrtBC2, eps}
 		tensor.ParallelFor(len(p), 1<<15, func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				if decay != 1 {
-					p[j] *= decay
-				}
-				gj := g[j]
-				m[j] = b1*m[j] + (1-b1)*gj
-				v[j] = b2*v[j] + (1-b2)*gj*gj
-				denom := float32(math.Sqrt(float64(v[j])))/sqrtBC2 + eps
-				p[j] -= stepSize * m[j] / denom
-			}
+			adamwUpdate(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], c)
 		})
+	}
+}
+
+// adamwCoef holds an update's coefficients in the order the assembly reads
+// them: decay, b1, 1-b1, b2, 1-b2, stepSize, sqrtBC2, eps (each difference
+// rounded to float32, as the scalar loop's). It is passed by value: a
+// pointer passed through the adamwVec variable would escape, one heap
+// allocation per band and step.
+type adamwCoef [8]float32
+
+// adamwUpdate applies the update to every element of p (g, m and v at
+// least as long): eight lanes at a time where the CPU has AVX2 (adamwVec),
+// each lane doing adamwScalar's operations in its order with its rounding
+// (no FMA), the remaining elements by adamwScalar, so every element gets
+// adamwScalar's bits; TestAdamWVecBits checks it.
+func adamwUpdate(p, g, m, v []float32, c adamwCoef) {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	j := 0
+	if adamwVec != nil && len(p) >= 8 {
+		j = len(p) &^ 7
+		nodecay := 0
+		if c[0] == 1 {
+			nodecay = 1
+		}
+		adamwVec(&p[0], &g[0], &m[0], &v[0], j, c, nodecay)
+	}
+	adamwScalar(p[j:], g[j:], m[j:], v[j:], c)
+}
+
+// adamwVec, where the CPU has AVX2, is adamwUpdate on the first n (a
+// multiple of 8, > 0) elements (p, g, m and v not overlapping); nodecay = 1
+// skips the decay multiply, as adamwScalar does when the decay is 1. (p*1
+// would only quiet a signalling NaN, which the final subtraction quiets
+// anyway, so no test can tell; the skip keeps the two codes alike.)
+var adamwVec func(p, g, m, v *float32, n int, c adamwCoef, nodecay int)
+
+// adamwScalar is PyTorch's AdamW update of each element of p, the
+// reference adamwVec matches bit for bit.
+func adamwScalar(p, g, m, v []float32, c adamwCoef) {
+	decay, b1, b2, stepSize, sqrtBC2, eps := c[0], c[1], c[3], c[5], c[6], c[7]
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	for j := range p {
+		if decay != 1 {
+			p[j] *= decay
+		}
+		gj := g[j]
+		m[j] = b1*m[j] + (1-b1)*gj
+		v[j] = b2*v[j] + (1-b2)*gj*gj
+		denom := float32(math.Sqrt(float64(v[j])))/sqrtBC2 + eps
+		p[j] -= stepSize * m[j] / denom
 	}
 }
 
