@@ -2,9 +2,9 @@ package tensor
 
 import "math"
 
-// mulVec and reluMaskVec, where the CPU has AVX2, are mulInto and
-// reluMaskInto on a positive multiple of 8 elements.
-var mulVec, reluMaskVec func(dst, a, b *float32, n int)
+// mulVec, addVec and reluMaskVec, where the CPU has AVX2, are mulInto,
+// addInto and reluMaskInto on a positive multiple of 8 elements.
+var mulVec, addVec, reluMaskVec func(dst, a, b *float32, n int)
 
 // mulInto sets dst[i] = a[i] * b[i] (dropout's forward and backward: the
 // input or the gradient times the mask).
@@ -16,6 +16,18 @@ func mulInto(dst, a, b []float32) {
 	}
 	for ; i < len(dst); i++ {
 		dst[i] = a[i] * b[i]
+	}
+}
+
+// addInto sets dst[i] = a[i] + b[i] (a gradient summed into another).
+func addInto(dst, a, b []float32) {
+	i := 0
+	if addVec != nil && len(dst) >= 8 {
+		i = len(dst) &^ 7
+		addVec(&dst[0], &a[0], &b[0], i)
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = a[i] + b[i]
 	}
 }
 

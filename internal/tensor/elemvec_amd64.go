@@ -8,10 +8,13 @@ import "golang.org/x/sys/cpu"
 func mulAVX(dst, a, b *float32, n int)
 
 //go:noescape
+func addAVX(dst, a, b *float32, n int)
+
+//go:noescape
 func reluMaskAVX(dst, x, v *float32, n int)
 
 func init() {
 	if cpu.X86.HasAVX2 {
-		mulVec, reluMaskVec = mulAVX, reluMaskAVX
+		mulVec, addVec, reluMaskVec = mulAVX, addAVX, reluMaskAVX
 	}
 }

@@ -22,7 +22,7 @@ func elemValues(r *rand.Rand, n int) []float32 {
 	return x
 }
 
-// TestElemVecBits: mulInto and reluMaskInto give the scalar loops' bits
+// TestElemVecBits: mulInto, addInto and reluMaskInto give the scalar loops' bits
 // (a NaN product matching any NaN: which operand's payload x86 keeps
 // depends on the compiled order) at every length around the vector width.
 func TestElemVecBits(t *testing.T) {
@@ -35,6 +35,13 @@ func TestElemVecBits(t *testing.T) {
 			want := a[i] * b[i]
 			if !(want != want && got[i] != got[i]) && math.Float32bits(got[i]) != math.Float32bits(want) {
 				t.Fatalf("n %d: mul %v * %v = %v (%#08x), scalar %v (%#08x)", n, a[i], b[i], got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
+			}
+		}
+		addInto(got, a, b)
+		for i := range got {
+			want := a[i] + b[i]
+			if !(want != want && got[i] != got[i]) && math.Float32bits(got[i]) != math.Float32bits(want) {
+				t.Fatalf("n %d: add %v + %v = %v (%#08x), scalar %v (%#08x)", n, a[i], b[i], got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
 			}
 		}
 		for _, v := range [][]float32{x, b} { // forward (v = x) and backward

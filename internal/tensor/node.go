@@ -54,10 +54,25 @@ func (n *node) AccGrad(g mat.Tensor) {
 		n.grad = g.(mat.Matrix).Clone().(*Matrix)
 		return
 	}
-	n.grad.AddInPlace(g.(mat.Matrix))
+	addGrad(n.grad, g.(mat.Matrix))
 	if o, ok := g.(ownedGrad); ok {
 		free(mat.Data[float32](o.Matrix)) // added in: its buffer is free again
 	}
+}
+
+// addGrad sums g into grad on both cores (spago's AddInPlace runs on one,
+// and a tied embedding's gradient is tens of megabytes): grad[i] + g[i],
+// one rounded sum per element as AddInPlace does.
+func addGrad(grad *Matrix, g mat.Matrix) {
+	r, c := Dims(grad)
+	if gr, gc := Dims(g); gr != r || gc != c {
+		grad.AddInPlace(g) // its shape error
+		return
+	}
+	dst, src := mat.Data[float32](grad), mat.Data[float32](g)
+	ParallelFor(len(dst), 1<<15, func(lo, hi int) {
+		addInto(dst[lo:hi], dst[lo:hi], src[lo:hi])
+	})
 }
 
 // isDevGrad reports whether g is a device-resident gradient.
