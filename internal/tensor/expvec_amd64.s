@@ -2,18 +2,19 @@
 
 #include "textflag.h"
 
-// func expSubAVX2(x *float32, n int, m float32, c *[16]float32)
-// x[j] = expf(x[j] - m) for j < n (n a positive multiple of 8), every lane
+// func expSubAVX2(dst, src *float32, n int, m float32, c *[16]float32)
+// dst[j] = expf(src[j] - m) for j < n (n a positive multiple of 8), every lane
 // expf's operations in expf's order: n = floor(x*log2e + 0.5); r = (x -
 // n*C1) - n*C2; z = r*r; p = ((((c0*r + c1)*r + c2)*r + c3)*r + c4)*r +
 // c5; p = (p*z + r) + 1; then p*2^n (n <= 127) or (p*2)*2^(n-1); +Inf
 // above c[0], 0 below c[1], x itself when NaN. No FMA: expf's products and
 // sums are each rounded.
-TEXT ·expSubAVX2(SB), NOSPLIT, $0-32
-	MOVQ x+0(FP), DI
-	MOVQ n+8(FP), CX
-	VBROADCASTSS m+16(FP), Y15
-	MOVQ c+24(FP), DX
+TEXT ·expSubAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS m+24(FP), Y15
+	MOVQ c+32(FP), DX
 	VPCMPEQD Y14, Y14, Y14
 	VPSRLD $25, Y14, Y14 // 127 in every lane (int32)
 	VBROADCASTSS 8(DX), Y13 // log2(e)
@@ -22,7 +23,7 @@ TEXT ·expSubAVX2(SB), NOSPLIT, $0-32
 	VBROADCASTSS 20(DX), Y10 // C2
 
 loop:
-	VMOVUPS (DI), Y0
+	VMOVUPS (SI), Y0
 	VSUBPS Y15, Y0, Y0 // x - m
 	VMULPS Y13, Y0, Y1
 	VADDPS Y12, Y1, Y1
@@ -78,6 +79,7 @@ loop:
 	VBLENDVPS Y7, Y0, Y5, Y5
 
 	VMOVUPS Y5, (DI)
+	ADDQ $32, SI
 	ADDQ $32, DI
 	SUBQ $8, CX
 	JNE loop
