@@ -189,10 +189,15 @@ func (f *rowSoftmaxFn) Forward() (mat.Tensor, error) {
 	X, Y := Data(f.x), Data(out)
 	ParallelFor(r, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			logSoftmaxRow(X[i*c:(i+1)*c], Y[i*c:(i+1)*c])
-			if !f.log {
-				// expf of each value (v - 0 is v), eight lanes at a time.
-				expSub(Y[i*c:(i+1)*c], 0)
+			x, y := X[i*c:(i+1)*c], Y[i*c:(i+1)*c]
+			lse := logSumExp(x)
+			if f.log {
+				subScalar(y, x, lse)
+			} else {
+				// expf(v - lse) in one pass: the bits of expf((v - lse)
+				// - 0), which the log-softmax row then expSub(y, 0) gave
+				// (a - 0 is a, bit for bit, NaNs included).
+				expSubTo(y, x, lse)
 			}
 		}
 	})
@@ -200,25 +205,47 @@ func (f *rowSoftmaxFn) Forward() (mat.Tensor, error) {
 	return wrap(out, f), nil
 }
 
-// logSoftmaxRow writes log softmax(x) into y (float64 sum for accuracy).
+// logSoftmaxRow writes log softmax(x) into y: y[j] = x[j] - logSumExp(x).
 func logSoftmaxRow(x, y []float32) {
+	subScalar(y, x, logSumExp(x))
+}
+
+// logSumExp is max + log(sum of exp(x[j] - max)), the sum in float64 for
+// accuracy and in element order (expSum).
+func logSumExp(x []float32) float32 {
 	mx := maxOf(x)
-	var sum float64
-	for _, v := range x {
-		sum += math.Exp(float64(v - mx))
+	if mx != mx {
+		// The log is NaN too, and with two NaN operands ADDSS returns the
+		// first, quieted: the scalar code before the vector paths had mx
+		// there. Said explicitly, as the compiler's operand order varies.
+		return math.Float32frombits(math.Float32bits(mx) | 1<<22)
 	}
-	lse := mx + float32(math.Log(sum))
-	for j, v := range x {
-		y[j] = v - lse
-	}
+	return mx + float32(math.Log(expSum(x, mx)))
 }
 
 // maxOf is the fold max(...max(max(x[0], x[1]), x[2])..., x[n-1]) of a
 // non-empty x. Without a NaN Go's max is commutative and associative (the
-// larger value, +0 over -0), so four running maxima, combined at the end,
-// give the fold's bits while running four dependency chains at once; with
-// a NaN, whose payload depends on the order, the fold itself runs.
+// larger value, +0 over -0), so running maxima, combined at the end, give
+// the fold's bits. maxVec's VMAXPS matches Go's max except for the sign
+// of a zero, so its result stands when it is neither NaN nor zero.
 func maxOf(x []float32) float32 {
+	if maxVec != nil && len(x) >= 8 {
+		n := len(x) &^ 7
+		m, nan := maxVec(&x[0], n)
+		for _, v := range x[n:] {
+			m = max(m, v)
+		}
+		if !nan && m == m && m != 0 {
+			return m
+		}
+	}
+	return maxOfGo(x)
+}
+
+// maxOfGo is maxOf in Go: four running maxima, which run four dependency
+// chains at once; with a NaN, whose payload depends on the order, the fold
+// itself runs.
+func maxOfGo(x []float32) float32 {
 	if len(x) < 8 {
 		return maxFold(x)
 	}

@@ -116,14 +116,23 @@ func TestBranchlessMasks(t *testing.T) {
 }
 
 // TestMaxOfFold: maxOf gives the in-order fold's bits, signed zeros, NaNs
-// (payloads included) and infinities among the values, every length up to
-// 40.
+// (payloads included, signalling ones too) and infinities among the
+// values, every length up to 40, longer rows (the vector path's 32-wide
+// loop, 8-wide loop and tail) and GPT-2's 50257; rows whose max is a zero
+// of either sign, and rows with one NaN, in the vector part or the tail.
 func TestMaxOfFold(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
-		math.Float32frombits(0x7fc00001), math.Float32frombits(0xffc00002), -1, 1}
-	for trial := 0; trial < 20000; trial++ {
-		x := make([]float32, 1+rng.IntN(40))
+		math.Float32frombits(0x7fc00001), math.Float32frombits(0xffc00002), -1, 1, math.Float32frombits(0x7f800003)}
+	for trial := 0; trial < 40000; trial++ {
+		n := 1 + rng.IntN(40)
+		switch {
+		case trial%10 == 9:
+			n = 41 + rng.IntN(300)
+		case trial%1000 == 999:
+			n = 50257
+		}
+		x := make([]float32, n)
 		for i := range x {
 			switch rng.IntN(4) {
 			case 0:
@@ -134,15 +143,31 @@ func TestMaxOfFold(t *testing.T) {
 				x[i] = float32(rng.NormFloat64())
 			}
 		}
-		if trial%2 == 0 { // no NaN in half the trials
+		switch trial % 4 {
+		case 0, 1: // no NaN in half the trials
 			for i, v := range x {
 				if v != v {
 					x[i] = -2
 				}
 			}
+		case 2: // no NaN and nothing positive: the max is a zero (or negative)
+			for i, v := range x {
+				if v != v || v > 0 {
+					x[i] = -v
+					if v != v {
+						x[i] = -3
+					}
+				}
+			}
+		}
+		if trial%8 == 1 { // then one NaN
+			x[rng.IntN(n)] = specials[4+rng.IntN(2)]
 		}
 		if got, want := maxOf(x), maxFold(x); math.Float32bits(got) != math.Float32bits(want) {
 			t.Fatalf("maxOf(%v) = %v (%#08x), fold %v (%#08x)", x, got, math.Float32bits(got), want, math.Float32bits(want))
 		}
+	}
+	if maxVec == nil {
+		t.Log("no AVX2: the Go loops ran")
 	}
 }

@@ -7,20 +7,24 @@ import "math"
 // computing expf's operations in expf's order (range reduction, the
 // polynomial, the scale, the three special cases), so every element has
 // expf's bits; TestExpSubBits compares them over the float32 range.
-func expSub(x []float32, m float32) {
+func expSub(x []float32, m float32) { expSubTo(x, x, m) }
+
+// expSubTo sets dst[j] = expf(src[j] - m), as expSub does in place.
+func expSubTo(dst, src []float32, m float32) {
+	src = src[:len(dst)]
 	j := 0
-	if expSubVec != nil && len(x) >= 8 {
-		j = len(x) &^ 7
-		expSubVec(&x[0], j, m, &expConsts)
+	if expSubVec != nil && len(dst) >= 8 {
+		j = len(dst) &^ 7
+		expSubVec(&dst[0], &src[0], j, m, &expConsts)
 	}
-	for ; j < len(x); j++ {
-		x[j] = expf(x[j] - m)
+	for ; j < len(dst); j++ {
+		dst[j] = expf(src[j] - m)
 	}
 }
 
-// expSubVec, where the CPU has AVX2, is expSub on the first n (a multiple
-// of 8, > 0) elements at x.
-var expSubVec func(x *float32, n int, m float32, c *[16]float32)
+// expSubVec, where the CPU has AVX2, is expSubTo on the first n (a
+// multiple of 8, > 0) elements at dst and src (which may be the same).
+var expSubVec func(dst, src *float32, n int, m float32, c *[16]float32)
 
 // expConsts are expf's constants as the Go compiler rounds them to
 // float32, in the order the assembly reads them.
