@@ -1,0 +1,28 @@
+//go:build amd64 && !purego
+
+package tensor
+
+import "golang.org/x/sys/cpu"
+
+//go:noescape
+func layerNormRowAVX(x, gain, b, xh, y *float32, n int, mean, rstd float64)
+
+//go:noescape
+func layerNormGradAVX(gy, gain, xh, d *float32, n int, m1, m2, rs float32)
+
+//go:noescape
+func rmsNormRowAVX(x, gain, xh, y *float32, n int, rstd float64)
+
+//go:noescape
+func rmsNormGradAVX(gy, gain, xh, d *float32, n int, m, rs float32)
+
+//go:noescape
+func colProdSumsAVX(out, a, b *float32, rows, n, ld int)
+
+func init() {
+	if cpu.X86.HasAVX2 {
+		layerNormRowVec, layerNormGradVec = layerNormRowAVX, layerNormGradAVX
+		rmsNormRowVec, rmsNormGradVec = rmsNormRowAVX, rmsNormGradAVX
+		colProdSumsVec = colProdSumsAVX
+	}
+}
