@@ -65,17 +65,22 @@ func (f *layerNormFn) Backward(gy mat.Tensor) error {
 		}
 		accGrad(f.x, gx)
 	}
-	if f.g.RequiresGrad() {
+	switch gg, bg := f.g.RequiresGrad(), f.b.RequiresGrad(); {
+	case gg && bg: // one pass over Gy for both
+		dg, db := gainBiasGrad(Gy, f.xhat, r, c)
+		accGrad(f.g, dg)
+		accGrad(f.b, db)
+	case gg:
 		accGrad(f.g, gainGrad(Gy, f.xhat, r, c))
-	}
-	if f.b.RequiresGrad() {
+	case bg:
 		accGrad(f.b, colSums(Gy, r, c))
 	}
 	return nil
 }
 
 // gainGrad is a normalisation's gain gradient: the column sums of
-// gy * xhat (rows x cols).
+// gy * xhat (rows x cols), each product rounded, each column summed in
+// row order from +0 (parallel over columns, as colSums).
 func gainGrad(gy, xhat []float32, r, c int) []float32 {
 	out := alloc(c)
 	ParallelFor(c, 64, func(lo, hi int) {
@@ -94,6 +99,34 @@ func gainGrad(gy, xhat []float32, r, c int) []float32 {
 	})
 	return out
 }
+
+// gainBiasGrad is gainGrad(gy, xhat, r, c) and colSums(gy, r, c), the
+// LayerNorm gain's and bias's gradients, in one pass over gy: each
+// column's two sums keep their row order (and the products their
+// rounding), so the bits are those of the two passes.
+func gainBiasGrad(gy, xhat []float32, r, c int) (dg, db []float32) {
+	dg, db = alloc(c), alloc(c)
+	ParallelFor(c, 64, func(lo, hi int) {
+		if gainBiasVec != nil && r > 0 && hi-lo >= 8 {
+			n := (hi - lo) &^ 7
+			gainBiasVec(&dg[lo], &db[lo], &gy[lo], &xhat[lo], r, n, c)
+			lo += n
+		}
+		ag, ab := dg[lo:hi], db[lo:hi]
+		for i := 0; i < r; i++ {
+			a, b := gy[i*c+lo:i*c+hi], xhat[i*c+lo:i*c+hi]
+			for j, v := range a {
+				ag[j] += float32(v * b[j])
+				ab[j] += v
+			}
+		}
+	})
+	return dg, db
+}
+
+// gainBiasVec, where the CPU has AVX2, is colProdSumsVec into outP and
+// colSumsVec of a into outS in one pass.
+var gainBiasVec func(outP, outS, a, b *float32, rows, n, ld int)
 
 // colProdSumsVec, where the CPU has AVX2, sets out[j] to the sum over rows
 // of a[i*ld+j] * b[i*ld+j] (gainGrad's chain: each product rounded, then
@@ -171,10 +204,21 @@ func layerNormGradRow(gy, G, xh []float32, m1, m2, rs float32, d []float32) {
 // layerNormRows is LayerNorm's CPU forward over rows [lo, hi) of the c
 // wide X: per row, the mean (a float64 sum in element order), rstd (a
 // float64 sum of squared deviations in element order), then xhat and y.
-// Four rows at a time run their chains in one loop (layerNormStats4):
-// each is a serial chain of float64 additions, latency bound alone.
+// Each row's two sums are serial chains of float64 additions, latency
+// bound alone but independent of the other rows' chains, so several rows
+// run theirs together: eight in the vector lanes (layerNormStats8), else
+// four in one loop (layerNormStats4); the rest one by one.
 func layerNormRows(X, G, B []float32, c int, eps float32, Y, xhat, rstd []float32, lo, hi int) {
 	i := lo
+	for ; rowSums8Vec != nil && c >= 4 && i+8 <= hi; i += 8 {
+		var mean, rs [8]float64
+		layerNormStats8(X[i*c:(i+8)*c], c, eps, &mean, &rs)
+		for q := 0; q < 8; q++ {
+			k := (i + q) * c
+			rstd[i+q] = float32(rs[q])
+			layerNormRow(X[k:k+c], G, B, mean[q], rs[q], xhat[k:k+c], Y[k:k+c])
+		}
+	}
 	for ; i+4 <= hi; i += 4 {
 		var mean, rs [4]float64
 		layerNormStats4(X[i*c:(i+4)*c], c, eps, &mean, &rs)
@@ -201,6 +245,41 @@ func layerNormRows(X, G, B []float32, c int, eps float32, Y, xhat, rstd []float3
 		layerNormRow(x, G, B, mean, rs, xhat[i*c:(i+1)*c], Y[i*c:(i+1)*c])
 	}
 }
+
+// layerNormStats8 is layerNormStats4 for eight c wide rows (c >= 4), the
+// chains' first c&^3 elements by the vector routines (lanes are rows),
+// the rest continuing each chain here.
+func layerNormStats8(x []float32, c int, eps float32, mean, rs *[8]float64) {
+	n := c &^ 3
+	var s [8]float64
+	rowSums8Vec(&x[0], c, n, &s)
+	fc := float64(c)
+	for q := range s {
+		for _, v := range x[q*c+n : (q+1)*c] {
+			s[q] += float64(v)
+		}
+		mean[q] = s[q] / fc
+	}
+	rowSqDev8Vec(&x[0], c, n, mean, &s)
+	for q := range s {
+		m := mean[q]
+		for _, v := range x[q*c+n : (q+1)*c] {
+			d := float64(v) - m
+			s[q] += d * d
+		}
+		rs[q] = 1 / math.Sqrt(s[q]/fc+float64(eps))
+	}
+}
+
+// rowSums8Vec and rowSqDev8Vec, where the CPU has AVX2, set s[q] to the
+// float64 sum over j < n (n a positive multiple of 4) of row q's x[j],
+// respectively of (x[j] - mean[q])^2, for the eight rows q ld apart at x,
+// each in element order from +0: layerNormStats4's chains (RMSNorm's
+// sum of squares with mean 0).
+var (
+	rowSums8Vec  func(x *float32, ld, n int, s *[8]float64)
+	rowSqDev8Vec func(x *float32, ld, n int, mean, s *[8]float64)
+)
 
 // layerNormStats4 sets mean[q] and rs[q] (1/std) of row q of the four c
 // wide rows of x, with layerNormRows' single-row chains.
@@ -459,10 +538,24 @@ func rmsNormGradRow(gy, G, xh []float32, m, rs float32, d []float32) {
 
 // rmsNormRows is RMSNorm's CPU forward over rows [lo, hi) of the c wide
 // X: per row, rstd from a float64 sum of squares in element order, then
-// xhat and y; four rows' chains at a time in one loop, as layerNormRows.
+// xhat and y; eight or four rows' chains together, as layerNormRows.
 func rmsNormRows(X, G []float32, c int, eps float32, Y, xhat, rstd []float32, lo, hi int) {
 	fc, e := float64(c), float64(eps)
 	i := lo
+	for ; rowSqDev8Vec != nil && c >= 4 && i+8 <= hi; i += 8 {
+		x, n := X[i*c:(i+8)*c], c&^3
+		var zero, s [8]float64
+		rowSqDev8Vec(&x[0], c, n, &zero, &s)
+		for q := 0; q < 8; q++ {
+			for _, v := range x[q*c+n : (q+1)*c] {
+				s[q] += float64(v) * float64(v)
+			}
+			rs := 1 / math.Sqrt(s[q]/fc+e)
+			k := (i + q) * c
+			rstd[i+q] = float32(rs)
+			rmsNormRow(X[k:k+c], G, rs, xhat[k:k+c], Y[k:k+c])
+		}
+	}
 	for ; i+4 <= hi; i += 4 {
 		x0, x1, x2, x3 := X[i*c:(i+1)*c], X[(i+1)*c:(i+2)*c], X[(i+2)*c:(i+3)*c], X[(i+3)*c:(i+4)*c]
 		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]

@@ -204,20 +204,23 @@ func sameBits(t *testing.T, what string, got, want []float32) {
 // on the forward's xhat and rstd and again on arbitrary ones (xhat and
 // rstd with special values of their own).
 func TestNormBits(t *testing.T) {
-	lnRow, lnGrad, rmsRow, rmsGrad, cps := layerNormRowVec, layerNormGradVec, rmsNormRowVec, rmsNormGradVec, colProdSumsVec
+	lnRow, lnGrad, rmsRow, rmsGrad, cps, gb := layerNormRowVec, layerNormGradVec, rmsNormRowVec, rmsNormGradVec, colProdSumsVec, gainBiasVec
+	rs8, sq8 := rowSums8Vec, rowSqDev8Vec
 	defer func() {
-		layerNormRowVec, layerNormGradVec, rmsNormRowVec, rmsNormGradVec, colProdSumsVec = lnRow, lnGrad, rmsRow, rmsGrad, cps
+		layerNormRowVec, layerNormGradVec, rmsNormRowVec, rmsNormGradVec, colProdSumsVec, gainBiasVec = lnRow, lnGrad, rmsRow, rmsGrad, cps, gb
+		rowSums8Vec, rowSqDev8Vec = rs8, sq8
 	}()
 	if lnRow == nil {
 		t.Log("no AVX2: the portable loops alone")
 	}
 	for _, vec := range []bool{true, false} {
 		if !vec {
-			layerNormRowVec, layerNormGradVec, rmsNormRowVec, rmsNormGradVec, colProdSumsVec = nil, nil, nil, nil, nil
+			layerNormRowVec, layerNormGradVec, rmsNormRowVec, rmsNormGradVec, colProdSumsVec, gainBiasVec = nil, nil, nil, nil, nil, nil
+			rowSums8Vec, rowSqDev8Vec = nil, nil
 		}
 		r := rand.New(rand.NewPCG(38, 1))
-		for _, rows := range []int{1, 3, 4, 5, 8, 9, 19, 37} {
-			for _, cols := range []int{1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 256, 263} {
+		for _, rows := range []int{1, 3, 4, 5, 8, 9, 12, 13, 19, 37} {
+			for _, cols := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 256, 263} {
 				x, gy := normTestMatrix(r, rows, cols, -140, 120), normTestMatrix(r, rows, cols, -20, 20)
 				for k, eps := range []float32{1e-12, 1e-5} {
 					name := fmt.Sprintf("vec %v, %dx%d, eps %g", vec, rows, cols, eps)
@@ -238,6 +241,9 @@ func TestNormBits(t *testing.T) {
 						layerNormGradX(gy, g, in[0], in[1], rows, cols, gx)
 						sameBits(t, what+": LayerNorm grad x", gx, refLayerNormGradXScalar(gy, g, in[0], in[1], rows, cols))
 						sameBits(t, what+": gain grad", gainGrad(gy, in[0], rows, cols), refGainGrad(gy, in[0], rows, cols))
+						dg, db := gainBiasGrad(gy, in[0], rows, cols)
+						sameBits(t, what+": fused gain grad", dg, refGainGrad(gy, in[0], rows, cols))
+						sameBits(t, what+": fused bias grad", db, colSums(gy, rows, cols))
 						gx = poisoned(n)
 						rmsNormGradX(gy, g, in[0], in[1], rows, cols, gx)
 						sameBits(t, what+": RMSNorm grad x", gx, refRMSNormGradXScalar(gy, g, in[0], in[1], rows, cols))
@@ -250,6 +256,44 @@ func TestNormBits(t *testing.T) {
 					sameBits(t, name+": RMSNorm xhat", xh, wantXh)
 					sameBits(t, name+": RMSNorm rstd", rs, wantRs)
 				}
+			}
+		}
+	}
+}
+
+// TestRowChains8Bits: rowSums8Vec and rowSqDev8Vec (where the CPU has
+// AVX2) give the float64 sums of the scalar chains bit for bit on rows
+// whose elements span 2^-70 to 2^70, so that the sums round and any
+// change in the order of a row's additions shows (the float64 sum of
+// float32s of one scale is mostly exact, and LayerNorm's outputs round
+// it to float32).
+func TestRowChains8Bits(t *testing.T) {
+	if rowSums8Vec == nil {
+		t.Skip("no AVX2")
+	}
+	r := rand.New(rand.NewPCG(38, 8))
+	for k := 0; k < 20*7; k++ {
+		n := []int{4, 8, 12, 16, 100, 256, 512}[k%7]
+		ld := n + r.IntN(3)
+		x := make([]float32, 8*ld)
+		for i := range x {
+			x[i] = float32(r.NormFloat64() * math.Ldexp(1, r.IntN(141)-70))
+		}
+		var mean [8]float64
+		for q := range mean {
+			mean[q] = r.NormFloat64() * math.Ldexp(1, r.IntN(141)-70)
+		}
+		var sums, sq, wantS, wantQ [8]float64
+		rowSums8Vec(&x[0], ld, n, &sums)
+		rowSqDev8Vec(&x[0], ld, n, &mean, &sq)
+		for q := range wantS {
+			for _, v := range x[q*ld : q*ld+n] {
+				wantS[q] += float64(v)
+				d := float64(v) - mean[q]
+				wantQ[q] += d * d
+			}
+			if math.Float64bits(sums[q]) != math.Float64bits(wantS[q]) || math.Float64bits(sq[q]) != math.Float64bits(wantQ[q]) {
+				t.Fatalf("n %d, row %d: sums %v, %v; scalar %v, %v", n, q, sums[q], sq[q], wantS[q], wantQ[q])
 			}
 		}
 	}

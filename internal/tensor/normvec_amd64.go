@@ -19,10 +19,20 @@ func rmsNormGradAVX(gy, gain, xh, d *float32, n int, m, rs float32)
 //go:noescape
 func colProdSumsAVX(out, a, b *float32, rows, n, ld int)
 
+//go:noescape
+func gainBiasAVX(outP, outS, a, b *float32, rows, n, ld int)
+
+//go:noescape
+func rowSums8AVX(x *float32, ld, n int, s *[8]float64)
+
+//go:noescape
+func rowSqDev8AVX(x *float32, ld, n int, mean *[8]float64, s *[8]float64)
+
 func init() {
 	if cpu.X86.HasAVX2 {
 		layerNormRowVec, layerNormGradVec = layerNormRowAVX, layerNormGradAVX
 		rmsNormRowVec, rmsNormGradVec = rmsNormRowAVX, rmsNormGradAVX
-		colProdSumsVec = colProdSumsAVX
+		colProdSumsVec, gainBiasVec = colProdSumsAVX, gainBiasAVX
+		rowSums8Vec, rowSqDev8Vec = rowSums8AVX, rowSqDev8AVX
 	}
 }

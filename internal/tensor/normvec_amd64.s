@@ -209,3 +209,233 @@ pnextrow:
 pdone:
 	VZEROUPPER
 	RET
+
+// func gainBiasAVX(outP, outS, a, b *float32, rows, n, ld int)
+// colProdSumsAVX into outP and colSumsAVX of a into outS, for j < n (n a
+// positive multiple of 8), in one pass over a: LayerNorm's gain and bias
+// gradients (a the output gradient, b xhat). Same chains, same first
+// operands (the column's sum, then the product or a).
+TEXT ·gainBiasAVX(SB), NOSPLIT, $0-56
+	MOVQ outP+0(FP), DI
+	MOVQ outS+8(FP), R10
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), R9
+	MOVQ rows+32(FP), BX
+	MOVQ n+40(FP), CX
+	MOVQ ld+48(FP), DX
+	SHLQ $2, DX // row stride in bytes
+	SHLQ $2, CX // n in bytes
+
+	// outP = outS = +0
+	VXORPS Y0, Y0, Y0
+	XORQ AX, AX
+gbzero:
+	VMOVUPS Y0, (DI)(AX*1)
+	VMOVUPS Y0, (R10)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JLT gbzero
+
+gbrow:
+	TESTQ BX, BX
+	JEQ gbdone
+	XORQ AX, AX
+	CMPQ CX, $128
+	JLT gbcols8
+
+gbcols32:
+	VMOVUPS 0(SI)(AX*1), Y0
+	VMOVUPS 32(SI)(AX*1), Y1
+	VMOVUPS 64(SI)(AX*1), Y2
+	VMOVUPS 96(SI)(AX*1), Y3
+	VMULPS 0(R9)(AX*1), Y0, Y4
+	VMULPS 32(R9)(AX*1), Y1, Y5
+	VMULPS 64(R9)(AX*1), Y2, Y6
+	VMULPS 96(R9)(AX*1), Y3, Y7
+	VMOVUPS 0(DI)(AX*1), Y8
+	VMOVUPS 32(DI)(AX*1), Y9
+	VMOVUPS 64(DI)(AX*1), Y10
+	VMOVUPS 96(DI)(AX*1), Y11
+	VADDPS Y4, Y8, Y8
+	VADDPS Y5, Y9, Y9
+	VADDPS Y6, Y10, Y10
+	VADDPS Y7, Y11, Y11
+	VMOVUPS Y8, 0(DI)(AX*1)
+	VMOVUPS Y9, 32(DI)(AX*1)
+	VMOVUPS Y10, 64(DI)(AX*1)
+	VMOVUPS Y11, 96(DI)(AX*1)
+	VMOVUPS 0(R10)(AX*1), Y12
+	VMOVUPS 32(R10)(AX*1), Y13
+	VMOVUPS 64(R10)(AX*1), Y14
+	VMOVUPS 96(R10)(AX*1), Y15
+	VADDPS Y0, Y12, Y12
+	VADDPS Y1, Y13, Y13
+	VADDPS Y2, Y14, Y14
+	VADDPS Y3, Y15, Y15
+	VMOVUPS Y12, 0(R10)(AX*1)
+	VMOVUPS Y13, 32(R10)(AX*1)
+	VMOVUPS Y14, 64(R10)(AX*1)
+	VMOVUPS Y15, 96(R10)(AX*1)
+	ADDQ $128, AX
+	LEAQ 128(AX), R8
+	CMPQ R8, CX
+	JLE gbcols32
+
+gbcols8:
+	CMPQ AX, CX
+	JGE gbnextrow
+	VMOVUPS (SI)(AX*1), Y0
+	VMULPS (R9)(AX*1), Y0, Y4
+	VMOVUPS (DI)(AX*1), Y8
+	VADDPS Y4, Y8, Y8
+	VMOVUPS Y8, (DI)(AX*1)
+	VMOVUPS (R10)(AX*1), Y12
+	VADDPS Y0, Y12, Y12
+	VMOVUPS Y12, (R10)(AX*1)
+	ADDQ $32, AX
+	JMP gbcols8
+
+gbnextrow:
+	ADDQ DX, SI
+	ADDQ DX, R9
+	DECQ BX
+	JMP gbrow
+
+gbdone:
+	VZEROUPPER
+	RET
+
+// The row statistics' chains, eight rows at a time: each is a serial
+// chain of float64 additions (latency bound alone), so the lanes here are
+// rows, each lane summing its row in element order. Four columns of four
+// rows are converted (VCVTPS2PD, exact) and transposed (TRANSPOSE4), then
+// added column by column; two groups of four rows keep two independent
+// accumulators in flight.
+
+// TRANSPOSE4 turns rows r0-r3 (four float64 each) into columns, column k
+// in rk; c0-c3 are scratch.
+#define TRANSPOSE4(r0, r1, r2, r3, c0, c1, c2, c3) \
+	VUNPCKLPD r1, r0, c0 \
+	VUNPCKHPD r1, r0, c1 \
+	VUNPCKLPD r3, r2, c2 \
+	VUNPCKHPD r3, r2, c3 \
+	VPERM2F128 $0x20, c2, c0, r0 \
+	VPERM2F128 $0x20, c3, c1, r1 \
+	VPERM2F128 $0x31, c2, c0, r2 \
+	VPERM2F128 $0x31, c3, c1, r3
+
+// ROWPTRS8 sets DI, BX, DX, R8-R11 to rows 1-7 from row 0 at SI and the
+// row stride in floats in R12 (left in bytes).
+#define ROWPTRS8 \
+	SHLQ $2, R12 \
+	LEAQ (SI)(R12*1), DI \
+	LEAQ (DI)(R12*1), BX \
+	LEAQ (BX)(R12*1), DX \
+	LEAQ (DX)(R12*1), R8 \
+	LEAQ (R8)(R12*1), R9 \
+	LEAQ (R9)(R12*1), R10 \
+	LEAQ (R10)(R12*1), R11
+
+// LOAD8 converts columns AX/4 to AX/4+3 of rows 0-3 into Y0-Y3 and of
+// rows 4-7 into Y4-Y7, then transposes each group: Y0-Y3 and Y4-Y7 hold
+// the four columns in order, lane q (q+4) row q (q+4).
+#define LOAD8 \
+	VCVTPS2PD (SI)(AX*1), Y0 \
+	VCVTPS2PD (DI)(AX*1), Y1 \
+	VCVTPS2PD (BX)(AX*1), Y2 \
+	VCVTPS2PD (DX)(AX*1), Y3 \
+	VCVTPS2PD (R8)(AX*1), Y4 \
+	VCVTPS2PD (R9)(AX*1), Y5 \
+	VCVTPS2PD (R10)(AX*1), Y6 \
+	VCVTPS2PD (R11)(AX*1), Y7 \
+	TRANSPOSE4(Y0, Y1, Y2, Y3, Y8, Y9, Y10, Y11) \
+	TRANSPOSE4(Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11)
+
+// func rowSums8AVX(x *float32, ld, n int, s *[8]float64)
+// s[q] = +0 then s[q] += float64(x[q*ld+j]) for j < n in order (n a
+// positive multiple of 4), q < 8: LayerNorm's sums for the means, the
+// sum first in each addition as in the scalar loop.
+TEXT ·rowSums8AVX(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ ld+8(FP), R12
+	ROWPTRS8
+	MOVQ n+16(FP), CX
+	SHLQ $2, CX
+	XORQ AX, AX
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+
+sum4:
+	LOAD8
+	VADDPD Y0, Y14, Y14
+	VADDPD Y4, Y15, Y15
+	VADDPD Y1, Y14, Y14
+	VADDPD Y5, Y15, Y15
+	VADDPD Y2, Y14, Y14
+	VADDPD Y6, Y15, Y15
+	VADDPD Y3, Y14, Y14
+	VADDPD Y7, Y15, Y15
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT sum4
+
+	MOVQ s+24(FP), AX
+	VMOVUPD Y14, 0(AX)
+	VMOVUPD Y15, 32(AX)
+	VZEROUPPER
+	RET
+
+// func rowSqDev8AVX(x *float32, ld, n int, mean *[8]float64, s *[8]float64)
+// s[q] = +0 then d = float64(x[q*ld+j]) - mean[q], s[q] += d*d, for j < n
+// in order (n a positive multiple of 4), q < 8: LayerNorm's sums of
+// squared deviations, and RMSNorm's sums of squares with mean 0 (v - 0 is
+// v, -0 and NaN included). Operands first as in the scalar loop: v in
+// the subtraction, the sum in the addition.
+TEXT ·rowSqDev8AVX(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ ld+8(FP), R12
+	ROWPTRS8
+	MOVQ n+16(FP), CX
+	SHLQ $2, CX
+	MOVQ mean+24(FP), AX
+	VMOVUPD 0(AX), Y12
+	VMOVUPD 32(AX), Y13
+	XORQ AX, AX
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+
+sq4:
+	LOAD8
+	VSUBPD Y12, Y0, Y0
+	VSUBPD Y13, Y4, Y4
+	VSUBPD Y12, Y1, Y1
+	VSUBPD Y13, Y5, Y5
+	VSUBPD Y12, Y2, Y2
+	VSUBPD Y13, Y6, Y6
+	VSUBPD Y12, Y3, Y3
+	VSUBPD Y13, Y7, Y7
+	VMULPD Y0, Y0, Y0
+	VMULPD Y4, Y4, Y4
+	VMULPD Y1, Y1, Y1
+	VMULPD Y5, Y5, Y5
+	VMULPD Y2, Y2, Y2
+	VMULPD Y6, Y6, Y6
+	VMULPD Y3, Y3, Y3
+	VMULPD Y7, Y7, Y7
+	VADDPD Y0, Y14, Y14
+	VADDPD Y4, Y15, Y15
+	VADDPD Y1, Y14, Y14
+	VADDPD Y5, Y15, Y15
+	VADDPD Y2, Y14, Y14
+	VADDPD Y6, Y15, Y15
+	VADDPD Y3, Y14, Y14
+	VADDPD Y7, Y15, Y15
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT sq4
+
+	MOVQ s+32(FP), AX
+	VMOVUPD Y14, 0(AX)
+	VMOVUPD Y15, 32(AX)
+	VZEROUPPER
+	RET
