@@ -138,6 +138,20 @@ var colProdSumsVec func(out, a, b *float32, rows, n, ld int)
 func layerNormGradX(Gy, G, xhat, rstd []float32, r, c int, gx []float32) {
 	ParallelFor(r, 8, func(lo, hi int) {
 		i := lo
+		for ; layerNormGradSums8Vec != nil && c >= 8 && i+8 <= hi; i += 8 {
+			gyr, xh, n := Gy[i*c:(i+8)*c], xhat[i*c:(i+8)*c], c&^7
+			var a, b [8]float32
+			layerNormGradSums8Vec(&gyr[0], &G[0], &xh[0], c, n, &a, &b)
+			for q := 0; q < 8; q++ {
+				g, h := gyr[q*c:(q+1)*c], xh[q*c:(q+1)*c]
+				for j := n; j < c; j++ { // the chains' last c%8 elements
+					dh := g[j] * G[j]
+					a[q] += dh
+					b[q] += dh * h[j]
+				}
+				layerNormGradRow(g, G, h, a[q]/float32(c), b[q]/float32(c), rstd[i+q], gx[(i+q)*c:(i+q+1)*c])
+			}
+		}
 		for ; i+4 <= hi; i += 4 {
 			var m1, m2 [4]float32
 			layerNormGradSums4(Gy[i*c:(i+4)*c], G, xhat[i*c:(i+4)*c], c, &m1, &m2)
@@ -158,6 +172,16 @@ func layerNormGradX(Gy, G, xhat, rstd []float32, r, c int, gx []float32) {
 		}
 	})
 }
+
+// layerNormGradSums8Vec and rmsNormGradSums8Vec, where the CPU has AVX2,
+// are the input gradients' row sums over j < n (n a positive multiple of
+// 8) for the eight rows q ld apart at gy and xh, a lane per row, each in
+// element order from +0: layerNormGradX's sums of dh = gy*g into a and of
+// dh*xhat into b, rmsNormGradX's of gy*g*xhat into s.
+var (
+	layerNormGradSums8Vec func(gy, g, xh *float32, ld, n int, a, b *[8]float32)
+	rmsNormGradSums8Vec   func(gy, g, xh *float32, ld, n int, s *[8]float32)
+)
 
 // layerNormGradSums4 sets m1[q] and m2[q] to the means of dh = gy*g and of
 // dh*xhat over row q of the four rows of gy and xhat (c wide), each sum in
@@ -486,6 +510,18 @@ func (f *rmsNormFn) Backward(gy mat.Tensor) error {
 func rmsNormGradX(Gy, G, xhat, rstd []float32, r, c int, gx []float32) {
 	ParallelFor(r, 8, func(lo, hi int) {
 		i := lo
+		for ; rmsNormGradSums8Vec != nil && c >= 8 && i+8 <= hi; i += 8 {
+			gyr, xh, n := Gy[i*c:(i+8)*c], xhat[i*c:(i+8)*c], c&^7
+			var s [8]float32
+			rmsNormGradSums8Vec(&gyr[0], &G[0], &xh[0], c, n, &s)
+			for q := 0; q < 8; q++ {
+				g, h := gyr[q*c:(q+1)*c], xh[q*c:(q+1)*c]
+				for j := n; j < c; j++ { // the chain's last c%8 elements
+					s[q] += g[j] * G[j] * h[j]
+				}
+				rmsNormGradRow(g, G, h, s[q]/float32(c), rstd[i+q], gx[(i+q)*c:(i+q+1)*c])
+			}
+		}
 		for ; i+4 <= hi; i += 4 {
 			var m [4]float32
 			rmsNormGradSums4(Gy[i*c:(i+4)*c], G, xhat[i*c:(i+4)*c], c, &m)

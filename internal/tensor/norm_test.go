@@ -205,10 +205,10 @@ func sameBits(t *testing.T, what string, got, want []float32) {
 // rstd with special values of their own).
 func TestNormBits(t *testing.T) {
 	lnRow, lnGrad, rmsRow, rmsGrad, cps, gb := layerNormRowVec, layerNormGradVec, rmsNormRowVec, rmsNormGradVec, colProdSumsVec, gainBiasVec
-	rs8, sq8 := rowSums8Vec, rowSqDev8Vec
+	rs8, sq8, lg8, rg8 := rowSums8Vec, rowSqDev8Vec, layerNormGradSums8Vec, rmsNormGradSums8Vec
 	defer func() {
 		layerNormRowVec, layerNormGradVec, rmsNormRowVec, rmsNormGradVec, colProdSumsVec, gainBiasVec = lnRow, lnGrad, rmsRow, rmsGrad, cps, gb
-		rowSums8Vec, rowSqDev8Vec = rs8, sq8
+		rowSums8Vec, rowSqDev8Vec, layerNormGradSums8Vec, rmsNormGradSums8Vec = rs8, sq8, lg8, rg8
 	}()
 	if lnRow == nil {
 		t.Log("no AVX2: the portable loops alone")
@@ -216,10 +216,10 @@ func TestNormBits(t *testing.T) {
 	for _, vec := range []bool{true, false} {
 		if !vec {
 			layerNormRowVec, layerNormGradVec, rmsNormRowVec, rmsNormGradVec, colProdSumsVec, gainBiasVec = nil, nil, nil, nil, nil, nil
-			rowSums8Vec, rowSqDev8Vec = nil, nil
+			rowSums8Vec, rowSqDev8Vec, layerNormGradSums8Vec, rmsNormGradSums8Vec = nil, nil, nil, nil
 		}
 		r := rand.New(rand.NewPCG(38, 1))
-		for _, rows := range []int{1, 3, 4, 5, 8, 9, 12, 13, 19, 37} {
+		for _, rows := range []int{1, 3, 4, 5, 8, 9, 12, 13, 16, 19, 37} {
 			for _, cols := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 256, 263} {
 				x, gy := normTestMatrix(r, rows, cols, -140, 120), normTestMatrix(r, rows, cols, -20, 20)
 				for k, eps := range []float32{1e-12, 1e-5} {

@@ -439,3 +439,156 @@ sq4:
 	VMOVUPD Y15, 32(AX)
 	VZEROUPPER
 	RET
+
+// The input gradients' float32 sums, eight rows at a time, a lane per
+// row, each row summed in element order. Blocks of eight columns: rows
+// 0-3 go to the low halves and rows 4-7 to the high halves of four
+// registers per four columns (a load and a VINSERTF128 each), and a 4x4
+// transpose within the halves (TRANSPOSE4PS) leaves column k of the eight
+// rows in one register.
+
+// TRANSPOSE4PS transposes the 4x4 float32 blocks in each half of r0-r3
+// (row q in rq), leaving column k in rk; c0-c3 are scratch.
+#define TRANSPOSE4PS(r0, r1, r2, r3, c0, c1, c2, c3) \
+	VUNPCKLPS r1, r0, c0 \
+	VUNPCKHPS r1, r0, c1 \
+	VUNPCKLPS r3, r2, c2 \
+	VUNPCKHPS r3, r2, c3 \
+	VSHUFPS $0x44, c2, c0, r0 \
+	VSHUFPS $0xee, c2, c0, r1 \
+	VSHUFPS $0x44, c3, c1, r2 \
+	VSHUFPS $0xee, c3, c1, r3
+
+// LOADCOLS4 loads columns off/4 to off/4+3 of rows 0-7 (rows 0 and 4 at
+// p and p4, R12 bytes apart, R13 = 3 R12) into ya-yd (xa-xd their low
+// halves) and transposes them: column k in the k-th register, lane q row
+// q. yw-yz are scratch.
+#define LOADCOLS4(off, p, p4, xa, ya, xb, yb, xc, yc, xd, yd, yw, yx, yy, yz) \
+	VMOVUPS off(p), xa \
+	VINSERTF128 $1, off(p4), ya, ya \
+	VMOVUPS off(p)(R12*1), xb \
+	VINSERTF128 $1, off(p4)(R12*1), yb, yb \
+	VMOVUPS off(p)(R12*2), xc \
+	VINSERTF128 $1, off(p4)(R12*2), yc, yc \
+	VMOVUPS off(p)(R13*1), xd \
+	VINSERTF128 $1, off(p4)(R13*1), yd, yd \
+	TRANSPOSE4PS(ya, yb, yc, yd, yw, yx, yy, yz)
+
+// LNGRAD4 adds columns off/4 to off/4+3 to the sums: d = gy*g (gy
+// first), a += d, b += xh*d (xh first: the single-row loop's compiled
+// order), the sums first.
+#define LNGRAD4(off) \
+	LOADCOLS4(off, SI, DI, X0, Y0, X1, Y1, X2, Y2, X3, Y3, Y4, Y5, Y6, Y7) \
+	VBROADCASTSS off+0(R10), Y12 \
+	VMULPS Y12, Y0, Y0 \
+	VBROADCASTSS off+4(R10), Y12 \
+	VMULPS Y12, Y1, Y1 \
+	VBROADCASTSS off+8(R10), Y12 \
+	VMULPS Y12, Y2, Y2 \
+	VBROADCASTSS off+12(R10), Y12 \
+	VMULPS Y12, Y3, Y3 \
+	VADDPS Y0, Y14, Y14 \
+	VADDPS Y1, Y14, Y14 \
+	VADDPS Y2, Y14, Y14 \
+	VADDPS Y3, Y14, Y14 \
+	LOADCOLS4(off, R8, R9, X4, Y4, X5, Y5, X6, Y6, X7, Y7, Y8, Y9, Y10, Y11) \
+	VMULPS Y0, Y4, Y4 \
+	VMULPS Y1, Y5, Y5 \
+	VMULPS Y2, Y6, Y6 \
+	VMULPS Y3, Y7, Y7 \
+	VADDPS Y4, Y15, Y15 \
+	VADDPS Y5, Y15, Y15 \
+	VADDPS Y6, Y15, Y15 \
+	VADDPS Y7, Y15, Y15
+
+// RMSGRAD4 adds columns off/4 to off/4+3 to the sums: s += (gy*g)*xh,
+// each operation's left operand first, the sum first.
+#define RMSGRAD4(off) \
+	LOADCOLS4(off, SI, DI, X0, Y0, X1, Y1, X2, Y2, X3, Y3, Y4, Y5, Y6, Y7) \
+	LOADCOLS4(off, R8, R9, X4, Y4, X5, Y5, X6, Y6, X7, Y7, Y8, Y9, Y10, Y11) \
+	VBROADCASTSS off+0(R10), Y12 \
+	VMULPS Y12, Y0, Y0 \
+	VMULPS Y4, Y0, Y0 \
+	VADDPS Y0, Y14, Y14 \
+	VBROADCASTSS off+4(R10), Y12 \
+	VMULPS Y12, Y1, Y1 \
+	VMULPS Y5, Y1, Y1 \
+	VADDPS Y1, Y14, Y14 \
+	VBROADCASTSS off+8(R10), Y12 \
+	VMULPS Y12, Y2, Y2 \
+	VMULPS Y6, Y2, Y2 \
+	VADDPS Y2, Y14, Y14 \
+	VBROADCASTSS off+12(R10), Y12 \
+	VMULPS Y12, Y3, Y3 \
+	VMULPS Y7, Y3, Y3 \
+	VADDPS Y3, Y14, Y14
+
+// GRADPTRS sets DI and R9 to row 4 of gy (SI) and xh (R8), R12 (the row
+// stride in floats) to bytes and R13 to 3 R12, and CX to n/8 blocks.
+#define GRADPTRS \
+	SHLQ $2, R12 \
+	LEAQ (R12)(R12*2), R13 \
+	LEAQ (SI)(R12*4), DI \
+	LEAQ (R8)(R12*4), R9 \
+	SHRQ $3, CX
+
+// func layerNormGradSums8AVX(gy, gain, xh *float32, ld, n int, a, b *[8]float32)
+// For the eight rows q ld apart: a[q] = +0, b[q] = +0, then d =
+// gy[q*ld+j]*gain[j], a[q] += d, b[q] += xh[q*ld+j]*d, for j < n in order
+// (n a positive multiple of 8): layerNormGradX's sums.
+TEXT ·layerNormGradSums8AVX(SB), NOSPLIT, $0-56
+	MOVQ gy+0(FP), SI
+	MOVQ gain+8(FP), R10
+	MOVQ xh+16(FP), R8
+	MOVQ ld+24(FP), R12
+	MOVQ n+32(FP), CX
+	GRADPTRS
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+
+lngs8:
+	LNGRAD4(0)
+	LNGRAD4(16)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ CX
+	JNZ lngs8
+
+	MOVQ a+40(FP), AX
+	VMOVUPS Y14, (AX)
+	MOVQ b+48(FP), AX
+	VMOVUPS Y15, (AX)
+	VZEROUPPER
+	RET
+
+// func rmsNormGradSums8AVX(gy, gain, xh *float32, ld, n int, s *[8]float32)
+// For the eight rows q ld apart: s[q] = +0, then s[q] +=
+// gy[q*ld+j]*gain[j]*xh[q*ld+j] for j < n in order (n a positive multiple
+// of 8): rmsNormGradX's sums.
+TEXT ·rmsNormGradSums8AVX(SB), NOSPLIT, $0-48
+	MOVQ gy+0(FP), SI
+	MOVQ gain+8(FP), R10
+	MOVQ xh+16(FP), R8
+	MOVQ ld+24(FP), R12
+	MOVQ n+32(FP), CX
+	GRADPTRS
+	VXORPS Y14, Y14, Y14
+
+rmsgs8:
+	RMSGRAD4(0)
+	RMSGRAD4(16)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ CX
+	JNZ rmsgs8
+
+	MOVQ s+40(FP), AX
+	VMOVUPS Y14, (AX)
+	VZEROUPPER
+	RET
