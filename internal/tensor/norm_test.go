@@ -199,7 +199,7 @@ func sameBits(t *testing.T, what string, got, want []float32) {
 // input gradient and gain gradient give the scalar loops' bits (NaN for
 // NaN, see sameBits), with the vector loops (where the CPU has AVX2) and
 // without (the portable four-row chains alone), on widths around the
-// vector width, row counts around the four-row groups and the parallel
+// vector width, row counts around the four- and eight-row groups and the parallel
 // split, and rows of every kind normTestMatrix makes. The backward runs
 // on the forward's xhat and rstd and again on arbitrary ones (xhat and
 // rstd with special values of their own).
