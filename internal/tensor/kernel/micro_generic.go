@@ -10,6 +10,10 @@ var (
 	// microWide, when not nil, computes two adjacent full tiles (6x32: A
 	// micro-panel a against B micro-panels b0 and b1) with micro's bits.
 	microWide func(k int, a, b0, b1, c []float32, ldc int, alpha, beta float32)
+	// microTall, when not nil (only with microWide), computes the 12x32
+	// block of two A micro-panels (a0 above a1) against b0 and b1 with
+	// micro's bits.
+	microTall func(k int, a0, a1, b0, b1, c []float32, ldc int, alpha, beta float32)
 )
 
 // genericKernel is the portable micro-kernel. Go does not vectorise, so it

@@ -349,6 +349,13 @@ func (g *gemm) macro(ic, mb, jc, nb, kb int, pa, pb []float32, beta float32, til
 		for ; jr+2*nr <= nb; jr += 2 * nr {
 			bp0, bp1 := pb[jr*kb:(jr+nr)*kb], pb[(jr+nr)*kb:(jr+2*nr)*kb]
 			ir := 0
+			if microTall != nil {
+				for ; ir+2*mr <= mb; ir += 2 * mr {
+					a0, a1 := pa[ir*kb:(ir+mr)*kb], pa[(ir+mr)*kb:(ir+2*mr)*kb]
+					off := (ic+ir)*g.ldc + jc + jr
+					microTall(kb, a0, a1, bp0, bp1, g.c[off:off+(2*mr-1)*g.ldc+2*nr], g.ldc, g.alpha, beta)
+				}
+			}
 			for ; ir+mr <= mb; ir += mr {
 				ap := pa[ir*kb : (ir+mr)*kb]
 				off := (ic+ir)*g.ldc + jc + jr

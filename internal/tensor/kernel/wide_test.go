@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestWideKernelBits: the 6x32 AVX-512 kernel gives the 6x16 kernel's bits
+// TestWideKernelBits: the 6x32 and 12x32 AVX-512 kernels give the 6x16 kernel's bits
 // for every shape class (edges, several k slices, both transpositions,
 // alpha and beta, through Sgemm and SgemmPacked), so an AVX-512 host
 // computes what an AVX2 host computes. Skipped where the CPU lacks it.
@@ -21,6 +21,8 @@ func TestWideKernelBits(t *testing.T) {
 	shapes := []struct{ m, n, k int }{
 		{6, 32, 1}, {6, 32, 7}, {7, 33, 64}, {32, 32, 64}, {32, 64, 32}, {36, 96, 300},
 		{100, 130, 257}, {13, 4100, 260}, {2048, 256, 256}, {256, 1024, 513}, {1, 64, 64}, {5, 64, 40},
+		// 12-row blocks (microTall), then a 6-row one, then an edge.
+		{20, 64, 70}, {30, 96, 513}, {12, 32, 5}, {18, 40, 256},
 	}
 	for _, s := range shapes {
 		for _, tA := range []bool{false, true} {
