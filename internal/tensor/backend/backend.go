@@ -34,6 +34,15 @@ type Backend interface {
 	Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
 }
 
+// BiasSgemm is implemented by backends that add a bias row inside the
+// product (the CPU backend): SgemmBias computes C = alpha*op(A)*op(B) plus
+// bias (n values) in every row, with exactly the bits of copying bias into
+// every row of C and calling Sgemm with beta = 1, but without that copy.
+// Callers of another backend copy and call Sgemm.
+type BiasSgemm interface {
+	SgemmBias(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias, c []float32, ldc int)
+}
+
 var (
 	mu      sync.RWMutex
 	current Backend

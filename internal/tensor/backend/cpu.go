@@ -23,6 +23,11 @@ func (cpuBackend) Sgemm(transA, transB bool, m, n, k int, alpha float32, a []flo
 	kernel.Sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
+// SgemmBias is BiasSgemm's, through kernel.SgemmBias.
+func (cpuBackend) SgemmBias(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias, c []float32, ldc int) {
+	kernel.SgemmBias(transA, transB, m, n, k, alpha, a, lda, b, ldb, bias, c, ldc)
+}
+
 func init() {
 	Register("cpu", "", func(arg string) (Backend, error) {
 		if arg != "" {

@@ -108,7 +108,7 @@ func Direct(ar Arith, transA bool, m, n, k int, alpha float32, a []float32, lda 
 	if ar == MulAdd && m*n*k <= smallWork {
 		// Sgemm's own loop, so that even NaN payloads (which operand a
 		// compiled a+b returns) are Sgemm's.
-		smallGemm(transA, false, m, n, k, alpha, a, lda, b, ldb, 0, c, ldc)
+		smallGemm(transA, false, m, n, k, alpha, a, lda, b, ldb, 0, nil, c, ldc)
 		return
 	}
 	for pc := 0; pc < k; pc += kc {

@@ -44,6 +44,13 @@
 // portable and small-product mul+add), for callers that keep small
 // products in their own cache tiles: the fused attention operator.
 //
+// SgemmBias adds a bias row to every row of the product without writing it
+// into C first (Linear's bias): the kernels read the beta*C term of the
+// first k slice from a C-input pointer with its own row stride, which for
+// the bias is the bias row with stride 0, so each element gets the same
+// instruction on the same values as after copying the bias into C and
+// calling Sgemm with beta 1.
+//
 // Small products skip packing and goroutines: below a few hundred
 // multiply-adds a direct loop is faster than packing, and below half a
 // million the work is done on the calling goroutine (callers such as batched

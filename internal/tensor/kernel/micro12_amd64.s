@@ -53,15 +53,17 @@
 	VMOVUPS hi, 64(DX); \
 	ADDQ R8, DX
 
+// C = beta*Cin + acc, Cin at R10 with row stride R11 bytes (see BETAROW).
 #define BETAROW12(lo, hi) \
-	VFMADD231PS (DX), Z26, lo; \
-	VFMADD231PS 64(DX), Z26, hi; \
+	VFMADD231PS (R10), Z26, lo; \
+	VFMADD231PS 64(R10), Z26, hi; \
 	VMOVUPS lo, (DX); \
 	VMOVUPS hi, 64(DX); \
-	ADDQ R8, DX
+	ADDQ R8, DX; \
+	ADDQ R11, R10
 
-// func kernel12x32AVX512(k int, a0, a1, b0, b1, c *float32, ldc int, alpha, beta float32)
-TEXT ·kernel12x32AVX512(SB), NOSPLIT, $0-64
+// func kernel12x32AVX512(k int, a0, a1, b0, b1, c *float32, ldc int, cin *float32, ldcin int, alpha, beta float32)
+TEXT ·kernel12x32AVX512(SB), NOSPLIT, $0-80
 	MOVQ k+0(FP), CX
 	MOVQ a0+8(FP), SI
 	MOVQ a1+16(FP), R12
@@ -143,7 +145,7 @@ loop1:
 	JNE loop1
 
 scale:
-	VBROADCASTSS alpha+56(FP), Z26
+	VBROADCASTSS alpha+72(FP), Z26
 	VMULPS Z26, Z0, Z0
 	VMULPS Z26, Z1, Z1
 	VMULPS Z26, Z2, Z2
@@ -172,7 +174,7 @@ scale:
 	// beta == 0 must not read C (as in BLAS).
 	// (Compared in a general register: the SSE compare's registers are
 	// accumulators here. A NaN beta is not zero, as for UCOMISS.)
-	MOVL beta+60(FP), AX
+	MOVL beta+76(FP), AX
 	ANDL $0x7fffffff, AX
 	JNE withbeta
 
@@ -192,7 +194,10 @@ scale:
 	RET
 
 withbeta:
-	VBROADCASTSS beta+60(FP), Z26
+	VBROADCASTSS beta+76(FP), Z26
+	MOVQ cin+56(FP), R10
+	MOVQ ldcin+64(FP), R11
+	SHLQ $2, R11
 	BETAROW12(Z0, Z1)
 	BETAROW12(Z2, Z3)
 	BETAROW12(Z4, Z5)

@@ -33,15 +33,17 @@
 	VMOVUPS hi, 64(DX); \
 	ADDQ R8, DX
 
+// C = beta*Cin + acc, Cin at R10 with row stride R11 bytes (see BETAROW).
 #define BETAROW512(lo, hi) \
-	VFMADD231PS (DX), Z16, lo; \
-	VFMADD231PS 64(DX), Z16, hi; \
+	VFMADD231PS (R10), Z16, lo; \
+	VFMADD231PS 64(R10), Z16, hi; \
 	VMOVUPS lo, (DX); \
 	VMOVUPS hi, 64(DX); \
-	ADDQ R8, DX
+	ADDQ R8, DX; \
+	ADDQ R11, R10
 
-// func kernel6x32AVX512(k int, a, b0, b1, c *float32, ldc int, alpha, beta float32)
-TEXT ·kernel6x32AVX512(SB), NOSPLIT, $0-56
+// func kernel6x32AVX512(k int, a, b0, b1, c *float32, ldc int, cin *float32, ldcin int, alpha, beta float32)
+TEXT ·kernel6x32AVX512(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b0+16(FP), DI
@@ -108,7 +110,7 @@ loop1:
 	JNE loop1
 
 scale:
-	VBROADCASTSS alpha+48(FP), Z14
+	VBROADCASTSS alpha+64(FP), Z14
 	VMULPS Z14, Z0, Z0
 	VMULPS Z14, Z1, Z1
 	VMULPS Z14, Z2, Z2
@@ -123,7 +125,7 @@ scale:
 	VMULPS Z14, Z11, Z11
 
 	// beta == 0 must not read C (as in BLAS).
-	MOVSS beta+52(FP), X15
+	MOVSS beta+68(FP), X15
 	VXORPS X13, X13, X13
 	UCOMISS X13, X15
 	JNE withbeta
@@ -139,7 +141,10 @@ scale:
 	RET
 
 withbeta:
-	VBROADCASTSS beta+52(FP), Z16
+	VBROADCASTSS beta+68(FP), Z16
+	MOVQ cin+48(FP), R10
+	MOVQ ldcin+56(FP), R11
+	SHLQ $2, R11
 	BETAROW512(Z0, Z1)
 	BETAROW512(Z2, Z3)
 	BETAROW512(Z4, Z5)

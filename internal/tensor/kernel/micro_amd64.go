@@ -7,12 +7,14 @@ import "golang.org/x/sys/cpu"
 // kernel6x16AVX2 computes the 6x16 tile C = alpha*(Ap*Bp) + beta*C from a
 // packed A micro-panel (k columns of 6) and a packed B micro-panel (k rows of
 // 16); ldc is C's row stride in elements. With beta == 0 C is only written.
+// The beta*C term reads cin (row stride ldcin), which is c and ldc except
+// for a bias folded into the first k slice: the bias row with stride 0.
 //
 //go:noescape
-func kernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func kernel6x16AVX2(k int, a, b, c *float32, ldc int, cin *float32, ldcin int, alpha, beta float32)
 
-func asmKernel(k int, a, b, c []float32, ldc int, alpha, beta float32) {
-	kernel6x16AVX2(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
+func asmKernel(k int, a, b, c []float32, ldc int, cin []float32, ldcin int, alpha, beta float32) {
+	kernel6x16AVX2(k, &a[0], &b[0], &c[0], ldc, &cin[0], ldcin, alpha, beta)
 }
 
 // kernel6x32AVX512 computes two horizontally adjacent 6x16 tiles at once
@@ -24,10 +26,10 @@ func asmKernel(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 // FMA pair on AVX-512 hosts.
 //
 //go:noescape
-func kernel6x32AVX512(k int, a, b0, b1, c *float32, ldc int, alpha, beta float32)
+func kernel6x32AVX512(k int, a, b0, b1, c *float32, ldc int, cin *float32, ldcin int, alpha, beta float32)
 
-func asmKernelWide(k int, a, b0, b1, c []float32, ldc int, alpha, beta float32) {
-	kernel6x32AVX512(k, &a[0], &b0[0], &b1[0], &c[0], ldc, alpha, beta)
+func asmKernelWide(k int, a, b0, b1, c []float32, ldc int, cin []float32, ldcin int, alpha, beta float32) {
+	kernel6x32AVX512(k, &a[0], &b0[0], &b1[0], &c[0], ldc, &cin[0], ldcin, alpha, beta)
 }
 
 // kernel12x32AVX512 computes four 6x16 tiles at once (C is 12x32) from two
@@ -37,10 +39,10 @@ func asmKernelWide(k int, a, b0, b1, c []float32, ldc int, alpha, beta float32) 
 // each B row once for twelve rows instead of six.
 //
 //go:noescape
-func kernel12x32AVX512(k int, a0, a1, b0, b1, c *float32, ldc int, alpha, beta float32)
+func kernel12x32AVX512(k int, a0, a1, b0, b1, c *float32, ldc int, cin *float32, ldcin int, alpha, beta float32)
 
-func asmKernelTall(k int, a0, a1, b0, b1, c []float32, ldc int, alpha, beta float32) {
-	kernel12x32AVX512(k, &a0[0], &a1[0], &b0[0], &b1[0], &c[0], ldc, alpha, beta)
+func asmKernelTall(k int, a0, a1, b0, b1, c []float32, ldc int, cin []float32, ldcin int, alpha, beta float32) {
+	kernel12x32AVX512(k, &a0[0], &a1[0], &b0[0], &b1[0], &c[0], ldc, &cin[0], ldcin, alpha, beta)
 }
 
 // The AVX2 kernel also needs FMA and an OS that saves the YMM state; x/sys/cpu

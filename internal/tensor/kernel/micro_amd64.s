@@ -34,16 +34,18 @@
 	VMOVUPS hi, 32(DX); \
 	ADDQ R8, DX
 
-// Store one row of the tile: C = beta*C + acc.
+// Store one row of the tile: C = beta*Cin + acc, where Cin (R10, row stride
+// R11 bytes) is C itself or, for a bias, one row read for every row.
 #define BETAROW(lo, hi) \
-	VFMADD231PS (DX), Y15, lo; \
-	VFMADD231PS 32(DX), Y15, hi; \
+	VFMADD231PS (R10), Y15, lo; \
+	VFMADD231PS 32(R10), Y15, hi; \
 	VMOVUPS lo, (DX); \
 	VMOVUPS hi, 32(DX); \
-	ADDQ R8, DX
+	ADDQ R8, DX; \
+	ADDQ R11, R10
 
-// func kernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·kernel6x16AVX2(SB), NOSPLIT, $0-48
+// func kernel6x16AVX2(k int, a, b, c *float32, ldc int, cin *float32, ldcin int, alpha, beta float32)
+TEXT ·kernel6x16AVX2(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -115,7 +117,7 @@ loop1:
 	JNE loop1
 
 scale:
-	VBROADCASTSS alpha+40(FP), Y14
+	VBROADCASTSS alpha+56(FP), Y14
 	VMULPS Y14, Y0, Y0
 	VMULPS Y14, Y1, Y1
 	VMULPS Y14, Y2, Y2
@@ -130,7 +132,7 @@ scale:
 	VMULPS Y14, Y11, Y11
 
 	// beta == 0 must not read C (it may hold NaN or garbage, as in BLAS).
-	VBROADCASTSS beta+44(FP), Y15
+	VBROADCASTSS beta+60(FP), Y15
 	VXORPS X13, X13, X13
 	UCOMISS X13, X15
 	JNE withbeta
@@ -146,6 +148,9 @@ scale:
 	RET
 
 withbeta:
+	MOVQ cin+40(FP), R10
+	MOVQ ldcin+48(FP), R11
+	SHLQ $2, R11
 	BETAROW(Y0, Y1)
 	BETAROW(Y2, Y3)
 	BETAROW(Y4, Y5)

@@ -83,7 +83,7 @@ func SgemmPacked(transA bool, m int, alpha float32, a []float32, lda int, pb *Pa
 		return
 	}
 	if m*n*k <= smallWork {
-		smallGemm(transA, pb.transB, m, n, k, alpha, a, lda, pb.b, pb.ldb, beta, c, ldc)
+		smallGemm(transA, pb.transB, m, n, k, alpha, a, lda, pb.b, pb.ldb, beta, nil, c, ldc)
 		return
 	}
 	g := gemm{transA: transA, k: k, alpha: alpha, a: a, lda: lda, beta: beta, c: c, ldc: ldc}
@@ -115,7 +115,7 @@ func (g *gemm) runPacked(r0, r1, c0, c1 int, pb *PackedB) {
 			for ic := r0; ic < r1; ic += mc {
 				mb := min(mc, r1-ic)
 				packA(g.transA, g.a, g.lda, ic, mb, pc, kb, pa)
-				g.macro(ic, mb, jc, nb, kb, pa, bp, beta, &ws.tile)
+				g.macro(ic, mb, jc, nb, kb, pa, bp, beta, nil, &ws.tile)
 			}
 		}
 	}

@@ -86,18 +86,46 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	if err := Check(transA, transB, m, n, k, a, lda, b, ldb, c, ldc); err != nil {
 		panic(err)
 	}
+	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, nil, c, ldc)
+}
+
+// SgemmBias computes C = alpha*op(A)*op(B) + bias, bias (n values) added
+// to every row: bit for bit what copying bias into every row of C and then
+// calling Sgemm with beta = 1 gives, NaN payloads included, without that
+// copy. C is only written. The first k slice's beta*C term, the one that
+// reads the copied bias, reads the bias row itself (row stride 0) in the
+// same instruction.
+func SgemmBias(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, bias, c []float32, ldc int) {
+	if err := Check(transA, transB, m, n, k, a, lda, b, ldb, c, ldc); err != nil {
+		panic(err)
+	}
+	if len(bias) < n {
+		panic(fmt.Errorf("sgemm: bias has %d elements, want >= %d", len(bias), n))
+	}
+	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, 1, bias[:n:n], c, ldc)
+}
+
+// sgemm is Sgemm on checked arguments; a non-nil bias (then beta is 1)
+// stands in for C's initial rows.
+func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, bias, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
 	if alpha == 0 || k == 0 {
+		if bias != nil {
+			for i := 0; i < m; i++ {
+				copy(c[i*ldc:i*ldc+n], bias)
+			}
+			return
+		}
 		scaleC(m, n, beta, c, ldc)
 		return
 	}
 	if m*n*k <= smallWork {
-		smallGemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		smallGemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc)
 		return
 	}
-	g := gemm{transA: transA, transB: transB, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
+	g := gemm{transA: transA, transB: transB, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, bias: bias, c: c, ldc: ldc}
 	if t := Threads(); t > 1 && m*n*k >= parallelWork {
 		if mt, nt := (m+mr-1)/mr, (n+nr-1)/nr; mt >= nt {
 			g.rowBands(m, n, min(t, mt))
@@ -149,9 +177,9 @@ func (g *gemm) rowBands(m, n, t int) {
 				pt := (nb + nr - 1) / nr // micro-panels in this column block
 				for pc := 0; pc < g.k; pc += kc {
 					kb := min(kc, g.k-pc)
-					beta := g.beta
+					beta, bin := g.beta, g.bias
 					if pc > 0 {
-						beta = 1
+						beta, bin = 1, nil
 					}
 					pb := sh[slice%2][:roundUp(nb, nr)*kb]
 					slice++
@@ -162,7 +190,7 @@ func (g *gemm) rowBands(m, n, t int) {
 					for ic := r0; ic < r1; ic += mc {
 						mb := min(mc, r1-ic)
 						packA(g.transA, g.a, g.lda, ic, mb, pc, kb, pa)
-						g.macro(ic, mb, jc, nb, kb, pa, pb, beta, &ws.tile)
+						g.macro(ic, mb, jc, nb, kb, pa, pb, beta, bin, &ws.tile)
 					}
 				}
 			}
@@ -254,8 +282,9 @@ func scaleC(m, n int, beta float32, c []float32, ldc int) {
 	}
 }
 
-// smallGemm is the direct triple loop for products too small to pack.
-func smallGemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+// smallGemm is the direct triple loop for products too small to pack; a
+// non-nil bias is read in place of C's initial values.
+func smallGemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, bias, c []float32, ldc int) {
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {
 			var s float32
@@ -276,7 +305,11 @@ func smallGemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 			if beta == 0 {
 				c[i*ldc+j] = alpha * s
 			} else {
-				c[i*ldc+j] = alpha*s + beta*c[i*ldc+j]
+				x := c[i*ldc+j]
+				if bias != nil {
+					x = bias[j]
+				}
+				c[i*ldc+j] = alpha*s + beta*x
 			}
 		}
 	}
@@ -289,6 +322,9 @@ type gemm struct {
 	alpha, beta    float32
 	a, b, c        []float32
 	lda, ldb, ldc  int
+	// bias, when not nil, is read in the first k slice in place of C's
+	// initial rows (SgemmBias).
+	bias []float32
 }
 
 // workspace is one goroutine's packing buffers, pooled across calls.
@@ -324,23 +360,24 @@ func (g *gemm) run(r0, r1, c0, c1 int) {
 			kb := min(kc, g.k-pc)
 			// The first k slice applies the caller's beta; later slices
 			// accumulate onto it.
-			beta := g.beta
+			beta, bin := g.beta, g.bias
 			if pc > 0 {
-				beta = 1
+				beta, bin = 1, nil
 			}
 			packB(g.transB, g.b, g.ldb, pc, kb, jc, nb, pb)
 			for ic := r0; ic < r1; ic += mc {
 				mb := min(mc, r1-ic)
 				packA(g.transA, g.a, g.lda, ic, mb, pc, kb, pa)
-				g.macro(ic, mb, jc, nb, kb, pa, pb, beta, &ws.tile)
+				g.macro(ic, mb, jc, nb, kb, pa, pb, beta, bin, &ws.tile)
 			}
 		}
 	}
 }
 
 // macro multiplies a packed mb x kb block of A by a packed kb x nb panel of B
-// into C[ic:ic+mb, jc:jc+nb].
-func (g *gemm) macro(ic, mb, jc, nb, kb int, pa, pb []float32, beta float32, tile *[mr * nr]float32) {
+// into C[ic:ic+mb, jc:jc+nb]. The beta term reads bin (the bias row,
+// indexed by C's column) in place of C when bin is not nil.
+func (g *gemm) macro(ic, mb, jc, nb, kb int, pa, pb []float32, beta float32, bin []float32, tile *[mr * nr]float32) {
 	jr := 0
 	if microWide != nil && mb >= mr && kb >= wideMinK {
 		// Pairs of full-width B micro-panels against the full-height A
@@ -353,17 +390,21 @@ func (g *gemm) macro(ic, mb, jc, nb, kb int, pa, pb []float32, beta float32, til
 				for ; ir+2*mr <= mb; ir += 2 * mr {
 					a0, a1 := pa[ir*kb:(ir+mr)*kb], pa[(ir+mr)*kb:(ir+2*mr)*kb]
 					off := (ic+ir)*g.ldc + jc + jr
-					microTall(kb, a0, a1, bp0, bp1, g.c[off:off+(2*mr-1)*g.ldc+2*nr], g.ldc, g.alpha, beta)
+					c := g.c[off : off+(2*mr-1)*g.ldc+2*nr]
+					cin, ldcin := in(c, g.ldc, bin, jc+jr, 2*nr)
+					microTall(kb, a0, a1, bp0, bp1, c, g.ldc, cin, ldcin, g.alpha, beta)
 				}
 			}
 			for ; ir+mr <= mb; ir += mr {
 				ap := pa[ir*kb : (ir+mr)*kb]
 				off := (ic+ir)*g.ldc + jc + jr
-				microWide(kb, ap, bp0, bp1, g.c[off:off+(mr-1)*g.ldc+2*nr], g.ldc, g.alpha, beta)
+				c := g.c[off : off+(mr-1)*g.ldc+2*nr]
+				cin, ldcin := in(c, g.ldc, bin, jc+jr, 2*nr)
+				microWide(kb, ap, bp0, bp1, c, g.ldc, cin, ldcin, g.alpha, beta)
 			}
 			if ir < mb {
-				g.edge(ic, ir, mb, jc, jr, nr, kb, pa, bp0, beta, tile)
-				g.edge(ic, ir, mb, jc, jr+nr, nr, kb, pa, bp1, beta, tile)
+				g.edge(ic, ir, mb, jc, jr, nr, kb, pa, bp0, beta, bin, tile)
+				g.edge(ic, ir, mb, jc, jr+nr, nr, kb, pa, bp1, beta, bin, tile)
 			}
 		}
 	}
@@ -375,22 +416,25 @@ func (g *gemm) macro(ic, mb, jc, nb, kb int, pa, pb []float32, beta float32, til
 			ap := pa[ir*kb : (ir+mr)*kb]
 			off := (ic+ir)*g.ldc + jc + jr
 			if mm == mr && nn == nr {
-				micro(kb, ap, bp, g.c[off:off+(mr-1)*g.ldc+nr], g.ldc, g.alpha, beta)
+				c := g.c[off : off+(mr-1)*g.ldc+nr]
+				cin, ldcin := in(c, g.ldc, bin, jc+jr, nr)
+				micro(kb, ap, bp, c, g.ldc, cin, ldcin, g.alpha, beta)
 				continue
 			}
-			g.edge(ic, ir, mb, jc, jr, nn, kb, pa, bp, beta, tile)
+			g.edge(ic, ir, mb, jc, jr, nn, kb, pa, bp, beta, bin, tile)
 		}
 	}
 }
 
 // edge computes the partial tile at rows ic+ir.. (at most mr, up to mb) and
 // columns jc+jr.. (nn of them) in scratch, then merges the valid part into
-// C with the same alpha/beta semantics.
-func (g *gemm) edge(ic, ir, mb, jc, jr, nn, kb int, pa, bp []float32, beta float32, tile *[mr * nr]float32) {
+// C with the same alpha/beta semantics (the beta term read from bin when
+// it is not nil, as in macro).
+func (g *gemm) edge(ic, ir, mb, jc, jr, nn, kb int, pa, bp []float32, beta float32, bin []float32, tile *[mr * nr]float32) {
 	mm := min(mr, mb-ir)
 	ap := pa[ir*kb : (ir+mr)*kb]
 	off := (ic+ir)*g.ldc + jc + jr
-	micro(kb, ap, bp, tile[:], nr, 1, 0)
+	micro(kb, ap, bp, tile[:], nr, tile[:], nr, 1, 0)
 	for i := 0; i < mm; i++ {
 		crow := g.c[off+i*g.ldc : off+i*g.ldc+nn]
 		trow := tile[i*nr : i*nr+nn]
@@ -399,11 +443,23 @@ func (g *gemm) edge(ic, ir, mb, jc, jr, nn, kb int, pa, bp []float32, beta float
 				crow[j] = g.alpha * trow[j]
 			}
 		} else {
+			irow, _ := in(crow, 0, bin, jc+jr, nn)
+			irow = irow[:len(crow)]
 			for j := range crow {
-				crow[j] = g.alpha*trow[j] + beta*crow[j]
+				crow[j] = g.alpha*trow[j] + beta*irow[j]
 			}
 		}
 	}
+}
+
+// in returns the beta term's source for a tile whose C starts at c (row
+// stride ldc) in column col, width columns wide: C itself, or the bias
+// row's columns with row stride 0.
+func in(c []float32, ldc int, bias []float32, col, width int) ([]float32, int) {
+	if bias == nil {
+		return c, ldc
+	}
+	return bias[col : col+width], 0
 }
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
