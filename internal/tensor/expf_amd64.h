@@ -63,3 +63,67 @@
 	VBLENDVPS Y7, Y8, Y5, Y5; \
 	VCMPPS $3, Y0, Y0, Y7; \
 	VBLENDVPS Y7, Y0, Y5, Y5
+
+// EXPF_AVX512 is EXPF_AVX2 on sixteen lanes: the same operations in the
+// same order, the blends done through K2 instead of vector masks (a merge
+// under the mask where VBLENDVPS takes its second source), so each lane
+// has EXPF_AVX2's bits. AVX512F only. In: Z0 (kept), DX = &expConsts,
+// Z10-Z14 as in EXPF_AVX2, Z16-Z27 the other constants, Z28 all ones and
+// Z29 zero in every lane (EXPF_CONSTS_AVX512 sets them all). Out: Z5.
+// Clobbers Z1-Z9 and K2.
+#define EXPF_CONSTS_AVX512 \
+	VPTERNLOGD $0xff, Z28, Z28, Z28; \
+	VPSRLD $25, Z28, Z14; \
+	VBROADCASTSS 8(DX), Z13; \
+	VBROADCASTSS 12(DX), Z12; \
+	VBROADCASTSS 16(DX), Z11; \
+	VBROADCASTSS 20(DX), Z10; \
+	VBROADCASTSS 24(DX), Z16; \
+	VBROADCASTSS 28(DX), Z17; \
+	VBROADCASTSS 32(DX), Z18; \
+	VBROADCASTSS 36(DX), Z19; \
+	VBROADCASTSS 40(DX), Z20; \
+	VBROADCASTSS 44(DX), Z21; \
+	VBROADCASTSS 48(DX), Z22; \
+	VBROADCASTSS 52(DX), Z23; \
+	VBROADCASTSS 56(DX), Z24; \
+	VBROADCASTSS 0(DX), Z25; \
+	VBROADCASTSS 60(DX), Z26; \
+	VBROADCASTSS 4(DX), Z27; \
+	VPXORD Z29, Z29, Z29
+
+#define EXPF_AVX512 \
+	VMULPS Z13, Z0, Z1; \
+	VADDPS Z12, Z1, Z1; \
+	VRNDSCALEPS $1, Z1, Z1; \
+	VMULPS Z11, Z1, Z2; \
+	VSUBPS Z2, Z0, Z3; \
+	VMULPS Z10, Z1, Z2; \
+	VSUBPS Z2, Z3, Z3; \
+	VMULPS Z3, Z3, Z4; \
+	VMULPS Z3, Z16, Z5; \
+	VADDPS Z17, Z5, Z5; \
+	VMULPS Z3, Z5, Z5; \
+	VADDPS Z18, Z5, Z5; \
+	VMULPS Z3, Z5, Z5; \
+	VADDPS Z19, Z5, Z5; \
+	VMULPS Z3, Z5, Z5; \
+	VADDPS Z20, Z5, Z5; \
+	VMULPS Z3, Z5, Z5; \
+	VADDPS Z21, Z5, Z5; \
+	VMULPS Z4, Z5, Z5; \
+	VADDPS Z3, Z5, Z5; \
+	VADDPS Z22, Z5, Z5; \
+	VCMPPS $0x1e, Z24, Z1, K2; \
+	VMULPS Z23, Z5, K2, Z5; \
+	VCVTTPS2DQ Z1, Z9; \
+	VPADDD Z28, Z9, K2, Z9; \
+	VPADDD Z14, Z9, Z9; \
+	VPSLLD $23, Z9, Z9; \
+	VMULPS Z9, Z5, Z5; \
+	VCMPPS $0x1e, Z25, Z0, K2; \
+	VMOVAPS Z26, K2, Z5; \
+	VCMPPS $0x11, Z27, Z0, K2; \
+	VMOVAPS Z29, K2, Z5; \
+	VCMPPS $3, Z0, Z0, K2; \
+	VMOVAPS Z0, K2, Z5

@@ -1,9 +1,10 @@
 package tensor
 
 // The CPU loops of GELU and tanh GELU, eight lanes at a time where the CPU
-// has AVX2 (gelu_amd64.s): every lane computes the scalar code's
-// operations in the scalar code's order (erff, expf, tanhf; no FMA, as the
-// Go compiler emits none here), so every element has the scalar bits;
+// has AVX2, sixteen where it has AVX-512 (gelu_amd64.s): every lane
+// computes the scalar code's operations in the scalar code's order (erff,
+// expf, tanhf; no FMA, as the Go compiler emits none here), so every
+// element has the scalar bits, whichever the vector width;
 // TestGELUBits compares them over the float32 range. A block of eight
 // whose result holds a NaN is redone by the scalar code, since which NaN
 // an operation with two NaN operands returns depends on operand order the
@@ -108,16 +109,34 @@ func geluTanhBackwardScalar(x, t, g, gx []float32) {
 	}
 }
 
-// The vector routines, where the CPU has AVX2: each handles the first n
-// (a positive multiple of 8) elements and returns how many it wrote, a
-// multiple of 8, less than n when the block of eight after them has a NaN
-// result (which it leaves unwritten).
+// The vector routines, where the CPU has AVX2 or AVX-512: each handles
+// the first n (a positive multiple of 8) elements and returns how many it
+// wrote, a multiple of 8, less than n when the block of eight after them
+// has a NaN result (which it leaves unwritten).
 var (
 	geluFwdVec     func(x, y, cdf *float32, n int, c *[32]float32) int
 	geluBwdVec     func(x, cdf, g, gx *float32, n int, c *[32]float32, e *[16]float32) int
 	geluTanhFwdVec func(x, y, t *float32, n int, c *[32]float32, e *[16]float32) int
 	geluTanhBwdVec func(x, t, g, gx *float32, n int, c *[32]float32) int
 )
+
+// geluPath is one set of the vector routines; geluPaths holds those the
+// CPU has, the one in use last, for the tests and benchmarks to compare.
+type geluPath struct {
+	name    string
+	fwd     func(x, y, cdf *float32, n int, c *[32]float32) int
+	bwd     func(x, cdf, g, gx *float32, n int, c *[32]float32, e *[16]float32) int
+	tanhFwd func(x, y, t *float32, n int, c *[32]float32, e *[16]float32) int
+	tanhBwd func(x, t, g, gx *float32, n int, c *[32]float32) int
+}
+
+var geluPaths []geluPath
+
+// use makes p's routines the ones the GELU loops call (nil: the scalar
+// loops).
+func (p geluPath) use() {
+	geluFwdVec, geluBwdVec, geluTanhFwdVec, geluTanhBwdVec = p.fwd, p.bwd, p.tanhFwd, p.tanhBwd
+}
 
 // geluConsts are the GELUs' constants as the Go compiler rounds them to
 // float32, at the offsets (4 bytes each) gelu_amd64.s reads them.

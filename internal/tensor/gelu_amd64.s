@@ -266,3 +266,265 @@ done:
 	MOVQ AX, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// The AVX-512 routines below are the AVX2 ones above on sixteen lanes:
+// per lane the same operations in the same order, the compares into mask
+// registers and the blends as merges under them, so every lane has the
+// AVX2 routine's bits (AVX512F only). Same contract: n is a multiple of 8,
+// and each stops before a block with a NaN result, unwritten, returning
+// how many elements it wrote (a multiple of 16 there, which gelu.go's
+// scalar redo of the next eight handles as it does for the AVX2 routines).
+
+// BLOCKMASK sets K1 to the lanes of the block at AX: all sixteen, or the
+// low eight where only eight are left. Masked loads zero the others.
+#define BLOCKMASK \
+	MOVQ CX, BX; \
+	SUBQ AX, BX; \
+	MOVL $0xffff, R11; \
+	MOVL $0xff, R12; \
+	CMPQ BX, $16; \
+	CMOVQLT R12, R11; \
+	KMOVW R11, K1
+
+// NANEXIT512 jumps to done when a lane of a or b under K1 is NaN.
+#define NANEXIT512(a, b) \
+	VCMPPS $3, a, a, K1, K2; \
+	VCMPPS $3, b, b, K1, K3; \
+	KORTESTW K2, K3; \
+	JNE done
+
+// func geluFwdAVX512(x, y, cdf *float32, n int, c *[32]float32) int
+TEXT ·geluFwdAVX512(SB), NOSPLIT, $0-48
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ cdf+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ c+32(FP), DX
+	XORQ AX, AX
+	VBROADCASTSS 0(DX), Z15  // invSqrt2
+	VBROADCASTSS 4(DX), Z14  // -4
+	VBROADCASTSS 8(DX), Z13  // 4
+	VBROADCASTSS 60(DX), Z12 // 1
+	VBROADCASTSS 64(DX), Z11 // 0.5
+	VBROADCASTSS 12(DX), Z16 // the numerator
+	VBROADCASTSS 16(DX), Z17
+	VBROADCASTSS 20(DX), Z18
+	VBROADCASTSS 24(DX), Z19
+	VBROADCASTSS 28(DX), Z20
+	VBROADCASTSS 32(DX), Z21
+	VBROADCASTSS 36(DX), Z22
+	VBROADCASTSS 40(DX), Z23 // the denominator
+	VBROADCASTSS 44(DX), Z24
+	VBROADCASTSS 48(DX), Z25
+	VBROADCASTSS 52(DX), Z26
+	VBROADCASTSS 56(DX), Z27
+
+fwd512loop:
+	BLOCKMASK
+	VMOVUPS.Z (SI)(AX*4), K1, Z0
+	VMULPS Z15, Z0, Z1
+	VMAXPS Z1, Z14, Z1
+	VMINPS Z1, Z13, Z1
+	VMULPS Z1, Z1, Z2 // x2
+	VMULPS Z16, Z2, Z3
+	VADDPS Z17, Z3, Z3
+	VMULPS Z3, Z2, Z3
+	VADDPS Z18, Z3, Z3
+	VMULPS Z3, Z2, Z3
+	VADDPS Z19, Z3, Z3
+	VMULPS Z3, Z2, Z3
+	VADDPS Z20, Z3, Z3
+	VMULPS Z3, Z2, Z3
+	VADDPS Z21, Z3, Z3
+	VMULPS Z3, Z2, Z3
+	VADDPS Z22, Z3, Z3
+	VMULPS Z1, Z3, Z3 // p *= x
+	VMULPS Z23, Z2, Z4
+	VADDPS Z24, Z4, Z4
+	VMULPS Z4, Z2, Z4
+	VADDPS Z25, Z4, Z4
+	VMULPS Z4, Z2, Z4
+	VADDPS Z26, Z4, Z4
+	VMULPS Z4, Z2, Z4
+	VADDPS Z27, Z4, Z4 // q
+	VDIVPS Z4, Z3, Z3  // p/q
+	VADDPS Z12, Z3, Z3
+	VMULPS Z11, Z3, Z3 // cdf
+	VMULPS Z3, Z0, Z4  // y
+	NANEXIT512(Z3, Z4)
+	VMOVUPS Z3, K1, (R8)(AX*4)
+	VMOVUPS Z4, K1, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT fwd512loop
+	MOVQ CX, AX // past n after a last block of eight
+
+done:
+	MOVQ AX, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func geluBwdAVX512(x, cdf, gy, gx *float32, n int, c *[32]float32, e *[16]float32) int
+TEXT ·geluBwdAVX512(SB), NOSPLIT, $0-64
+	MOVQ x+0(FP), SI
+	MOVQ cdf+8(FP), R8
+	MOVQ gy+16(FP), R10
+	MOVQ gx+24(FP), DI
+	MOVQ n+32(FP), CX
+	MOVQ c+40(FP), R9
+	MOVQ e+48(FP), DX
+	XORQ AX, AX
+	EXPF_CONSTS_AVX512
+	VBROADCASTSS 72(R9), Z30 // -0.5
+	VBROADCASTSS 68(R9), Z31 // invSqrt2Pi
+
+bwd512loop:
+	BLOCKMASK
+	VMOVUPS.Z (SI)(AX*4), K1, Z15
+	VMULPS Z15, Z30, Z0 // -0.5*x
+	VMULPS Z15, Z0, Z0  // *x
+	EXPF_AVX512
+	VMULPS Z31, Z15, Z1 // x*invSqrt2Pi
+	VMULPS Z5, Z1, Z1
+	VMOVUPS.Z (R8)(AX*4), K1, Z2
+	VADDPS Z1, Z2, Z2
+	VMOVUPS.Z (R10)(AX*4), K1, Z3
+	VMULPS Z2, Z3, Z3
+	NANEXIT512(Z3, Z3)
+	VMOVUPS Z3, K1, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT bwd512loop
+	MOVQ CX, AX
+
+done:
+	MOVQ AX, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func geluTanhFwdAVX512(x, y, t *float32, n int, c *[32]float32, e *[16]float32) int
+// As geluTanhFwdAVX2, u kept in Z31 across EXPF_AVX512 instead of
+// recomputed (the same operations, so the same bits).
+TEXT ·geluTanhFwdAVX512(SB), NOSPLIT, $0-56
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ t+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ c+32(FP), R9
+	MOVQ e+40(FP), DX
+	XORQ AX, AX
+	EXPF_CONSTS_AVX512
+	VPSLLD $31, Z28, Z30 // the sign bit
+
+tfwd512loop:
+	BLOCKMASK
+	VMOVUPS.Z (SI)(AX*4), K1, Z15
+	VBROADCASTSS 76(R9), Z1
+	VMULPS Z15, Z1, Z1
+	VMULPS Z15, Z1, Z1
+	VMULPS Z15, Z1, Z1
+	VADDPS Z1, Z15, Z1
+	VBROADCASTSS 80(R9), Z2
+	VMULPS Z1, Z2, Z31 // u
+	VPSRLD $1, Z28, Z2
+	VPANDD Z2, Z31, Z0 // |u|
+	VADDPS Z0, Z0, Z0
+	EXPF_AVX512
+
+	VBROADCASTSS 60(R9), Z2 // 1
+	VADDPS Z2, Z5, Z5
+	VBROADCASTSS 92(R9), Z3
+	VDIVPS Z5, Z3, Z3
+	VSUBPS Z3, Z2, Z3             // 1 - 2/(e+1)
+	VCMPPS $0x11, Z29, Z31, K2    // u < 0 (LT_OQ)
+	VPXORD Z30, Z3, K2, Z3        // negated there
+
+	VMULPS Z31, Z31, Z4 // s
+	VBROADCASTSS 100(R9), Z5
+	VMULPS Z4, Z5, Z5
+	VBROADCASTSS 104(R9), Z7
+	VADDPS Z7, Z5, Z5
+	VMULPS Z4, Z5, Z5
+	VBROADCASTSS 108(R9), Z7
+	VSUBPS Z7, Z5, Z5
+	VMULPS Z4, Z5, Z5
+	VBROADCASTSS 112(R9), Z7
+	VADDPS Z7, Z5, Z5
+	VMULPS Z4, Z5, Z5
+	VBROADCASTSS 116(R9), Z7
+	VSUBPS Z7, Z5, Z5
+	VMULPS Z4, Z5, Z5
+	VMULPS Z31, Z5, Z5
+	VADDPS Z31, Z5, Z5 // the polynomial
+
+	VPANDD Z30, Z31, Z7
+	VPORD Z2, Z7, Z7 // +-1, u's sign
+	VPSRLD $1, Z28, Z8
+	VPANDD Z8, Z31, Z8 // |u|
+	VBROADCASTSS 88(R9), Z9
+	VCMPPS $0x1d, Z9, Z8, K2 // |u| >= 0.625 (GE_OQ)
+	VMOVAPS Z3, K2, Z5
+	VBROADCASTSS 84(R9), Z9
+	VCMPPS $0x1e, Z9, Z8, K2 // |u| > 9 (GT_OQ)
+	VMOVAPS Z7, K2, Z5       // t
+
+	VBROADCASTSS 64(R9), Z3
+	VMULPS Z15, Z3, Z3 // 0.5*x
+	VADDPS Z2, Z5, Z4
+	VMULPS Z4, Z3, Z3 // y
+	NANEXIT512(Z3, Z5)
+	VMOVUPS Z5, K1, (R8)(AX*4)
+	VMOVUPS Z3, K1, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT tfwd512loop
+	MOVQ CX, AX
+
+done:
+	MOVQ AX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func geluTanhBwdAVX512(x, t, gy, gx *float32, n int, c *[32]float32) int
+TEXT ·geluTanhBwdAVX512(SB), NOSPLIT, $0-56
+	MOVQ x+0(FP), SI
+	MOVQ t+8(FP), R8
+	MOVQ gy+16(FP), R10
+	MOVQ gx+24(FP), DI
+	MOVQ n+32(FP), CX
+	MOVQ c+40(FP), R9
+	XORQ AX, AX
+	VBROADCASTSS 60(R9), Z15 // 1
+	VBROADCASTSS 64(R9), Z14 // 0.5
+	VBROADCASTSS 80(R9), Z13 // geluTanhC
+	VBROADCASTSS 96(R9), Z12 // 3*geluTanhA
+
+tbwd512loop:
+	BLOCKMASK
+	VMOVUPS.Z (SI)(AX*4), K1, Z0 // x
+	VMOVUPS.Z (R8)(AX*4), K1, Z1 // t
+	VADDPS Z15, Z1, Z2
+	VMULPS Z14, Z2, Z2 // 0.5*(1+t)
+	VMULPS Z0, Z14, Z3 // 0.5*x
+	VMULPS Z1, Z1, Z4
+	VSUBPS Z4, Z15, Z4 // 1 - t*t
+	VMULPS Z4, Z3, Z3
+	VMULPS Z13, Z3, Z3
+	VMULPS Z0, Z12, Z4
+	VMULPS Z0, Z4, Z4
+	VADDPS Z15, Z4, Z4
+	VMULPS Z4, Z3, Z3
+	VADDPS Z3, Z2, Z2
+	VMOVUPS.Z (R10)(AX*4), K1, Z3
+	VMULPS Z2, Z3, Z3
+	NANEXIT512(Z3, Z3)
+	VMOVUPS Z3, K1, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT tbwd512loop
+	MOVQ CX, AX
+
+done:
+	MOVQ AX, ret+48(FP)
+	VZEROUPPER
+	RET

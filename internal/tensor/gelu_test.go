@@ -99,11 +99,26 @@ func sameBitsAt(got, want []float32) int {
 }
 
 // TestGELUBits: geluForward, geluBackward, geluTanhForward and
-// geluTanhBackward (the AVX2 routines where the CPU has them) give the
-// scalar code's bits, NaNs' included, for every input of geluTestInputs,
-// on the whole sweep, in ParallelFor-like bands, and on every length 0-40
-// at several offsets (the scalar tail and the blocks' NaN fallback).
+// geluTanhBackward, through each set of vector routines the CPU has (AVX2,
+// AVX-512) and through the scalar loops alone, give the scalar code's
+// bits, NaNs' included, for every input of geluTestInputs, on the whole
+// sweep, in ParallelFor-like bands, and on every length 0-40 at several
+// offsets (the scalar tail, the AVX-512 routines' last block of eight and
+// the blocks' NaN fallback).
 func TestGELUBits(t *testing.T) {
+	defer geluPath{"", geluFwdVec, geluBwdVec, geluTanhFwdVec, geluTanhBwdVec}.use()
+	if len(geluPaths) == 0 {
+		t.Log("no AVX2: only the scalar loops ran")
+	}
+	for _, p := range append([]geluPath{{name: "scalar"}}, geluPaths...) {
+		t.Run(p.name, func(t *testing.T) {
+			p.use()
+			testGELUBits(t)
+		})
+	}
+}
+
+func testGELUBits(t *testing.T) {
 	xs := geluTestInputs()
 	gs := geluTestGrads(len(xs))
 	n := len(xs)
@@ -166,15 +181,12 @@ func TestGELUBits(t *testing.T) {
 		run(fmt.Sprintf("specials, len %d", l), 0, l)
 		run(fmt.Sprintf("specials, len %d at 40", l), 40, 40+l)
 	}
-	if geluFwdVec == nil {
-		t.Log("no AVX2: the scalar loops ran")
-	}
 }
 
 // BenchmarkGELU: forward and backward of GELU and tanh GELU over 4M
 // elements in ParallelFor bands, as the operators run them, with the
-// vector routines (avx2, where present) and without (scalar: the loops
-// the operators had before gelu.go).
+// vector routines (avx2 and avx512, where present) and without (scalar:
+// the loops the operators had before gelu.go).
 func BenchmarkGELU(b *testing.B) {
 	const n = 4 << 20
 	r := rand.New(rand.NewPCG(1, 2))
@@ -183,19 +195,10 @@ func BenchmarkGELU(b *testing.B) {
 		x[i], g[i] = float32(r.NormFloat64()*2), float32(r.NormFloat64())
 	}
 	y, aux, gx := make([]float32, n), make([]float32, n), make([]float32, n)
-	fwd, bwd, tfwd, tbwd := geluFwdVec, geluBwdVec, geluTanhFwdVec, geluTanhBwdVec
-	defer func() { geluFwdVec, geluBwdVec, geluTanhFwdVec, geluTanhBwdVec = fwd, bwd, tfwd, tbwd }()
-	for _, vec := range []bool{false, true} {
-		if vec && fwd == nil {
-			continue
-		}
-		name := "scalar"
-		if vec {
-			name = "avx2"
-			geluFwdVec, geluBwdVec, geluTanhFwdVec, geluTanhBwdVec = fwd, bwd, tfwd, tbwd
-		} else {
-			geluFwdVec, geluBwdVec, geluTanhFwdVec, geluTanhBwdVec = nil, nil, nil, nil
-		}
+	defer geluPath{"", geluFwdVec, geluBwdVec, geluTanhFwdVec, geluTanhBwdVec}.use()
+	for _, p := range append([]geluPath{{name: "scalar"}}, geluPaths...) {
+		p.use()
+		name := p.name
 		b.Run("erf/"+name, func(b *testing.B) {
 			for b.Loop() {
 				ParallelFor(n, 4096, func(lo, hi int) { geluForward(x[lo:hi], y[lo:hi], aux[lo:hi]) })

@@ -107,7 +107,8 @@ func BenchmarkAttention(b *testing.B) {
 
 // BenchmarkAttentionDirect is BenchmarkAttention's products through
 // Direct (rows of 4 against unpacked B, as the fused attention calls it),
-// with the same bits; the NT product includes transposing B once.
+// with the same bits; the NT product includes transposing B once. One
+// sub-benchmark per directFMA4 the CPU has (avx2, avx512).
 func BenchmarkAttentionDirect(b *testing.B) {
 	shapes := []benchShape{
 		{false, true, 32, 32, 64},
@@ -115,40 +116,49 @@ func BenchmarkAttentionDirect(b *testing.B) {
 		{true, false, 32, 64, 32},
 	}
 	const heads = 64 * 4
-	for _, s := range shapes {
-		b.Run(s.String(), func(b *testing.B) {
-			ops := make([]operands, heads)
-			r := rand.New(rand.NewPCG(2, 2))
-			for h := range ops {
-				ops[h] = newOperands(r, s.tA, s.tB, s.m, s.n, s.k, 0, false)
-			}
-			ar := ArithOf(s.m, s.n, s.k)
-			workers := Threads()
-			var cpu tensortest.CPUTimer
-			b.ResetTimer()
-			cpu.Start()
-			for i := 0; i < b.N; i++ {
-				var wg sync.WaitGroup
-				for w := 0; w < workers; w++ {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						bt := make([]float32, s.k*s.n)
-						for h := w; h < heads; h += workers {
-							o := ops[h]
-							bm, ldb := o.b, o.ldb
-							if o.transB {
-								Transpose(bt, o.n, o.b, o.ldb, o.n, o.k)
-								bm, ldb = bt, o.n
-							}
-							Direct(ar, o.transA, o.m, o.n, o.k, 1, o.a, o.lda, bm, ldb, o.c, o.ldc)
-						}
-					}()
+	saved := directFMA4
+	defer func() { directFMA4 = saved }()
+	paths := directFMA4Paths
+	if len(paths) == 0 {
+		paths = []directFMA4Path{{"go", nil}}
+	}
+	for _, p := range paths {
+		for _, s := range shapes {
+			b.Run(p.name+"/"+s.String(), func(b *testing.B) {
+				directFMA4 = p.f
+				ops := make([]operands, heads)
+				r := rand.New(rand.NewPCG(2, 2))
+				for h := range ops {
+					ops[h] = newOperands(r, s.tA, s.tB, s.m, s.n, s.k, 0, false)
 				}
-				wg.Wait()
-			}
-			b.ReportMetric(2*float64(heads*s.m*s.n*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			cpu.Report(b)
-		})
+				ar := ArithOf(s.m, s.n, s.k)
+				workers := Threads()
+				var cpu tensortest.CPUTimer
+				b.ResetTimer()
+				cpu.Start()
+				for i := 0; i < b.N; i++ {
+					var wg sync.WaitGroup
+					for w := 0; w < workers; w++ {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							bt := make([]float32, s.k*s.n)
+							for h := w; h < heads; h += workers {
+								o := ops[h]
+								bm, ldb := o.b, o.ldb
+								if o.transB {
+									Transpose(bt, o.n, o.b, o.ldb, o.n, o.k)
+									bm, ldb = bt, o.n
+								}
+								Direct(ar, o.transA, o.m, o.n, o.k, 1, o.a, o.lda, bm, ldb, o.c, o.ldc)
+							}
+						}()
+					}
+					wg.Wait()
+				}
+				b.ReportMetric(2*float64(heads*s.m*s.n*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				cpu.Report(b)
+			})
+		}
 	}
 }

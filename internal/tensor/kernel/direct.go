@@ -53,7 +53,19 @@ var microFMA bool
 // last partial 16 through masks), A(i, p+1) acs elements after A(i, p), B
 // and C row-major with leading dimensions ldb and ldc; accum adds the
 // result to C (Sgemm's later k slices) instead of storing it.
-var directFMA4 func(k int, a0, a1, a2, a3 *float32, acs int, b *float32, ldb int, c *float32, ldc int, rows, n int, alpha float32, accum bool)
+var directFMA4 directFMA4Func
+
+type directFMA4Func func(k int, a0, a1, a2, a3 *float32, acs int, b *float32, ldb int, c *float32, ldc int, rows, n int, alpha float32, accum bool)
+
+// directFMA4Path is one implementation of directFMA4; directFMA4Paths
+// holds those the CPU has, the one in use last, for the tests and
+// benchmarks to compare (their bits are the same).
+type directFMA4Path struct {
+	name string
+	f    directFMA4Func
+}
+
+var directFMA4Paths []directFMA4Path
 
 // ArithOf returns the arithmetic Sgemm uses for an m x n x k product (at
 // beta 0; alpha 0 and k 0 write zeros either way).

@@ -259,3 +259,158 @@ tblock:
 	JNE tblock
 	VZEROUPPER
 	RET
+
+// directFMA4AVX512: directFMA4AVX2 on tiles of 4 rows by 32 columns, two
+// ZMM accumulators a row, the last partial 32 through K1 (columns 0-15)
+// and K2 (16-31). Each element's instructions are the AVX2 routine's (the
+// FMA chain with the same operand order, the alpha VMULPS, the beta FMA),
+// so the bits are the same.
+#define FMAS512 \
+	VBROADCASTSS (SI), Z10; \
+	VBROADCASTSS (R11), Z11; \
+	VFMADD231PS Z8, Z10, Z0; \
+	VFMADD231PS Z9, Z10, Z1; \
+	VFMADD231PS Z8, Z11, Z2; \
+	VFMADD231PS Z9, Z11, Z3; \
+	VBROADCASTSS (R12), Z10; \
+	VBROADCASTSS (R13), Z11; \
+	VFMADD231PS Z8, Z10, Z4; \
+	VFMADD231PS Z9, Z10, Z5; \
+	VFMADD231PS Z8, Z11, Z6; \
+	VFMADD231PS Z9, Z11, Z7; \
+	ADDQ R9, SI; \
+	ADDQ R9, R11; \
+	ADDQ R9, R12; \
+	ADDQ R9, R13; \
+	ADDQ R8, DI
+
+#define ZERO512 \
+	VPXORD Z0, Z0, Z0; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z2, Z2, Z2; \
+	VPXORD Z3, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPXORD Z7, Z7, Z7
+
+#define SCALE512 \
+	VMULPS Z14, Z0, Z0; \
+	VMULPS Z14, Z1, Z1; \
+	VMULPS Z14, Z2, Z2; \
+	VMULPS Z14, Z3, Z3; \
+	VMULPS Z14, Z4, Z4; \
+	VMULPS Z14, Z5, Z5; \
+	VMULPS Z14, Z6, Z6; \
+	VMULPS Z14, Z7, Z7
+
+#define FULLROW512(lo, hi) \
+	CMPB R14, $0; \
+	JEQ 3(PC); \
+	VFMADD231PS (DI), Z15, lo; \
+	VFMADD231PS 64(DI), Z15, hi; \
+	VMOVUPS lo, (DI); \
+	VMOVUPS hi, 64(DI)
+
+#define MASKROW512(lo, hi) \
+	CMPB R14, $0; \
+	JEQ 5(PC); \
+	VMOVUPS.Z (DI), K1, Z8; \
+	VMOVUPS.Z 64(DI), K2, Z9; \
+	VFMADD231PS Z8, Z15, lo; \
+	VFMADD231PS Z9, Z15, hi; \
+	VMOVUPS lo, K1, (DI); \
+	VMOVUPS hi, K2, 64(DI)
+
+// func directFMA4AVX512(k int, a0, a1, a2, a3 *float32, acs int, b *float32, ldb int, c *float32, ldc int, rows, n int, alpha float32, accum bool)
+TEXT ·directFMA4AVX512(SB), NOSPLIT, $0-101
+	MOVQ acs+40(FP), R9
+	SHLQ $2, R9
+	MOVQ ldb+56(FP), R8
+	SHLQ $2, R8
+	MOVQ ldc+72(FP), R10
+	SHLQ $2, R10
+	MOVQ b+48(FP), BX
+	MOVQ c+64(FP), DX
+	MOVQ n+88(FP), AX
+	MOVBLZX accum+100(FP), R14
+	VBROADCASTSS alpha+96(FP), Z14
+	VBROADCASTSS directOne<>(SB), Z15
+
+block512:
+	CMPQ AX, $32
+	JLT tail512
+	LOADA
+	ZERO512
+
+loop512:
+	VMOVUPS (DI), Z8
+	VMOVUPS 64(DI), Z9
+	FMAS512
+	DECQ CX
+	JNE loop512
+
+	SCALE512
+	MOVQ DX, DI
+	MOVQ rows+80(FP), CX
+	FULLROW512(Z0, Z1)
+	DECQ CX
+	JEQ next512
+	ADDQ R10, DI
+	FULLROW512(Z2, Z3)
+	DECQ CX
+	JEQ next512
+	ADDQ R10, DI
+	FULLROW512(Z4, Z5)
+	DECQ CX
+	JEQ next512
+	ADDQ R10, DI
+	FULLROW512(Z6, Z7)
+
+next512:
+	ADDQ $128, BX
+	ADDQ $128, DX
+	SUBQ $32, AX
+	JMP block512
+
+tail512:
+	TESTQ AX, AX
+	JEQ done512
+	// The first AX (1-31) lanes: (1<<AX)-1, split into K1 and K2.
+	MOVQ AX, CX
+	MOVL $1, SI
+	SHLL CX, SI
+	DECL SI
+	KMOVW SI, K1
+	SHRL $16, SI
+	KMOVW SI, K2
+	LOADA
+	ZERO512
+
+mloop512:
+	VMOVUPS.Z (DI), K1, Z8
+	VMOVUPS.Z 64(DI), K2, Z9
+	FMAS512
+	DECQ CX
+	JNE mloop512
+
+	SCALE512
+	MOVQ DX, DI
+	MOVQ rows+80(FP), CX
+	MASKROW512(Z0, Z1)
+	DECQ CX
+	JEQ done512
+	ADDQ R10, DI
+	MASKROW512(Z2, Z3)
+	DECQ CX
+	JEQ done512
+	ADDQ R10, DI
+	MASKROW512(Z4, Z5)
+	DECQ CX
+	JEQ done512
+	ADDQ R10, DI
+	MASKROW512(Z6, Z7)
+
+done512:
+	VZEROUPPER
+	RET

@@ -45,14 +45,15 @@ func bitsEqual(t *testing.T, what string, got, want []float32) {
 // TestDirectMatchesSgemm: Direct, given ArithOf of the whole product, gives
 // Sgemm's bits (beta 0) for the whole product and for any band of its rows
 // computed alone, under both micro-kernels (and with and without the
-// AVX-512 kernel where the CPU has it), on shapes around the small-product
+// AVX-512 kernel where the CPU has it) and through every directFMA4 the
+// CPU has (AVX2, AVX-512), on shapes around the small-product
 // threshold, the 4x16 tile, column tails of every width and several k
 // slices; C beyond the product is untouched and C's old contents (NaN) are
 // not read.
 func TestDirectMatchesSgemm(t *testing.T) {
 	eachKernel(t, func(t *testing.T) {
-		savedWide := microWide
-		defer func() { microWide = savedWide }()
+		savedWide, savedDirect := microWide, directFMA4
+		defer func() { microWide, directFMA4 = savedWide, savedDirect }()
 		for _, wide := range []bool{true, false} {
 			if wide && (savedWide == nil || !microFMA) {
 				continue // the wide kernel runs only beside the 6x16 assembly
@@ -76,54 +77,115 @@ func TestDirectMatchesSgemm(t *testing.T) {
 				cases = append(cases, c)
 			}
 			cases = append(cases, directCase{m: 2, n: 2, k: 64, alpha: 1}, directCase{m: 4, n: 8, k: 8, alpha: 1},
-				directCase{m: 4, n: 8, k: 9, alpha: 1}, directCase{m: 32, n: 32, k: 64, alpha: 0.125}, directCase{m: 32, n: 64, k: 32, tA: true, alpha: 1})
-			for _, c := range cases {
-				lda := c.k + 3
-				if c.tA {
-					lda = c.m + 2
-				}
-				ldb, ldc := c.n+5, c.n+1
-				ar, ac := c.m, c.k
-				if c.tA {
-					ar, ac = c.k, c.m
-				}
-				_ = ac
-				a, b := randSlice(r, ar*lda), randSlice(r, c.k*ldb)
-				specials(r, a)
-				specials(r, b)
-				want := make([]float32, c.m*ldc)
-				for i := range want {
-					want[i] = float32(math.NaN())
-				}
-				got := append([]float32(nil), want...)
-				Sgemm(c.tA, false, c.m, c.n, c.k, c.alpha, a, lda, b, ldb, 0, want, ldc)
-				ars := lda
-				if c.tA {
-					ars = 1
-				}
-				arith := ArithOf(c.m, c.n, c.k)
-				Direct(arith, c.tA, c.m, c.n, c.k, c.alpha, a, lda, b, ldb, got, ldc)
-				what := fmt.Sprintf("%s %v %+v", microName, arith, c)
-				bitsEqual(t, what, got, want)
-				// Bands of rows and of columns alone, as a fused caller computes them.
-				band := append([]float32(nil), want...)
-				for i := range band {
-					band[i] = float32(math.NaN())
-				}
-				for i0 := 0; i0 < c.m; {
-					rows := min(c.m-i0, 1+r.IntN(6))
-					j0 := 0
-					for j0 < c.n {
-						cols := min(c.n-j0, 1+r.IntN(40))
-						Direct(arith, c.tA, rows, cols, c.k, c.alpha, a[i0*ars:], lda, b[j0:], ldb, band[i0*ldc+j0:], ldc)
-						j0 += cols
-					}
-					i0 += rows
-				}
-				bitsEqual(t, what+" bands", band, want)
+				directCase{m: 4, n: 8, k: 9, alpha: 1}, directCase{m: 32, n: 32, k: 64, alpha: 0.125}, directCase{m: 32, n: 64, k: 32, tA: true, alpha: 1},
+				directCase{m: 4, n: 48, k: 20, alpha: 1}, directCase{m: 7, n: 63, k: 300, tA: true, alpha: 0.5}, directCase{m: 9, n: 96, k: 40, alpha: 1})
+			paths := directFMA4Paths
+			if len(paths) == 0 {
+				paths = []directFMA4Path{{"none", nil}}
+			}
+			for _, path := range paths {
+				directFMA4 = path.f
+				testDirectCases(t, r, cases, path.name)
 			}
 		}
 	})
+}
+
+func testDirectCases(t *testing.T, r *rand.Rand, cases []directCase, path string) {
+	for _, c := range cases {
+		lda := c.k + 3
+		if c.tA {
+			lda = c.m + 2
+		}
+		ldb, ldc := c.n+5, c.n+1
+		ar, ac := c.m, c.k
+		if c.tA {
+			ar, ac = c.k, c.m
+		}
+		_ = ac
+		a, b := randSlice(r, ar*lda), randSlice(r, c.k*ldb)
+		specials(r, a)
+		specials(r, b)
+		want := make([]float32, c.m*ldc)
+		for i := range want {
+			want[i] = float32(math.NaN())
+		}
+		got := append([]float32(nil), want...)
+		Sgemm(c.tA, false, c.m, c.n, c.k, c.alpha, a, lda, b, ldb, 0, want, ldc)
+		ars := lda
+		if c.tA {
+			ars = 1
+		}
+		arith := ArithOf(c.m, c.n, c.k)
+		Direct(arith, c.tA, c.m, c.n, c.k, c.alpha, a, lda, b, ldb, got, ldc)
+		what := fmt.Sprintf("%s, direct %s, %v %+v", microName, path, arith, c)
+		bitsEqual(t, what, got, want)
+		// Bands of rows and of columns alone, as a fused caller computes them.
+		band := append([]float32(nil), want...)
+		for i := range band {
+			band[i] = float32(math.NaN())
+		}
+		for i0 := 0; i0 < c.m; {
+			rows := min(c.m-i0, 1+r.IntN(6))
+			j0 := 0
+			for j0 < c.n {
+				cols := min(c.n-j0, 1+r.IntN(40))
+				Direct(arith, c.tA, rows, cols, c.k, c.alpha, a[i0*ars:], lda, b[j0:], ldb, band[i0*ldc+j0:], ldc)
+				j0 += cols
+			}
+			i0 += rows
+		}
+		bitsEqual(t, what+" bands", band, want)
+	}
+}
+
+// TestDirectPathsBits: every directFMA4 the CPU has (AVX2, AVX-512) gives
+// the same bits through Direct, NaN payloads included, on products with
+// special values, every column count 1-100 (the 16- and 32-wide blocks'
+// tails), row counts 1-9 and one to three k slices; C outside the product
+// is untouched.
+func TestDirectPathsBits(t *testing.T) {
+	if len(directFMA4Paths) < 2 {
+		t.Skip("one directFMA4 on this CPU")
+	}
+	saved := directFMA4
+	defer func() { directFMA4 = saved }()
+	r := rand.New(rand.NewPCG(9, 4))
+	for n := 1; n <= 100; n++ {
+		m, k := 1+r.IntN(9), 1+r.IntN(40)
+		if n%7 == 0 {
+			k = 257 + r.IntN(400)
+		}
+		tA := n%3 == 0
+		lda, ar := k+1, m
+		if tA {
+			lda, ar = m+3, k
+		}
+		ldb, ldc := n+r.IntN(3), n+2
+		a, b := randSlice(r, ar*lda), randSlice(r, k*ldb)
+		specials(r, a)
+		specials(r, b)
+		alpha := []float32{1, 0.375, -2}[n%3]
+		var want []float32
+		for i, p := range directFMA4Paths {
+			directFMA4 = p.f
+			got := make([]float32, m*ldc+3)
+			for j := range got {
+				got[j] = math.Float32frombits(0x7fc0beef)
+			}
+			Direct(FMA, tA, m, n, k, alpha, a, lda, b, ldb, got, ldc)
+			if i == 0 {
+				want = got
+				continue
+			}
+			for j := range want {
+				if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+					t.Fatalf("%s vs %s: %dx%dx%d (tA %v): element %d (row %d, col %d) = %#08x, want %#08x",
+						p.name, directFMA4Paths[0].name, m, n, k, tA, j, j/ldc, j%ldc, math.Float32bits(got[j]), math.Float32bits(want[j]))
+				}
+			}
+		}
+	}
 }
 
 // TestDirectArith: the arithmetic ArithOf names is the one Sgemm uses: an
