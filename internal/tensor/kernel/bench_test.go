@@ -162,3 +162,25 @@ func BenchmarkAttentionDirect(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSgemmPack runs BenchmarkSgemm's shapes with each set of packing
+// helpers the CPU has, so that packing changes compare in one run.
+func BenchmarkSgemmPack(b *testing.B) {
+	for _, s := range stepShapes {
+		for _, h := range packPaths {
+			b.Run(s.String()+"/"+h.name, func(b *testing.B) {
+				o := benchOperands(s)
+				withPack(h, func() {
+					var cpu tensortest.CPUTimer
+					b.ResetTimer()
+					cpu.Start()
+					for i := 0; i < b.N; i++ {
+						Sgemm(o.transA, o.transB, o.m, o.n, o.k, 1, o.a, o.lda, o.b, o.ldb, 0, o.c, o.ldc)
+					}
+					b.ReportMetric(2*float64(s.m*s.n*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+					cpu.Report(b)
+				})
+			})
+		}
+	}
+}

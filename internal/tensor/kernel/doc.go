@@ -36,7 +36,8 @@
 // goroutines pack each op(B) panel once between them (rowBands) instead of
 // each packing all of it: packing copies values, so the tiles' arithmetic
 // is the same. On amd64 the packing loops copy through small assembly
-// helpers (pack_amd64.s), which also copy only.
+// helpers (pack_amd64.s, and pack512_amd64.s where the CPU has AVX-512),
+// which also copy only.
 //
 // Direct (direct.go) computes a product, or any band of its rows and
 // columns, without packing and with the bits Sgemm gives it (ArithOf names

@@ -2,18 +2,53 @@ package kernel
 
 // Packing helpers in assembly (pack_amd64.go), nil where there is none:
 // they copy values only, so a packed panel is the same with or without
-// them.
+// them. The copyPanels helpers copy several full micro-panels per call,
+// reading each source row's values for all of them together (the rows are
+// often a multiple of 4 KiB apart, and a line read once per panel can be
+// evicted from its L1 set before the next panel needs it);
+// interleave6x16 takes 16 columns per step where interleave6 takes 8.
 var (
-	copyRows16  func(dst, src *float32, lds, rows int)
-	copyRows6   func(dst, src *float32, lds, rows int)
-	interleave6 func(dst, src *float32, lds, blocks int)
+	copyRows16     func(dst, src *float32, lds, rows int)
+	copyPanels16x4 func(dst, src *float32, lds, rows int)
+	copyPanels6    func(dst, src *float32, lds, rows, panels int)
+	copyRows6      func(dst, src *float32, lds, rows int)
+	interleave6    func(dst, src *float32, lds, blocks int)
+	interleave6x16 func(dst, src *float32, lds, blocks int)
 )
+
+// packHelpers is one set of packing helpers the CPU can run; packPaths
+// lists them, the last one in use, so the tests can compare every set.
+type packHelpers struct {
+	name                        string
+	copyRows16, copyRows6       func(dst, src *float32, lds, rows int)
+	copyPanels16x4              func(dst, src *float32, lds, rows int)
+	copyPanels6                 func(dst, src *float32, lds, rows, panels int)
+	interleave6, interleave6x16 func(dst, src *float32, lds, blocks int)
+	transpose8                  func(src *float32, lds int, dst *float32, ldd int, blocks int)
+}
+
+var packPaths []packHelpers
+
+func (h packHelpers) use() {
+	copyRows16, copyRows6, copyPanels16x4 = h.copyRows16, h.copyRows6, h.copyPanels16x4
+	copyPanels6 = h.copyPanels6
+	interleave6, interleave6x16 = h.interleave6, h.interleave6x16
+	transpose8 = h.transpose8
+}
 
 // packA copies op(A)[i0:i0+mb, p0:p0+kb] into dst as ceil(mb/mr) micro-panels,
 // each kb columns of mr consecutive values (row index fastest), zero-padding
 // rows past mb so the micro-kernel never needs a partial-height variant.
 func packA(trans bool, a []float32, lda, i0, mb, p0, kb int, dst []float32) {
-	for ir := 0; ir < mb; ir += mr {
+	ir0 := 0 // rows left to the loop below
+	if full := mb / mr; trans && copyPanels6 != nil && full > 0 && kb > 0 {
+		// All full panels in one pass over the rows of a.
+		_ = a[(p0+kb-1)*lda+i0+full*mr-1]
+		_ = dst[full*mr*kb-1]
+		copyPanels6(&dst[0], &a[p0*lda+i0], lda, kb, full)
+		ir0 = full * mr
+	}
+	for ir := ir0; ir < mb; ir += mr {
 		panel := dst[ir*kb : (ir+mr)*kb]
 		mm := min(mr, mb-ir)
 		if trans {
@@ -48,10 +83,16 @@ func packA(trans bool, a []float32, lda, i0, mb, p0, kb int, dst []float32) {
 			r5 := a[base+5*lda : base+5*lda+kb]
 			panel = panel[:kb*mr]
 			q0 := 0 // columns left to the loop below
-			if interleave6 != nil && kb >= 8 {
+			if kb >= 8 {
 				_ = r5[kb-1]
-				interleave6(&panel[0], &r0[0], lda, kb/8)
-				q0 = kb / 8 * 8
+				if interleave6x16 != nil && kb >= 16 {
+					interleave6x16(&panel[0], &r0[0], lda, kb/16)
+					q0 = kb / 16 * 16
+				}
+				if interleave6 != nil && kb-q0 >= 8 {
+					interleave6(&panel[q0*mr], &r0[q0], lda, (kb-q0)/8)
+					q0 += (kb - q0) / 8 * 8
+				}
 			}
 			for p := q0; p < kb; p++ {
 				d := (*[mr]float32)(panel[p*mr:])
@@ -78,6 +119,14 @@ func packA(trans bool, a []float32, lda, i0, mb, p0, kb int, dst []float32) {
 // past nb.
 func packB(trans bool, b []float32, ldb, p0, kb, j0, nb int, dst []float32) {
 	for jr := 0; jr < nb; jr += nr {
+		if !trans && copyPanels16x4 != nil && jr+4*nr <= nb && kb > 0 {
+			// Four full panels side by side: 256 contiguous bytes per row.
+			_ = b[(p0+kb-1)*ldb+j0+jr+4*nr-1]
+			_ = dst[(jr+4*nr)*kb-1]
+			copyPanels16x4(&dst[jr*kb], &b[p0*ldb+j0+jr], ldb, kb)
+			jr += 3 * nr
+			continue
+		}
 		panel := dst[jr*kb : (jr+nr)*kb]
 		nn := min(nr, nb-jr)
 		if !trans {
