@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "micro512_amd64.h"
 
 // The 12x32 kernel: two A micro-panels (rows 0-5 from SI, rows 6-11 from
 // R12) against two B micro-panels (DI, BX), 24 accumulators Z0..Z23 (row r
@@ -48,20 +49,6 @@
 	VFMADD231PS Z24, Z31, Z22; \
 	VFMADD231PS Z25, Z31, Z23
 
-#define STOREROW12(lo, hi) \
-	VMOVUPS lo, (DX); \
-	VMOVUPS hi, 64(DX); \
-	ADDQ R8, DX
-
-// C = beta*Cin + acc, Cin at R10 with row stride R11 bytes (see BETAROW).
-#define BETAROW12(lo, hi) \
-	VFMADD231PS (R10), Z26, lo; \
-	VFMADD231PS 64(R10), Z26, hi; \
-	VMOVUPS lo, (DX); \
-	VMOVUPS hi, 64(DX); \
-	ADDQ R8, DX; \
-	ADDQ R11, R10
-
 // func kernel12x32AVX512(k int, a0, a1, b0, b1, c *float32, ldc int, cin *float32, ldcin int, alpha, beta float32)
 TEXT ·kernel12x32AVX512(SB), NOSPLIT, $0-80
 	MOVQ k+0(FP), CX
@@ -74,15 +61,7 @@ TEXT ·kernel12x32AVX512(SB), NOSPLIT, $0-80
 	SHLQ $2, R8
 
 	// Prefetch the C tile: 12 rows of 128 bytes (up to three lines each).
-	MOVQ DX, R10
-	MOVQ $12, R11
-pfc:
-	PREFETCHT0 (R10)
-	PREFETCHT0 64(R10)
-	PREFETCHT0 127(R10)
-	ADDQ R8, R10
-	DECQ R11
-	JNE pfc
+	PREFETCH_C(12)
 
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -178,18 +157,18 @@ scale:
 	ANDL $0x7fffffff, AX
 	JNE withbeta
 
-	STOREROW12(Z0, Z1)
-	STOREROW12(Z2, Z3)
-	STOREROW12(Z4, Z5)
-	STOREROW12(Z6, Z7)
-	STOREROW12(Z8, Z9)
-	STOREROW12(Z10, Z11)
-	STOREROW12(Z12, Z13)
-	STOREROW12(Z14, Z15)
-	STOREROW12(Z16, Z17)
-	STOREROW12(Z18, Z19)
-	STOREROW12(Z20, Z21)
-	STOREROW12(Z22, Z23)
+	STOREROW_Z(Z0, Z1)
+	STOREROW_Z(Z2, Z3)
+	STOREROW_Z(Z4, Z5)
+	STOREROW_Z(Z6, Z7)
+	STOREROW_Z(Z8, Z9)
+	STOREROW_Z(Z10, Z11)
+	STOREROW_Z(Z12, Z13)
+	STOREROW_Z(Z14, Z15)
+	STOREROW_Z(Z16, Z17)
+	STOREROW_Z(Z18, Z19)
+	STOREROW_Z(Z20, Z21)
+	STOREROW_Z(Z22, Z23)
 	VZEROUPPER
 	RET
 
@@ -198,17 +177,17 @@ withbeta:
 	MOVQ cin+56(FP), R10
 	MOVQ ldcin+64(FP), R11
 	SHLQ $2, R11
-	BETAROW12(Z0, Z1)
-	BETAROW12(Z2, Z3)
-	BETAROW12(Z4, Z5)
-	BETAROW12(Z6, Z7)
-	BETAROW12(Z8, Z9)
-	BETAROW12(Z10, Z11)
-	BETAROW12(Z12, Z13)
-	BETAROW12(Z14, Z15)
-	BETAROW12(Z16, Z17)
-	BETAROW12(Z18, Z19)
-	BETAROW12(Z20, Z21)
-	BETAROW12(Z22, Z23)
+	BETAROW_Z(Z0, Z1, Z26)
+	BETAROW_Z(Z2, Z3, Z26)
+	BETAROW_Z(Z4, Z5, Z26)
+	BETAROW_Z(Z6, Z7, Z26)
+	BETAROW_Z(Z8, Z9, Z26)
+	BETAROW_Z(Z10, Z11, Z26)
+	BETAROW_Z(Z12, Z13, Z26)
+	BETAROW_Z(Z14, Z15, Z26)
+	BETAROW_Z(Z16, Z17, Z26)
+	BETAROW_Z(Z18, Z19, Z26)
+	BETAROW_Z(Z20, Z21, Z26)
+	BETAROW_Z(Z22, Z23, Z26)
 	VZEROUPPER
 	RET

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "micro512_amd64.h"
 
 // One k step of the 6x32 update: the two 16-wide B rows (one from each
 // packed B micro-panel), six broadcasts of the packed A column, twelve FMAs
@@ -28,20 +29,6 @@
 	VFMADD231PS Z12, Z15, Z10; \
 	VFMADD231PS Z13, Z15, Z11
 
-#define STOREROW512(lo, hi) \
-	VMOVUPS lo, (DX); \
-	VMOVUPS hi, 64(DX); \
-	ADDQ R8, DX
-
-// C = beta*Cin + acc, Cin at R10 with row stride R11 bytes (see BETAROW).
-#define BETAROW512(lo, hi) \
-	VFMADD231PS (R10), Z16, lo; \
-	VFMADD231PS 64(R10), Z16, hi; \
-	VMOVUPS lo, (DX); \
-	VMOVUPS hi, 64(DX); \
-	ADDQ R8, DX; \
-	ADDQ R11, R10
-
 // func kernel6x32AVX512(k int, a, b0, b1, c *float32, ldc int, cin *float32, ldcin int, alpha, beta float32)
 TEXT ·kernel6x32AVX512(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
@@ -53,15 +40,7 @@ TEXT ·kernel6x32AVX512(SB), NOSPLIT, $0-72
 	SHLQ $2, R8
 
 	// Prefetch the C tile: 6 rows of 128 bytes (up to three lines each).
-	MOVQ DX, R10
-	MOVQ $6, R11
-pfc:
-	PREFETCHT0 (R10)
-	PREFETCHT0 64(R10)
-	PREFETCHT0 127(R10)
-	ADDQ R8, R10
-	DECQ R11
-	JNE pfc
+	PREFETCH_C(6)
 
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -131,12 +110,12 @@ scale:
 	JNE withbeta
 	JPS withbeta
 
-	STOREROW512(Z0, Z1)
-	STOREROW512(Z2, Z3)
-	STOREROW512(Z4, Z5)
-	STOREROW512(Z6, Z7)
-	STOREROW512(Z8, Z9)
-	STOREROW512(Z10, Z11)
+	STOREROW_Z(Z0, Z1)
+	STOREROW_Z(Z2, Z3)
+	STOREROW_Z(Z4, Z5)
+	STOREROW_Z(Z6, Z7)
+	STOREROW_Z(Z8, Z9)
+	STOREROW_Z(Z10, Z11)
 	VZEROUPPER
 	RET
 
@@ -145,11 +124,11 @@ withbeta:
 	MOVQ cin+48(FP), R10
 	MOVQ ldcin+56(FP), R11
 	SHLQ $2, R11
-	BETAROW512(Z0, Z1)
-	BETAROW512(Z2, Z3)
-	BETAROW512(Z4, Z5)
-	BETAROW512(Z6, Z7)
-	BETAROW512(Z8, Z9)
-	BETAROW512(Z10, Z11)
+	BETAROW_Z(Z0, Z1, Z16)
+	BETAROW_Z(Z2, Z3, Z16)
+	BETAROW_Z(Z4, Z5, Z16)
+	BETAROW_Z(Z6, Z7, Z16)
+	BETAROW_Z(Z8, Z9, Z16)
+	BETAROW_Z(Z10, Z11, Z16)
 	VZEROUPPER
 	RET
