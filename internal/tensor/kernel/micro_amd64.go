@@ -59,6 +59,6 @@ func init() {
 	if hasAsmKernel && cpu.X86.HasAVX512F {
 		microWide = asmKernelWide
 		microTall = asmKernelTall
-		microName = "avx512-6x32+avx2-fma-6x16"
+		microName = "avx512-12x32+6x32+avx2-fma-6x16"
 	}
 }
